@@ -1,0 +1,11 @@
+/**
+ * The registry of worker task kinds. Add one line per task module. (Static imports: under
+ * Node 20 + tsx, dynamic import() of .ts files is not hooked inside worker threads.)
+ */
+import echo from './echo.js';
+
+export type TaskFn = (task: any, shared: Record<string, unknown>) => unknown;
+
+export const TASKS: Record<string, TaskFn> = {
+  echo,
+};
