@@ -1,0 +1,304 @@
+/**
+ * Every record and enumeration of the service contract (`service-interface.md`), with its
+ * fields, XML Schema types, requiredness and defaults — the single source of truth.
+ */
+import { defineEnum, defineRecord, extendRecord, t } from './schema.js';
+
+// ----------------------------------------------------------------------------- enumerations
+export const OperationStatus = defineEnum('OperationStatus', { None: 0, Success: 1, Failed: 2, SuccessWithErrors: 3 });
+export const MatchCode = defineEnum('MatchCode', { None: 0, Poor: 1, Approx: 2, Good: 3, Exact: 4 });
+export type MatchCodeName = 'None' | 'Poor' | 'Approx' | 'Good' | 'Exact';
+export const LocationType = defineEnum('LocationType', { Midway: 0, Start: 1, Finish: 2, Delivery: 3, MidwayDrop: 4, Break: 5 });
+export const RoutingService = defineEnum('RoutingService', { EngineOne: 0, EngineTwo: 1, EngineThree: 2 });
+export const DistanceUnit = defineEnum('DistanceUnit', { Mile: 0, Kilometer: 1 });
+export const RouteOptimize = defineEnum('RouteOptimize', { MinimizeTime: 0, MinimizeDistance: 1 });
+export const DispatchMode = defineEnum(
+  'DispatchMode',
+  {
+    Auto: 0, EqualStop: 1, SingleRegion: 2, MultipleRegion: 3, EqualHour: 4, EqualDistance: 5, TimeWindow: 6,
+    TimeWindowDepot: 7, Optima: 8, BalanceLocation: 9, BalanceTime: 10, MinimumVehicles: 11,
+  },
+  { Central: 'EqualDistance' },
+);
+export const Restriction = defineEnum('Restriction', { DoNotEnter: 0, DoNotExit: 1 });
+export const RouteWarningSeverity = defineEnum('RouteWarningSeverity', { None: 0, LowImpact: 1, Minor: 2, Moderate: 3, Serious: 4 });
+export const RouteHintType = defineEnum('RouteHintType', { PreviousIntersection: 0, NextIntersection: 1, Landmark: 2 });
+
+export const ENUMS = [
+  OperationStatus, MatchCode, LocationType, RoutingService, DistanceUnit, RouteOptimize, DispatchMode, Restriction,
+  RouteWarningSeverity, RouteHintType,
+] as const;
+
+/** "Not set" for dates: clients send 0001-01-01T00:00:00 (anything ≤ 2012-01-01 counts as unset). */
+export const NULL_DATE = '0001-01-01T00:00:00';
+
+// ----------------------------------------------------------------------------- common
+export const ErrorSchema = defineRecord('Error', { Message: t.string() });
+
+/** Abstract base of every result except LoginResult. */
+export const ResultSchema = defineRecord('Result', {
+  Errors: t.list(ErrorSchema),
+  Status: t.enum(OperationStatus).req(),
+});
+
+export const SessionIDHeaderSchema = defineRecord('SessionIDHeader', { SessionID: t.string() });
+export const LoginResultSchema = defineRecord('LoginResult', {
+  Message: t.string(),
+  Status: t.enum(OperationStatus).req(),
+  Key: t.string(),
+});
+
+// ----------------------------------------------------------------------------- places
+export const LatLongSchema = defineRecord('LatLong', {
+  Latitude: t.double().req(),
+  Longitude: t.double().req(),
+});
+
+export const AddressSchema = defineRecord('Address', {
+  Street: t.string(),
+  City: t.string(),
+  State: t.string(),
+  PostalCode: t.string(),
+  Country: t.string(),
+});
+
+export const MapSizeSchema = defineRecord('MapSize', {
+  Width: t.int().def(0),
+  Height: t.int().def(0),
+});
+
+export const RouteColorSchema = defineRecord('RouteColor', {
+  A: t.unsignedByte().def(179),
+  R: t.unsignedByte().def(0),
+  G: t.unsignedByte().def(169),
+  B: t.unsignedByte().def(235),
+});
+
+export const LocationSchema = defineRecord('Location', {
+  MatchCode: t.enum(MatchCode).def('None'),
+  Name: t.string(),
+  Delivery: t.string(),
+  DeliveryNonStop: t.boolean().def(true),
+  KeepSameOrder: t.boolean().def(false),
+  Vehicle: t.string(),
+  Description: t.string(),
+  Phone: t.string(),
+  LatLong: t.record(LatLongSchema),
+  Address: t.record(AddressSchema),
+  Priority: t.int().def(0),
+  Wait: t.int().def(0),
+  Volume: t.double().def(0),
+  Weight: t.double().def(0),
+  Skids: t.int().def(0),
+  TimeConstraintArrival: t.dateTime().def(NULL_DATE),
+  TimeConstraintDeparture: t.dateTime().def(NULL_DATE),
+  TimeConstraintArrival2: t.dateTime().def(NULL_DATE),
+  TimeConstraintDeparture2: t.dateTime().def(NULL_DATE),
+  TimeEstimatedArrival: t.dateTime().def(NULL_DATE),
+  LocationType: t.enum(LocationType).def('Midway'),
+  CanArriveEarly: t.boolean().def(true),
+  Distance: t.double().def(0),
+  Time: t.int().def(0),
+  Conditions: t.string(),
+});
+
+// ----------------------------------------------------------------------------- routes
+export const RouteOptionsSchema = defineRecord('RouteOptions', {
+  RoutingService: t.enum(RoutingService).def('EngineThree'),
+  DistanceUnit: t.enum(DistanceUnit).def('Mile'),
+  RouteOptimize: t.enum(RouteOptimize).def('MinimizeTime'),
+  Culture: t.string().def('en-US'),
+  MapSize: t.record(MapSizeSchema),
+  RouteColor: t.record(RouteColorSchema),
+  MapCenter: t.record(LatLongSchema),
+  HideStops: t.boolean().def(false),
+  ZoomLevel: t.int().def(0),
+});
+
+export const RouteSpecificationSchema = defineRecord('RouteSpecification', {
+  Locations: t.list(LocationSchema),
+  RouteOptions: t.record(RouteOptionsSchema),
+});
+
+export const RoutesSpecificationSchema = defineRecord('RoutesSpecification', {
+  Specifications: t.list(RouteSpecificationSchema),
+  RoutesOptions: t.record(RouteOptionsSchema),
+});
+
+export const RouteWarningSchema = defineRecord('RouteWarning', {
+  Severity: t.enum(RouteWarningSeverity).req(),
+  Text: t.string(),
+});
+
+export const RouteHintSchema = defineRecord('RouteHint', {
+  Type: t.enum(RouteHintType).req(),
+  Text: t.string(),
+});
+
+export const RouteItineraryItemSchema = defineRecord('RouteItineraryItem', {
+  Distance: t.double().req(),
+  Time: t.int().req(),
+  LatLong: t.record(LatLongSchema),
+  Text: t.string(),
+  Warnings: t.list(RouteWarningSchema),
+  Hints: t.list(RouteHintSchema),
+});
+
+export const RouteItinerarySchema = defineRecord('RouteItinerary', {
+  Items: t.list(RouteItineraryItemSchema),
+});
+
+export const RouteLegSchema = defineRecord('RouteLeg', {
+  Distance: t.double().req(),
+  Time: t.int().req(),
+  Itinerary: t.record(RouteItinerarySchema),
+  Map: t.string(),
+});
+
+export const RouteSchema = defineRecord('Route', {
+  Distance: t.double().req(),
+  Time: t.int().req(),
+  RouteLegs: t.list(RouteLegSchema),
+  Points: t.list(LatLongSchema),
+  Map: t.string(),
+});
+
+export const RouteResultSchema = extendRecord(ResultSchema, 'RouteResult', {
+  Route: t.record(RouteSchema),
+});
+
+export const RoutesResultSchema = extendRecord(ResultSchema, 'RoutesResult', {
+  Results: t.list(RouteResultSchema),
+  Map: t.string(),
+});
+
+// ----------------------------------------------------------------------------- dispatch
+export const ShapeSchema = defineRecord('Shape', {
+  Points: t.list(LatLongSchema),
+  Restriction: t.enum(Restriction).def('DoNotEnter'),
+});
+
+export const VehicleSchema = defineRecord('Vehicle', {
+  Name: t.string(),
+  Email: t.string(),
+  Group: t.string(),
+  Speed: t.int().def(0),
+  MaxStops: t.int().def(0),
+  MaxWeight: t.double().def(0),
+  MaxSkids: t.int().def(0),
+  MaxVolume: t.double().def(0),
+  MaxMinutes: t.int().def(0),
+  FuelCost: t.double().def(0),
+  OnTheRoad: t.boolean().def(false),
+  Tin: t.dateTime().def(NULL_DATE),
+  Tout: t.dateTime().def(NULL_DATE),
+  StartLocation: t.record(LocationSchema),
+  FinishLocation: t.record(LocationSchema),
+  Roles: t.string(),
+  Shapes: t.list(ShapeSchema),
+});
+
+export const DispatchSpecificationSchema = defineRecord('DispatchSpecification', {
+  RoutingService: t.enum(RoutingService).def('EngineOne'),
+  IsNeedMatchCode: t.boolean().def(false),
+  CurrentTime: t.dateTime().def(NULL_DATE),
+  DispatchMode: t.enum(DispatchMode).def('Auto'),
+  MinimumOptimization: t.int().def(4),
+  DistanceUnit: t.enum(DistanceUnit).def('Mile'),
+  RouteOptimize: t.enum(RouteOptimize).def('MinimizeTime'),
+  Vehicles: t.list(VehicleSchema),
+  Locations: t.list(LocationSchema),
+});
+
+export const VehicleItemSchema = defineRecord('VehicleItem', {
+  Vehicle: t.record(VehicleSchema),
+  Locations: t.list(LocationSchema),
+});
+
+export const DispatchResultSchema = extendRecord(ResultSchema, 'DispatchResult', {
+  Items: t.list(VehicleItemSchema),
+});
+
+// ----------------------------------------------------------------------------- geocode
+export const GeocodeSpecificationSchema = defineRecord('GeocodeSpecification', {
+  IsNeedMatchCode: t.boolean().def(false),
+  Addresses: t.list(AddressSchema),
+});
+
+export const GeocodeItemSchema = defineRecord('GeocodeItem', {
+  Address: t.record(AddressSchema),
+  Locations: t.list(LocationSchema),
+});
+
+export const GeocodeResultSchema = extendRecord(ResultSchema, 'GeocodeResult', {
+  Items: t.list(GeocodeItemSchema),
+});
+
+// ----------------------------------------------------------------------------- distance
+export const DistanceSpecificationSchema = defineRecord('DistanceSpecification', {
+  StartLocation: t.record(LocationSchema),
+  FinishLocation: t.record(LocationSchema),
+  DistanceUnit: t.enum(DistanceUnit).req(),
+  RouteOptimize: t.enum(RouteOptimize).def('MinimizeTime'),
+});
+
+export const DistanceResultSchema = extendRecord(ResultSchema, 'DistanceResult', {
+  StartLocationMatchCode: t.enum(MatchCode).req(),
+  FinishLocationMatchCode: t.enum(MatchCode).req(),
+  Distance: t.double().req(),
+  Time: t.int().req(),
+});
+
+// ----------------------------------------------------------------------------- account, stored routes, tracks
+export const CreditResultSchema = extendRecord(ResultSchema, 'CreditResult', {
+  Credit: t.int().req(),
+});
+
+export const RouteListSpecificationSchema = defineRecord('RouteListSpecification', {
+  FromDate: t.dateTime().def(NULL_DATE),
+  ToDate: t.dateTime().def(NULL_DATE),
+  Owner: t.string(),
+  RouteName: t.string(),
+});
+
+export const RouteListItemSchema = defineRecord('RouteListItem', {
+  RouteID: t.long().req(),
+  RouteName: t.string(),
+  Distance: t.double().req(),
+  Time: t.int().req(),
+  Owner: t.string(),
+  DateCreated: t.dateTime().def(NULL_DATE),
+});
+
+export const RouteListResultSchema = extendRecord(ResultSchema, 'RouteListResult', {
+  Routes: t.list(RouteListItemSchema),
+});
+
+export const GetRouteSpecificationSchema = defineRecord('GetRouteSpecification', {
+  RouteID: t.long().req(),
+});
+
+export const TrackSpecificationSchema = defineRecord('TrackSpecification', {
+  Account: t.string(),
+  FromDate: t.dateTime().req(),
+  ToDate: t.dateTime().req(),
+});
+
+export const TrackPointSchema = extendRecord(LatLongSchema, 'TrackPoint', {
+  TimeStamp: t.dateTime().req(),
+});
+
+export const TrackResultSchema = extendRecord(ResultSchema, 'TrackResult', {
+  TrackPoints: t.list(TrackPointSchema),
+});
+
+/** Every record, in dependency order (for schema/XSD generation). */
+export const RECORDS = [
+  ErrorSchema, ResultSchema, SessionIDHeaderSchema, LoginResultSchema, LatLongSchema, AddressSchema, MapSizeSchema,
+  RouteColorSchema, LocationSchema, RouteOptionsSchema, RouteSpecificationSchema, RoutesSpecificationSchema,
+  RouteWarningSchema, RouteHintSchema, RouteItineraryItemSchema, RouteItinerarySchema, RouteLegSchema, RouteSchema,
+  RouteResultSchema, RoutesResultSchema, ShapeSchema, VehicleSchema, DispatchSpecificationSchema, VehicleItemSchema,
+  DispatchResultSchema, GeocodeSpecificationSchema, GeocodeItemSchema, GeocodeResultSchema, DistanceSpecificationSchema,
+  DistanceResultSchema, CreditResultSchema, RouteListSpecificationSchema, RouteListItemSchema, RouteListResultSchema,
+  GetRouteSpecificationSchema, TrackSpecificationSchema, TrackPointSchema, TrackResultSchema,
+] as const;
