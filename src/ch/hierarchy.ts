@@ -1,0 +1,149 @@
+/**
+ * The contraction hierarchy as stored: two upward CSR graphs over internal ids, plus what is
+ * needed to translate ids and to unpack shortcuts into input arc ids.
+ *
+ * Internal ids: nodes are renumbered so that every CH arc goes from a lower to a higher id (the
+ * contraction order, optionally re-arranged for cache locality — see build.ts). `rank[inputNode]`
+ * is a node's internal id and `order[internalId]` the input node.
+ *
+ * `fwd` holds, at node x, the upward arcs x→y of the original direction (y > x). `bwd` holds, at
+ * node x, the upward arcs y→x *reversed* (stored as x→y, y > x): the forward search of a query
+ * runs on `fwd`, the backward search on `bwd`.
+ *
+ * Unpacking: an arc with `unpackSecond === ORIGINAL` is an input arc whose id is `unpackFirst`.
+ * Otherwise it is a shortcut u→w via a node v lower than both; it stands for the arc u→v, which
+ * is `bwd` arc `unpackFirst` (stored at v), followed by the arc v→w, which is `fwd` arc
+ * `unpackSecond` (stored at v). Shortcut weights and aux values are the sums of their halves.
+ */
+import type { BinFile, BinWriter } from '../core/binfile.js';
+import { EngineError } from '../core/errors.js';
+
+export const ORIGINAL = 0xffffffff;
+
+export interface ChSide {
+  firstOut: Uint32Array;
+  head: Uint32Array;
+  weight: Uint32Array;
+  /** Aux metric per arc, or a zero-length array when the input had no aux. */
+  aux: Uint32Array;
+  unpackFirst: Uint32Array;
+  unpackSecond: Uint32Array;
+}
+
+export interface ChMeta {
+  version: number;
+  numNodes: number;
+  numInputArcs: number;
+  hasAux: boolean;
+}
+
+const FORMAT_VERSION = 1;
+const SIDE_FIELDS = ['firstOut', 'head', 'weight', 'aux', 'unpackFirst', 'unpackSecond'] as const;
+const SHORT: Record<(typeof SIDE_FIELDS)[number], string> = {
+  firstOut: 'first', head: 'head', weight: 'w', aux: 'aux', unpackFirst: 'u1', unpackSecond: 'u2',
+};
+
+export class ContractionHierarchy {
+  constructor(
+    readonly numNodes: number,
+    readonly numInputArcs: number,
+    readonly hasAux: boolean,
+    /** Input node id → internal id. */
+    readonly rank: Uint32Array,
+    /** Internal id → input node id. */
+    readonly order: Uint32Array,
+    readonly fwd: ChSide,
+    readonly bwd: ChSide,
+    /** Head node (input ids) of every input arc, for node paths. */
+    readonly inputHead: Uint32Array,
+  ) {}
+
+  /** Number of CH arcs (upward forward + upward backward, shortcuts included). */
+  get numArcs(): number {
+    return this.fwd.head.length + this.bwd.head.length;
+  }
+
+  /** Bytes held by the typed arrays. */
+  byteLength(): number {
+    let b = this.rank.byteLength + this.order.byteLength + this.inputHead.byteLength;
+    for (const s of [this.fwd, this.bwd]) for (const k of SIDE_FIELDS) b += s[k].byteLength;
+    return b;
+  }
+
+  /** Writes the CH as sections named `<prefix><field>` (prefix ≤ 24 characters). */
+  toSections(w: BinWriter, prefix: string): void {
+    const meta: ChMeta = { version: FORMAT_VERSION, numNodes: this.numNodes, numInputArcs: this.numInputArcs, hasAux: this.hasAux };
+    w.addJson(`${prefix}meta`, meta);
+    w.add(`${prefix}rank`, this.rank);
+    w.add(`${prefix}order`, this.order);
+    w.add(`${prefix}inHead`, this.inputHead);
+    for (const [tag, side] of [['f', this.fwd], ['b', this.bwd]] as const) {
+      for (const k of SIDE_FIELDS) w.add(`${prefix}${tag}.${SHORT[k]}`, side[k]);
+    }
+  }
+
+  /** Opens a CH written by {@link toSections}: the arrays are views onto the file's buffer (no copy). */
+  static fromSections(f: BinFile, prefix: string): ContractionHierarchy {
+    if (!f.has(`${prefix}meta`)) throw new EngineError('DatasetFormat', `No contraction hierarchy "${prefix}" in this file.`);
+    const meta = f.json<ChMeta>(`${prefix}meta`);
+    if (meta.version !== FORMAT_VERSION) throw new EngineError('DatasetFormat', `Contraction hierarchy "${prefix}" has format v${meta.version}, expected v${FORMAT_VERSION}.`);
+    const side = (tag: string): ChSide => {
+      const s = {} as ChSide;
+      for (const k of SIDE_FIELDS) s[k] = f.get(`${prefix}${tag}.${SHORT[k]}`, Uint32Array);
+      return s;
+    };
+    const ch = new ContractionHierarchy(
+      meta.numNodes, meta.numInputArcs, meta.hasAux,
+      f.get(`${prefix}rank`, Uint32Array), f.get(`${prefix}order`, Uint32Array),
+      side('f'), side('b'), f.get(`${prefix}inHead`, Uint32Array),
+    );
+    ch.checkShape();
+    return ch;
+  }
+
+  /** Cheap structural checks (lengths), so a damaged file fails loudly instead of reading garbage. */
+  checkShape(): void {
+    const n = this.numNodes;
+    const bad = (what: string): never => {
+      throw new EngineError('DatasetFormat', `Contraction hierarchy is damaged: ${what}.`);
+    };
+    if (this.rank.length !== n || this.order.length !== n) bad('rank/order length');
+    if (this.inputHead.length !== this.numInputArcs) bad('input head length');
+    for (const s of [this.fwd, this.bwd]) {
+      const m = s.head.length;
+      if (s.firstOut.length !== n + 1 || s.firstOut[n] !== m) bad('first-out array');
+      if (s.weight.length !== m || s.unpackFirst.length !== m || s.unpackSecond.length !== m) bad('arc array lengths');
+      if (this.hasAux ? s.aux.length !== m : s.aux.length !== 0) bad('aux length');
+    }
+  }
+
+  /**
+   * Full consistency check (O(arcs)): arcs point upward, shortcut weights/aux equal the sums of
+   * their halves, and unpack references are in range. For tests and after loading untrusted files.
+   */
+  validate(): void {
+    this.checkShape();
+    const n = this.numNodes;
+    const { fwd, bwd } = this;
+    const bad = (what: string): never => {
+      throw new EngineError('Internal', `Contraction hierarchy invariant broken: ${what}.`);
+    };
+    for (let i = 0; i < n; i++) if (this.order[this.rank[i]] !== i) bad(`rank/order not inverse at ${i}`);
+    for (const [name, s] of [['fwd', fwd], ['bwd', bwd]] as const) {
+      for (let x = 0; x < n; x++) {
+        for (let a = s.firstOut[x]; a < s.firstOut[x + 1]; a++) {
+          if (s.head[a] <= x) bad(`${name} arc ${a} at ${x} is not upward`);
+          const u2 = s.unpackSecond[a];
+          if (u2 === ORIGINAL) {
+            if (s.unpackFirst[a] >= this.numInputArcs) bad(`${name} arc ${a}: input arc id out of range`);
+            continue;
+          }
+          const u1 = s.unpackFirst[a];
+          if (u1 >= bwd.head.length || u2 >= fwd.head.length) bad(`${name} arc ${a}: unpack index out of range`);
+          if (s.weight[a] !== bwd.weight[u1] + fwd.weight[u2]) bad(`${name} arc ${a}: weight is not the sum of its halves`);
+          if (this.hasAux && s.aux[a] !== bwd.aux[u1] + fwd.aux[u2]) bad(`${name} arc ${a}: aux is not the sum of its halves`);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,3 @@
+export * from './arcs.js';
+export * from './dimacs.js';
+export * from './ngraph.js';
