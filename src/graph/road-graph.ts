@@ -1,0 +1,284 @@
+/**
+ * The road graph: a directed CSR graph (arcs sorted by tail) over junction nodes, with integer
+ * arc costs (`timeMs`, `lengthCm`), and the road geometry stored once per undirected *edge*.
+ *
+ * Vocabulary:
+ * - node: a junction (or a way end, a barrier, or a copy of a turn-restriction via node);
+ * - edge: one stretch of road between two nodes with its full polyline (both end points
+ *   included). Edge attributes (name, ref, flags, highway class) live here;
+ * - arc: a drivable direction of an edge. `arcEdge[a] = edge << 1 | reversed`: a reversed arc
+ *   runs along its edge's polyline backwards. Several arcs may share one edge and direction
+ *   (the copies made when a via node is split for turn restrictions); they all have the same
+ *   head, cost and geometry, only their tails differ.
+ *
+ * Every array is a typed array, so the graph persists as sections and reloads without parsing.
+ */
+import { EngineError } from '../core/errors.js';
+import type { BinFile, BinWriter } from '../core/binfile.js';
+import { EdgeFlag, HighwayClass, HIGHWAY_CLASS_NAMES } from '../osm/car-profile.js';
+
+export { EdgeFlag, HighwayClass, HIGHWAY_CLASS_NAMES };
+
+/** Version of the persisted layout (bump on any change of the sections). */
+export const ROAD_GRAPH_FORMAT = 1;
+
+export interface RoadGraphArrays {
+  numNodes: number;
+  numArcs: number;
+  numEdges: number;
+  firstOut: Uint32Array;
+  head: Uint32Array;
+  tail: Uint32Array;
+  timeMs: Uint32Array;
+  lengthCm: Uint32Array;
+  arcEdge: Uint32Array;
+  lat: Float64Array;
+  lon: Float64Array;
+  nodeOsmId: Float64Array;
+  edgeGeomStart: Uint32Array;
+  geomLat: Float64Array;
+  geomLon: Float64Array;
+  edgeNameId: Uint32Array;
+  edgeRefId: Uint32Array;
+  edgeFlags: Uint16Array;
+  edgeClass: Uint8Array;
+  edgeWayId: Float64Array;
+  edgeArcStart: Uint32Array;
+  edgeArcs: Uint32Array;
+  strOffsets: Uint32Array;
+  strBytes: Uint8Array;
+}
+
+const SECTIONS = [
+  ['firstOut', Uint32Array], ['head', Uint32Array], ['tail', Uint32Array], ['timeMs', Uint32Array],
+  ['lengthCm', Uint32Array], ['arcEdge', Uint32Array], ['lat', Float64Array], ['lon', Float64Array],
+  ['nodeOsmId', Float64Array], ['edgeGeomStart', Uint32Array], ['geomLat', Float64Array], ['geomLon', Float64Array],
+  ['edgeNameId', Uint32Array], ['edgeRefId', Uint32Array], ['edgeFlags', Uint16Array], ['edgeClass', Uint8Array],
+  ['edgeWayId', Float64Array], ['edgeArcStart', Uint32Array], ['edgeArcs', Uint32Array], ['strOffsets', Uint32Array],
+  ['strBytes', Uint8Array],
+] as const;
+
+const utf8 = new TextDecoder('utf-8');
+
+export class RoadGraph implements RoadGraphArrays {
+  readonly numNodes: number;
+  readonly numArcs: number;
+  readonly numEdges: number;
+  /** CSR by tail: the arcs out of node v are `firstOut[v] .. firstOut[v+1]-1`. */
+  readonly firstOut: Uint32Array;
+  readonly head: Uint32Array;
+  readonly tail: Uint32Array;
+  /** Travel time of each arc in milliseconds (≥ 1). */
+  readonly timeMs: Uint32Array;
+  /** Length of each arc in centimetres (≥ 1). */
+  readonly lengthCm: Uint32Array;
+  /** `edge << 1 | reversed` for each arc. */
+  readonly arcEdge: Uint32Array;
+  /** Node coordinates in degrees. */
+  readonly lat: Float64Array;
+  readonly lon: Float64Array;
+  /** OSM id of the node each graph node comes from (copies of a split node share it). */
+  readonly nodeOsmId: Float64Array;
+  /** Polyline of edge e: points `edgeGeomStart[e] .. edgeGeomStart[e+1]-1` (end points included). */
+  readonly edgeGeomStart: Uint32Array;
+  readonly geomLat: Float64Array;
+  readonly geomLon: Float64Array;
+  /** String-table ids (0 = none) of the road's name and ref. */
+  readonly edgeNameId: Uint32Array;
+  readonly edgeRefId: Uint32Array;
+  /** {@link EdgeFlag} bits. */
+  readonly edgeFlags: Uint16Array;
+  /** {@link HighwayClass} number. */
+  readonly edgeClass: Uint8Array;
+  /** OSM way id of each edge (debugging, warnings). */
+  readonly edgeWayId: Float64Array;
+  /** Arcs of edge e: `edgeArcs[edgeArcStart[e] .. edgeArcStart[e+1]-1]`, forward ones first. */
+  readonly edgeArcStart: Uint32Array;
+  readonly edgeArcs: Uint32Array;
+  /** String table: UTF-8 bytes of string i are `strBytes[strOffsets[i] .. strOffsets[i+1]-1]`. */
+  readonly strOffsets: Uint32Array;
+  readonly strBytes: Uint8Array;
+  private readonly strCache: (string | undefined)[];
+
+  constructor(a: RoadGraphArrays) {
+    this.numNodes = a.numNodes;
+    this.numArcs = a.numArcs;
+    this.numEdges = a.numEdges;
+    this.firstOut = a.firstOut;
+    this.head = a.head;
+    this.tail = a.tail;
+    this.timeMs = a.timeMs;
+    this.lengthCm = a.lengthCm;
+    this.arcEdge = a.arcEdge;
+    this.lat = a.lat;
+    this.lon = a.lon;
+    this.nodeOsmId = a.nodeOsmId;
+    this.edgeGeomStart = a.edgeGeomStart;
+    this.geomLat = a.geomLat;
+    this.geomLon = a.geomLon;
+    this.edgeNameId = a.edgeNameId;
+    this.edgeRefId = a.edgeRefId;
+    this.edgeFlags = a.edgeFlags;
+    this.edgeClass = a.edgeClass;
+    this.edgeWayId = a.edgeWayId;
+    this.edgeArcStart = a.edgeArcStart;
+    this.edgeArcs = a.edgeArcs;
+    this.strOffsets = a.strOffsets;
+    this.strBytes = a.strBytes;
+    this.strCache = new Array(Math.max(0, a.strOffsets.length - 1));
+    this.validate();
+  }
+
+  private validate(): void {
+    const n = this.numNodes;
+    const m = this.numArcs;
+    const e = this.numEdges;
+    const bad = (what: string) => new EngineError('DatasetFormat', `Road graph is inconsistent: ${what}.`);
+    if (this.firstOut.length !== n + 1 || this.firstOut[n] !== m) throw bad('firstOut');
+    for (const [name, arr] of [['head', this.head], ['tail', this.tail], ['timeMs', this.timeMs], ['lengthCm', this.lengthCm], ['arcEdge', this.arcEdge], ['edgeArcs', this.edgeArcs]] as const) {
+      if (arr.length !== m) throw bad(`${name} has ${arr.length} entries for ${m} arcs`);
+    }
+    if (this.lat.length !== n || this.lon.length !== n || this.nodeOsmId.length !== n) throw bad('node coordinates');
+    if (this.edgeGeomStart.length !== e + 1 || this.edgeArcStart.length !== e + 1) throw bad('edge index');
+    if (this.geomLat.length !== this.edgeGeomStart[e] || this.geomLon.length !== this.geomLat.length) throw bad('geometry');
+    if (this.edgeArcStart[e] !== m) throw bad('edgeArcStart');
+    for (const arr of [this.edgeNameId, this.edgeRefId, this.edgeFlags, this.edgeClass, this.edgeWayId]) if (arr.length !== e) throw bad('edge attributes');
+    if (this.strOffsets.length < 1 || this.strOffsets[this.strOffsets.length - 1] !== this.strBytes.length) throw bad('string table');
+  }
+
+  // ---- arcs ---------------------------------------------------------------------------------
+
+  /** The undirected edge an arc runs along. */
+  arcEdgeId(a: number): number {
+    return this.arcEdge[a] >>> 1;
+  }
+
+  /** True when the arc runs against its edge's polyline. */
+  arcReversed(a: number): boolean {
+    return (this.arcEdge[a] & 1) === 1;
+  }
+
+  /** Number of polyline points of the arc (≥ 2). */
+  arcPointCount(a: number): number {
+    const e = this.arcEdge[a] >>> 1;
+    return this.edgeGeomStart[e + 1] - this.edgeGeomStart[e];
+  }
+
+  /**
+   * Appends the arc's polyline (from tail to head, both included) to `outLat`/`outLon`;
+   * returns the number of points appended.
+   */
+  arcGeometry(a: number, outLat: number[], outLon: number[]): number {
+    const r = this.arcEdge[a];
+    const e = r >>> 1;
+    const s = this.edgeGeomStart[e];
+    const t = this.edgeGeomStart[e + 1];
+    if ((r & 1) === 0) for (let i = s; i < t; i++) { outLat.push(this.geomLat[i]); outLon.push(this.geomLon[i]); }
+    else for (let i = t - 1; i >= s; i--) { outLat.push(this.geomLat[i]); outLon.push(this.geomLon[i]); }
+    return t - s;
+  }
+
+  /** Name of the road the arc is on ('' if none). */
+  arcName(a: number): string {
+    return this.string(this.edgeNameId[this.arcEdge[a] >>> 1]);
+  }
+
+  /** `ref` of the road the arc is on (e.g. "A7"; '' if none). */
+  arcRef(a: number): string {
+    return this.string(this.edgeRefId[this.arcEdge[a] >>> 1]);
+  }
+
+  /** {@link EdgeFlag} bits of the arc's road. */
+  arcFlags(a: number): number {
+    return this.edgeFlags[this.arcEdge[a] >>> 1];
+  }
+
+  /** {@link HighwayClass} number of the arc's road. */
+  arcHighwayClass(a: number): number {
+    return this.edgeClass[this.arcEdge[a] >>> 1];
+  }
+
+  /** Class name ('residential', 'ferry', ...) of the arc's road. */
+  arcHighwayClassName(a: number): string {
+    return HIGHWAY_CLASS_NAMES[this.edgeClass[this.arcEdge[a] >>> 1]] ?? 'road';
+  }
+
+  // ---- edges --------------------------------------------------------------------------------
+
+  /**
+   * A representative arc of edge e in one direction (reversed = false: along the polyline),
+   * or -1 when the edge cannot be driven that way.
+   */
+  edgeArc(e: number, reversed: boolean): number {
+    const s = this.edgeArcStart[e];
+    const t = this.edgeArcStart[e + 1];
+    const want = reversed ? 1 : 0;
+    for (let i = s; i < t; i++) {
+      const a = this.edgeArcs[i];
+      if ((this.arcEdge[a] & 1) === want) return a;
+    }
+    return -1;
+  }
+
+  /** Length of edge e in centimetres (the length of each of its arcs). */
+  edgeLengthCm(e: number): number {
+    const s = this.edgeArcStart[e];
+    return s < this.edgeArcStart[e + 1] ? this.lengthCm[this.edgeArcs[s]] : 0;
+  }
+
+  /** String i of the string table (0 = ''). Decoded on first use, then cached. */
+  string(id: number): string {
+    if (id === 0) return '';
+    const c = this.strCache[id];
+    if (c !== undefined) return c;
+    const s = this.strOffsets[id];
+    const t = this.strOffsets[id + 1];
+    // TextDecoder refuses views of a SharedArrayBuffer: copy the (short) bytes first.
+    const bytes = this.strBytes.buffer instanceof ArrayBuffer ? this.strBytes.subarray(s, t) : this.strBytes.slice(s, t);
+    const str = utf8.decode(bytes);
+    this.strCache[id] = str;
+    return str;
+  }
+
+  get numStrings(): number {
+    return this.strOffsets.length - 1;
+  }
+
+  /** Bounding box of all nodes and geometry. */
+  bbox(): { minLat: number; minLon: number; maxLat: number; maxLon: number } {
+    let minLat = Infinity, minLon = Infinity, maxLat = -Infinity, maxLon = -Infinity;
+    const la = this.geomLat;
+    const lo = this.geomLon;
+    for (let i = 0; i < la.length; i++) {
+      const y = la[i];
+      const x = lo[i];
+      if (y < minLat) minLat = y;
+      if (y > maxLat) maxLat = y;
+      if (x < minLon) minLon = x;
+      if (x > maxLon) maxLon = x;
+    }
+    return { minLat, minLon, maxLat, maxLon };
+  }
+
+  /** Total bytes of the typed arrays. */
+  byteSize(): number {
+    let b = 0;
+    for (const [name] of SECTIONS) b += (this as unknown as Record<string, ArrayBufferView>)[name].byteLength;
+    return b;
+  }
+
+  // ---- persistence --------------------------------------------------------------------------
+
+  toSections(w: BinWriter, prefix: string): void {
+    w.add(`${prefix}meta`, new Uint32Array([ROAD_GRAPH_FORMAT, this.numNodes, this.numArcs, this.numEdges]));
+    for (const [name] of SECTIONS) w.add(prefix + name, (this as unknown as Record<string, import('../core/binfile.js').TypedArray>)[name]);
+  }
+
+  static fromSections(f: BinFile, prefix: string): RoadGraph {
+    const meta = f.get(`${prefix}meta`, Uint32Array);
+    if (meta[0] !== ROAD_GRAPH_FORMAT) throw new EngineError('DatasetFormat', `Road graph format v${meta[0]}, expected v${ROAD_GRAPH_FORMAT}.`);
+    const a: Record<string, unknown> = { numNodes: meta[1], numArcs: meta[2], numEdges: meta[3] };
+    for (const [name, ctor] of SECTIONS) a[name] = f.get(prefix + name, ctor as never);
+    return new RoadGraph(a as unknown as RoadGraphArrays);
+  }
+}
