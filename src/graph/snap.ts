@@ -1,0 +1,368 @@
+/**
+ * Snapping a coordinate onto the road graph: the nearest point on the nearest road *segment*
+ * (true point-to-segment distance in a local flat projection around the query point), with the
+ * routing entries that respect the road's driving directions.
+ *
+ * The spatial index is a Flatbush R-tree over every geometry segment of every edge (one item per
+ * segment, each undirected edge once). Its buffer persists as a section, so loading does not
+ * rebuild it. The nearest-segment search is a best-first walk over the R-tree's own arrays with
+ * an exact segment distance at the leaves (Flatbush's `neighbors` only knows box distances).
+ */
+import Flatbush from 'flatbush';
+import { EngineError } from '../core/errors.js';
+import { haversine, metresPerDegree } from '../core/geo.js';
+import type { BinFile, BinWriter } from '../core/binfile.js';
+import type { RoadGraph } from './road-graph.js';
+
+/** A graph node reachable from (or reaching) a snapped point, with the partial arc cost. */
+export interface RouteEntry {
+  node: number;
+  timeMs: number;
+  lengthCm: number;
+  /** The arc whose part is driven (source: from the point to `node`; target: from `node` to the point). */
+  arc: number;
+}
+
+export interface Snap {
+  /** The query point. */
+  queryLat: number;
+  queryLon: number;
+  /** The snapped point on the road. */
+  lat: number;
+  lon: number;
+  /** Distance from the query point to the snapped point, metres. */
+  distanceM: number;
+  /** Undirected edge holding the point. */
+  edge: number;
+  /** Segment of the edge's polyline (points k, k+1) and the position t ∈ [0, 1] on it. */
+  segment: number;
+  segmentT: number;
+  /** Position along the edge's polyline by length, ∈ [0, 1]. Along `bwdArc` it is 1 - fraction. */
+  fraction: number;
+  /** An arc driving along the polyline / against it, or -1 when that direction is not allowed. */
+  fwdArc: number;
+  bwdArc: number;
+  /** Nodes reachable by driving from the point along its edge in the allowed directions. */
+  sourceEntries: RouteEntry[];
+  /** Nodes from which the point is reached by driving along its edge. */
+  targetEntries: RouteEntry[];
+}
+
+export interface SnapOptions {
+  /** Search radius in metres (default {@link DEFAULT_SNAP_RADIUS_M}). */
+  radiusM?: number;
+  /** Field path named in errors (e.g. `Locations[2].LatLong`). */
+  path?: string;
+}
+
+export const DEFAULT_SNAP_RADIUS_M = 1000;
+
+const SNAP_FORMAT = 1;
+
+export class Snapper {
+  readonly index: Flatbush;
+  /** Edge of each indexed segment; segment s starts at geometry point `s + segEdge[s]`. */
+  readonly segEdge: Uint32Array;
+  private readonly boxes: Float64Array;
+  private readonly indices: Uint16Array | Uint32Array;
+  private readonly levelBounds: number[];
+  private readonly nodeSize4: number;
+  private readonly numItems4: number;
+  private heapIds: Int32Array = new Int32Array(256);
+  private heapKeys: Float64Array = new Float64Array(256);
+  /** Default radius for {@link snap} when the call gives none. */
+  radiusM: number;
+
+  private constructor(readonly graph: RoadGraph, index: Flatbush, segEdge: Uint32Array, radiusM: number) {
+    this.index = index;
+    this.segEdge = segEdge;
+    if (!(index._boxes instanceof Float64Array)) throw new EngineError('DatasetFormat', 'Snap index must store Float64 boxes.');
+    this.boxes = index._boxes;
+    this.indices = index._indices;
+    this.levelBounds = index._levelBounds;
+    this.nodeSize4 = index.nodeSize * 4;
+    this.numItems4 = index.numItems * 4;
+    this.radiusM = radiusM;
+  }
+
+  /** Indexes every segment of every edge of the graph. */
+  static build(graph: RoadGraph, opts: { radiusM?: number; nodeSize?: number } = {}): Snapper {
+    const E = graph.numEdges;
+    const gs = graph.edgeGeomStart;
+    const S = gs[E] - E;
+    if (S <= 0) throw new EngineError('InvalidInput', 'The road graph has no segments to snap to.');
+    const segEdge = new Uint32Array(S);
+    const fb = new Flatbush(S, opts.nodeSize ?? 16, Float64Array);
+    const la = graph.geomLat;
+    const lo = graph.geomLon;
+    let s = 0;
+    for (let e = 0; e < E; e++) {
+      for (let p = gs[e]; p < gs[e + 1] - 1; p++) {
+        const y0 = la[p], x0 = lo[p], y1 = la[p + 1], x1 = lo[p + 1];
+        fb.add(x0 < x1 ? x0 : x1, y0 < y1 ? y0 : y1, x0 < x1 ? x1 : x0, y0 < y1 ? y1 : y0);
+        segEdge[s++] = e;
+      }
+    }
+    fb.finish();
+    return new Snapper(graph, fb, segEdge, opts.radiusM ?? DEFAULT_SNAP_RADIUS_M);
+  }
+
+  toSections(w: BinWriter, prefix: string): void {
+    w.add(`${prefix}meta`, new Float64Array([SNAP_FORMAT, this.radiusM]));
+    w.add(`${prefix}segEdge`, this.segEdge);
+    const ix = this.index;
+    const end = ix._indices.byteOffset + ix._indices.byteLength; // the R-tree's own bytes, wherever it lives
+    w.add(`${prefix}rtree`, new Uint8Array(ix.data, ix.byteOffset, end - ix.byteOffset));
+  }
+
+  static fromSections(f: BinFile, prefix: string, graph: RoadGraph): Snapper {
+    const meta = f.get(`${prefix}meta`, Float64Array);
+    if (meta[0] !== SNAP_FORMAT) throw new EngineError('DatasetFormat', `Snap index format v${meta[0]}, expected v${SNAP_FORMAT}.`);
+    const segEdge = f.get(`${prefix}segEdge`, Uint32Array);
+    const rtree = f.get(`${prefix}rtree`, Uint8Array);
+    let index: Flatbush;
+    try {
+      index = Flatbush.from(rtree.buffer, rtree.byteOffset);
+    } catch (e) {
+      throw new EngineError('DatasetFormat', `Snap index is unreadable: ${(e as Error).message}`);
+    }
+    if (index.numItems !== segEdge.length || segEdge.length !== graph.edgeGeomStart[graph.numEdges] - graph.numEdges) {
+      throw new EngineError('DatasetFormat', 'Snap index does not match the road graph.');
+    }
+    return new Snapper(graph, index, segEdge, meta[1]);
+  }
+
+  /** Bounding box of the indexed roads (degrees). */
+  bbox(): { minLat: number; minLon: number; maxLat: number; maxLon: number } {
+    return { minLat: this.index.minY, minLon: this.index.minX, maxLat: this.index.maxY, maxLon: this.index.maxX };
+  }
+
+  /**
+   * Snaps (lat, lon) to the nearest road within the radius. Throws `InvalidInput` for invalid
+   * coordinates and `NoSegment` when no road is within the radius (the message names the
+   * location and distance, and says when the coordinates look swapped).
+   */
+  snap(lat: number, lon: number, opts: SnapOptions = {}): Snap {
+    const radiusM = opts.radiusM ?? this.radiusM;
+    const s = this.trySnap(lat, lon, opts);
+    if (s !== null) return s;
+    throw this.noSegmentError(lat, lon, radiusM, opts.path);
+  }
+
+  /** As {@link snap}, but null when nothing is within the radius (invalid input still throws). */
+  trySnap(lat: number, lon: number, opts: SnapOptions = {}): Snap | null {
+    checkLatLon(lat, lon, opts.path);
+    const radiusM = opts.radiusM ?? this.radiusM;
+    if (!(radiusM > 0)) throw new EngineError('InvalidInput', `The snap radius must be a positive number of metres, got ${radiusM}.`, { path: 'radiusM' });
+    const seg = this.nearest(lat, lon, radiusM);
+    if (seg < 0) return null;
+    return this.makeSnap(lat, lon, seg, this.lastT, Math.sqrt(this.lastD2));
+  }
+
+  /** Distance in metres from (lat, lon) to the nearest segment (no radius), as the snap measures it. */
+  nearestDistanceM(lat: number, lon: number): number {
+    checkLatLon(lat, lon);
+    return this.nearest(lat, lon, Infinity) < 0 ? Infinity : Math.sqrt(this.lastD2);
+  }
+
+  /**
+   * Direct drive between two snaps on the same edge without leaving it, when the allowed
+   * direction permits going from `from` to `to`; else null.
+   */
+  sameArcDirect(from: Snap, to: Snap): { timeMs: number; lengthCm: number; arc: number } | null {
+    if (from.edge !== to.edge) return null;
+    const g = this.graph;
+    const df = to.fraction - from.fraction;
+    if (from.fwdArc >= 0 && df >= 0) return { timeMs: Math.round(g.timeMs[from.fwdArc] * df), lengthCm: Math.round(g.lengthCm[from.fwdArc] * df), arc: from.fwdArc };
+    if (from.bwdArc >= 0 && df <= 0) return { timeMs: Math.round(g.timeMs[from.bwdArc] * -df), lengthCm: Math.round(g.lengthCm[from.bwdArc] * -df), arc: from.bwdArc };
+    return null;
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private lastT = 0;
+  private lastD2 = Infinity;
+
+  /** Best-first search; returns the nearest segment within radiusM (or -1); sets lastT/lastD2. */
+  private nearest(qlat: number, qlon: number, radiusM: number): number {
+    const { kx, ky } = metresPerDegree(qlat);
+    const boxes = this.boxes;
+    const indices = this.indices;
+    const segEdge = this.segEdge;
+    const la = this.graph.geomLat;
+    const lo = this.graph.geomLon;
+    const numItems4 = this.numItems4;
+    const nodeSize4 = this.nodeSize4;
+    const levelBounds = this.levelBounds;
+    let bestD2 = radiusM === Infinity ? Infinity : radiusM * radiusM;
+    let best = -1;
+    let bestT = 0;
+    let hn = 0;
+    let ids = this.heapIds;
+    let keys = this.heapKeys;
+    // push root
+    ids[0] = boxes.length - 4;
+    keys[0] = 0;
+    hn = 1;
+    while (hn > 0) {
+      // pop min
+      const pos = ids[0];
+      const d2top = keys[0];
+      hn--;
+      if (hn > 0) {
+        const lid = ids[hn];
+        const lk = keys[hn];
+        let i = 0;
+        for (;;) {
+          let c = 2 * i + 1;
+          if (c >= hn) break;
+          if (c + 1 < hn && keys[c + 1] < keys[c]) c++;
+          if (keys[c] >= lk) break;
+          ids[i] = ids[c];
+          keys[i] = keys[c];
+          i = c;
+        }
+        ids[i] = lid;
+        keys[i] = lk;
+      }
+      if (d2top > bestD2) break;
+      const isLeafLevel = pos < numItems4;
+      let levelEnd = 0;
+      for (let k = 0; k < levelBounds.length; k++) if (levelBounds[k] > pos) { levelEnd = levelBounds[k]; break; }
+      const end = Math.min(pos + nodeSize4, levelEnd);
+      for (let p = pos; p < end; p += 4) {
+        const minX = boxes[p], minY = boxes[p + 1], maxX = boxes[p + 2], maxY = boxes[p + 3];
+        let dx = minX - qlon > qlon - maxX ? minX - qlon : qlon - maxX;
+        if (dx < 0) dx = 0;
+        let dy = minY - qlat > qlat - maxY ? minY - qlat : qlat - maxY;
+        if (dy < 0) dy = 0;
+        dx *= kx;
+        dy *= ky;
+        const bd2 = dx * dx + dy * dy;
+        if (bd2 > bestD2) continue;
+        const child = indices[p >> 2];
+        if (isLeafLevel) {
+          // Exact distance to the segment (same formula as core/geo projectOnSegment).
+          const g = child + segEdge[child];
+          const ax = (lo[g] - qlon) * kx;
+          const ay = (la[g] - qlat) * ky;
+          const ddx = (lo[g + 1] - qlon) * kx - ax;
+          const ddy = (la[g + 1] - qlat) * ky - ay;
+          const len2 = ddx * ddx + ddy * ddy;
+          let t = len2 > 0 ? -(ax * ddx + ay * ddy) / len2 : 0;
+          if (t < 0) t = 0;
+          else if (t > 1) t = 1;
+          const x = ax + t * ddx;
+          const y = ay + t * ddy;
+          const d2 = x * x + y * y;
+          if (d2 < bestD2 || (d2 === bestD2 && child < best)) {
+            bestD2 = d2;
+            best = child;
+            bestT = t;
+          }
+        } else {
+          if (hn === ids.length) {
+            const ni = new Int32Array(hn * 2); ni.set(ids); ids = this.heapIds = ni;
+            const nk = new Float64Array(hn * 2); nk.set(keys); keys = this.heapKeys = nk;
+          }
+          // push (sift up)
+          let i = hn++;
+          while (i > 0) {
+            const parent = (i - 1) >> 1;
+            if (keys[parent] <= bd2) break;
+            ids[i] = ids[parent];
+            keys[i] = keys[parent];
+            i = parent;
+          }
+          ids[i] = child;
+          keys[i] = bd2;
+        }
+      }
+    }
+    this.lastT = bestT;
+    this.lastD2 = bestD2;
+    return best;
+  }
+
+  private makeSnap(qlat: number, qlon: number, seg: number, t: number, distanceM: number): Snap {
+    const g = this.graph;
+    const e = this.segEdge[seg];
+    const p = seg + e;
+    const first = g.edgeGeomStart[e];
+    const la = g.geomLat;
+    const lo = g.geomLon;
+    const lat = la[p] + t * (la[p + 1] - la[p]);
+    const lon = lo[p] + t * (lo[p + 1] - lo[p]);
+    // Fraction by length along the polyline (haversine, as the arc lengths).
+    let before = 0;
+    for (let i = first; i < p; i++) before += haversine(la[i], lo[i], la[i + 1], lo[i + 1]);
+    const segLen = haversine(la[p], lo[p], la[p + 1], lo[p + 1]);
+    let total = before + segLen;
+    for (let i = p + 1; i < g.edgeGeomStart[e + 1] - 1; i++) total += haversine(la[i], lo[i], la[i + 1], lo[i + 1]);
+    const fraction = total > 0 ? Math.min(1, Math.max(0, (before + t * segLen) / total)) : 0;
+
+    let fwdArc = -1;
+    let bwdArc = -1;
+    const sourceEntries: RouteEntry[] = [];
+    const targetEntries: RouteEntry[] = [];
+    const s0 = g.edgeArcStart[e];
+    const s1 = g.edgeArcStart[e + 1];
+    for (let i = s0; i < s1; i++) {
+      const a = g.edgeArcs[i];
+      const T = g.timeMs[a];
+      const L = g.lengthCm[a];
+      if ((g.arcEdge[a] & 1) === 0) {
+        if (fwdArc < 0) {
+          fwdArc = a;
+          sourceEntries.push({ node: g.head[a], timeMs: Math.round(T * (1 - fraction)), lengthCm: Math.round(L * (1 - fraction)), arc: a });
+        }
+        targetEntries.push({ node: g.tail[a], timeMs: Math.round(T * fraction), lengthCm: Math.round(L * fraction), arc: a });
+      } else {
+        if (bwdArc < 0) {
+          bwdArc = a;
+          sourceEntries.push({ node: g.head[a], timeMs: Math.round(T * fraction), lengthCm: Math.round(L * fraction), arc: a });
+        }
+        targetEntries.push({ node: g.tail[a], timeMs: Math.round(T * (1 - fraction)), lengthCm: Math.round(L * (1 - fraction)), arc: a });
+      }
+    }
+    return {
+      queryLat: qlat, queryLon: qlon, lat, lon, distanceM, edge: e, segment: p - first, segmentT: t, fraction,
+      fwdArc, bwdArc, sourceEntries, targetEntries,
+    };
+  }
+
+  private noSegmentError(lat: number, lon: number, radiusM: number, path?: string): EngineError {
+    const nearest = this.nearestDistanceM(lat, lon);
+    const where = `(${fmtCoord(lat)}, ${fmtCoord(lon)})`;
+    let msg = `The location ${where} is ${fmtDistance(nearest)} from the nearest road; the limit is ${fmtDistance(radiusM)}.`;
+    let swapped = false;
+    if (Math.abs(lon) <= 90 && lat !== lon) {
+      const bb = this.bbox();
+      const inside = lon >= bb.minLat && lon <= bb.maxLat && lat >= bb.minLon && lat <= bb.maxLon;
+      swapped = inside || this.nearest(lon, lat, radiusM) >= 0;
+      if (swapped) msg += ` The coordinates look swapped: (${fmtCoord(lon)}, ${fmtCoord(lat)}) is on the road network; give the latitude first.`;
+    }
+    return new EngineError('NoSegment', msg, { path, details: { lat, lon, nearestRoadM: Math.round(nearest), radiusM, swapped } });
+  }
+}
+
+function checkLatLon(lat: number, lon: number, path?: string): void {
+  const p = path ? `${path}.` : '';
+  if (typeof lat !== 'number' || Number.isNaN(lat)) throw new EngineError('InvalidInput', `Latitude ${String(lat)} is not a number.`, { path: `${p}lat` });
+  if (typeof lon !== 'number' || Number.isNaN(lon)) throw new EngineError('InvalidInput', `Longitude ${String(lon)} is not a number.`, { path: `${p}lon` });
+  if (!(lat >= -90 && lat <= 90)) throw new EngineError('InvalidInput', `Latitude ${lat} is outside -90..90.`, { path: `${p}lat` });
+  if (!(lon >= -180 && lon <= 180)) throw new EngineError('InvalidInput', `Longitude ${lon} is outside -180..180.`, { path: `${p}lon` });
+}
+
+function fmtCoord(v: number): string {
+  return String(Math.round(v * 1e6) / 1e6);
+}
+
+/** "350 m", "1.8 km", "1 km", "1,234 km". */
+export function fmtDistance(m: number): string {
+  if (!Number.isFinite(m)) return 'an unknown distance';
+  if (m < 1000) return `${Math.round(m)} m`;
+  const km = m / 1000;
+  if (km < 100) return `${Math.round(km * 10) / 10} km`;
+  return `${Math.round(km).toLocaleString('en-US')} km`;
+}
