@@ -1,0 +1,214 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { buildRoadGraph } from '../../src/graph/build.js';
+import { Snapper, fmtDistance } from '../../src/graph/snap.js';
+import { RoadGraph } from '../../src/graph/road-graph.js';
+import { OsmElements } from '../../src/osm/xml.js';
+import { BinFile, BinWriter } from '../../src/core/binfile.js';
+import { EngineError } from '../../src/core/errors.js';
+import { haversine, projectOnSegment } from '../../src/core/geo.js';
+import { fixture, nodeOf } from './helpers.js';
+
+const M_PER_DEG_LAT = 111195.08; // EARTH_RADIUS_M · π / 180
+
+/**
+ *   A (1) ===== B (3) ---oneway---> C (4)       45.000
+ *    \                              /
+ *     `----------- D (5) ----------'            45.002 (ring back, two-way)
+ */
+function network() {
+  const osm = new OsmElements()
+    .node(1, 45, 7).node(3, 45, 7.002).node(4, 45, 7.004).node(5, 45.002, 7.002)
+    .way(1, [1, 3], { highway: 'residential', name: 'Two Way' })
+    .way(2, [3, 4], { highway: 'residential', oneway: 'yes', name: 'One Way' })
+    .way(3, [4, 5, 1], { highway: 'residential', name: 'Ring' });
+  const { graph } = buildRoadGraph(osm);
+  return { g: graph, snapper: Snapper.build(graph) };
+}
+
+function expectEngineError(f: () => unknown, code: string, ...fragments: string[]): EngineError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(EngineError);
+    const err = e as EngineError;
+    expect(err.code).toBe(code);
+    for (const s of fragments) expect(err.message).toContain(s);
+    return err;
+  }
+  throw new Error('expected an EngineError');
+}
+
+describe('Snapper on a tiny network', () => {
+  const { g, snapper } = network();
+  const A = nodeOf(g, 1), B = nodeOf(g, 3), C = nodeOf(g, 4);
+
+  it('snaps to the middle of a segment with proportional offsets', () => {
+    const s = snapper.snap(45.0001, 7.001);
+    expect(s.lat).toBeCloseTo(45, 9);
+    expect(s.lon).toBeCloseTo(7.001, 9);
+    expect(s.distanceM).toBeCloseTo(0.0001 * M_PER_DEG_LAT, 3);
+    expect(s.fraction).toBeCloseTo(0.5, 9);
+    expect(s.segmentT).toBeCloseTo(0.5, 9);
+    expect(s.fwdArc).toBeGreaterThanOrEqual(0);
+    expect(s.bwdArc).toBeGreaterThanOrEqual(0);
+    const T = g.timeMs[s.fwdArc];
+    const L = g.lengthCm[s.fwdArc];
+    // Leaving the point: toward B along the way, toward A against it; each half the arc (±1 for rounding).
+    for (const es of [s.sourceEntries, s.targetEntries]) {
+      expect(es.map((e) => e.node).sort()).toEqual([A, B].sort());
+      for (const e of es) {
+        expect(Math.abs(e.timeMs - T / 2)).toBeLessThanOrEqual(1);
+        expect(Math.abs(e.lengthCm - L / 2)).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(s.sourceEntries.find((e) => e.node === B)!.arc).toBe(s.fwdArc);
+    expect(s.sourceEntries.find((e) => e.node === A)!.arc).toBe(s.bwdArc);
+    expect(g.arcName(s.fwdArc)).toBe('Two Way');
+  });
+
+  it('offsets follow the position (a quarter of the way)', () => {
+    const s = snapper.snap(44.9999, 7.0005);
+    expect(s.fraction).toBeCloseTo(0.25, 6);
+    const T = g.timeMs[s.fwdArc];
+    const toB = s.sourceEntries.find((e) => e.node === B)!;
+    const toA = s.sourceEntries.find((e) => e.node === A)!;
+    expect(toB.timeMs).toBe(Math.round(T * (1 - s.fraction)));
+    expect(toA.timeMs).toBe(Math.round(T * s.fraction));
+  });
+
+  it('respects a oneway: only forward sources, only the tail as target', () => {
+    const s = snapper.snap(45.00005, 7.003);
+    expect(s.fwdArc).toBeGreaterThanOrEqual(0);
+    expect(s.bwdArc).toBe(-1);
+    expect(s.sourceEntries.map((e) => e.node)).toEqual([C]);
+    expect(s.targetEntries.map((e) => e.node)).toEqual([B]);
+    expect(g.arcName(s.fwdArc)).toBe('One Way');
+  });
+
+  it('sameArcDirect follows the allowed direction', () => {
+    const a = snapper.snap(45.0001, 7.0025);
+    const b = snapper.snap(45.0001, 7.0035);
+    const d = snapper.sameArcDirect(a, b)!;
+    expect(d).not.toBeNull();
+    expect(d.timeMs).toBe(Math.round(g.timeMs[a.fwdArc] * (b.fraction - a.fraction)));
+    expect(Math.abs(d.lengthCm - g.lengthCm[a.fwdArc] * 0.5)).toBeLessThanOrEqual(1);
+    expect(snapper.sameArcDirect(b, a)).toBeNull(); // against the oneway
+    const p = snapper.snap(45.0001, 7.0015);
+    const q = snapper.snap(45.0001, 7.0005);
+    const back = snapper.sameArcDirect(p, q)!;
+    expect(back.arc).toBe(p.bwdArc);
+    expect(Math.abs(back.timeMs - g.timeMs[p.bwdArc] * 0.5)).toBeLessThanOrEqual(1);
+    expect(snapper.sameArcDirect(a, q)).toBeNull(); // different edges
+  });
+
+  it('nothing within the radius → NoSegment naming the place and distances', () => {
+    const lat = 45 - 1800 / M_PER_DEG_LAT;
+    const err = expectEngineError(() => snapper.snap(lat, 7, { path: 'Locations[2].LatLong' }), 'NoSegment', 'is 1.8 km from the nearest road; the limit is 1 km', `(${Math.round(lat * 1e6) / 1e6}, 7)`);
+    expect(err.path).toBe('Locations[2].LatLong');
+    expect(err.message).not.toContain('swapped');
+    expect(snapper.trySnap(lat, 7)).toBeNull();
+    expect(snapper.snap(lat, 7, { radiusM: 2000 }).distanceM).toBeCloseTo(1800, 0);
+    const wide = Snapper.build(g, { radiusM: 2500 });
+    expect(wide.snap(lat, 7).edge).toBeGreaterThanOrEqual(0);
+    expectEngineError(() => snapper.snap(45.0001, 7.001, { radiusM: 5 }), 'NoSegment', 'is 11 m from the nearest road; the limit is 5 m');
+  });
+
+  it('says when the coordinates look swapped', () => {
+    const err = expectEngineError(() => snapper.snap(7.001, 45.0001), 'NoSegment', 'look swapped', '(45.0001, 7.001)');
+    expect(err.details).toMatchObject({ swapped: true });
+  });
+
+  it('invalid coordinates → InvalidInput naming the value', () => {
+    expectEngineError(() => snapper.snap(NaN, 7), 'InvalidInput', 'Latitude NaN');
+    expectEngineError(() => snapper.snap(91, 7), 'InvalidInput', 'Latitude 91 is outside -90..90');
+    expectEngineError(() => snapper.snap(45, -181), 'InvalidInput', 'Longitude -181 is outside -180..180');
+    expectEngineError(() => snapper.snap(45, Infinity), 'InvalidInput', 'Longitude Infinity');
+    expectEngineError(() => snapper.trySnap(45, 7, { radiusM: -1 }), 'InvalidInput', 'radius');
+  });
+
+  it('formats distances', () => {
+    expect(fmtDistance(350.4)).toBe('350 m');
+    expect(fmtDistance(1000)).toBe('1 km');
+    expect(fmtDistance(1840)).toBe('1.8 km');
+    expect(fmtDistance(1_234_567)).toBe('1,235 km');
+  });
+});
+
+describe('Snapper on Monaco', () => {
+  const { graph: g } = buildRoadGraph(readFileSync(fixture('monaco-latest.osm.pbf')));
+  const snapper = Snapper.build(g);
+  const bb = snapper.bbox();
+
+  function bruteForce(lat: number, lon: number): number {
+    let best = Infinity;
+    for (let p = 0; p < g.geomLat.length - 1; p++) {
+      // Segments never cross from one edge to the next.
+      if (isEdgeEnd(p)) continue;
+      const r = projectOnSegment(lat, lon, g.geomLat[p], g.geomLon[p], g.geomLat[p + 1], g.geomLon[p + 1]);
+      if (r.dist < best) best = r.dist;
+    }
+    return best;
+  }
+  const edgeEnd = new Uint8Array(g.geomLat.length);
+  for (let e = 0; e < g.numEdges; e++) edgeEnd[g.edgeGeomStart[e + 1] - 1] = 1;
+  const isEdgeEnd = (p: number) => edgeEnd[p] === 1;
+
+  it('property: the snap distance is the brute-force minimum over all segments', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (u, v) => {
+        const lat = bb.minLat + u * (bb.maxLat - bb.minLat);
+        const lon = bb.minLon + v * (bb.maxLon - bb.minLon);
+        const want = bruteForce(lat, lon);
+        const got = snapper.nearestDistanceM(lat, lon);
+        expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-6 * Math.max(1, want));
+        const s = snapper.trySnap(lat, lon, { radiusM: Infinity })!;
+        expect(Math.abs(s.distanceM - want)).toBeLessThanOrEqual(1e-6 * Math.max(1, want));
+        // The snapped point is on its edge, and the reported distance is to it.
+        expect(haversine(lat, lon, s.lat, s.lon)).toBeCloseTo(s.distanceM, 0);
+      }),
+      { seed: 20260322, numRuns: 150 },
+    );
+  });
+
+  it('entries match the arcs: sources are heads, targets are tails, offsets add up to the arc cost', () => {
+    let checked = 0;
+    for (let i = 0; i < 300; i++) {
+      const lat = bb.minLat + ((i * 7919) % 1000) / 1000 * (bb.maxLat - bb.minLat);
+      const lon = bb.minLon + ((i * 104729) % 997) / 997 * (bb.maxLon - bb.minLon);
+      const s = snapper.trySnap(lat, lon);
+      if (!s) continue;
+      checked++;
+      for (const e of s.sourceEntries) expect(g.head[e.arc]).toBe(e.node);
+      for (const e of s.targetEntries) expect(g.tail[e.arc]).toBe(e.node);
+      for (const se of s.sourceEntries) {
+        const te = s.targetEntries.find((t) => t.arc === se.arc);
+        if (te) expect(Math.abs(se.timeMs + te.timeMs - g.timeMs[se.arc])).toBeLessThanOrEqual(1);
+      }
+      expect(s.sourceEntries.length + s.targetEntries.length).toBeGreaterThan(0);
+    }
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it('persists: sections round trip gives identical arrays and snaps', () => {
+    const w = new BinWriter(0x4b44, 1);
+    g.toSections(w, 'graph.');
+    snapper.toSections(w, 'snap.');
+    const f = BinFile.from(w.toBuffer(true));
+    const g2 = RoadGraph.fromSections(f, 'graph.');
+    const s2 = Snapper.fromSections(f, 'snap.', g2);
+    for (const k of ['firstOut', 'head', 'tail', 'timeMs', 'lengthCm', 'arcEdge', 'lat', 'lon', 'nodeOsmId', 'edgeGeomStart', 'geomLat', 'geomLon',
+      'edgeNameId', 'edgeRefId', 'edgeFlags', 'edgeClass', 'edgeWayId', 'edgeArcStart', 'edgeArcs', 'strOffsets', 'strBytes'] as const) {
+      expect(Array.from(g2[k] as ArrayLike<number>), k).toEqual(Array.from(g[k] as ArrayLike<number>));
+    }
+    expect(g2.numNodes).toBe(g.numNodes);
+    expect(g2.arcName(0)).toBe(g.arcName(0));
+    expect(s2.bbox()).toEqual(snapper.bbox());
+    for (let i = 0; i < 50; i++) {
+      const lat = bb.minLat + (i / 50) * (bb.maxLat - bb.minLat);
+      const lon = bb.minLon + (((i * 37) % 50) / 50) * (bb.maxLon - bb.minLon);
+      expect(s2.trySnap(lat, lon)).toEqual(snapper.trySnap(lat, lon));
+    }
+  });
+});
