@@ -37,7 +37,7 @@ export function arcsOfEdge(g: RoadGraph, e: number): { fwd: number[]; bwd: numbe
 }
 
 /** Plain Dijkstra (binary heap, lazy deletion) over the graph's CSR with the given arc weights. */
-export function dijkstra(g: RoadGraph, sources: number[], weight: Uint32Array = g.timeMs): { dist: Float64Array; pred: Int32Array } {
+export function dijkstra(g: RoadGraph, sources: number[], weight: Uint32Array = g.timeMs, initial?: number[]): { dist: Float64Array; pred: Int32Array } {
   const n = g.numNodes;
   const dist = new Float64Array(n).fill(Infinity);
   const pred = new Int32Array(n).fill(-1);
@@ -72,7 +72,10 @@ export function dijkstra(g: RoadGraph, sources: number[], weight: Uint32Array = 
     }
     return [k, v];
   };
-  for (const s of sources) { dist[s] = 0; push(0, s); }
+  sources.forEach((s, i) => {
+    const d0 = initial ? initial[i] : 0;
+    if (d0 < dist[s]) { dist[s] = d0; push(d0, s); }
+  });
   while (hk.length > 0) {
     const [d, v] = pop();
     if (d > dist[v]) continue;
