@@ -57,6 +57,9 @@ export interface SnapOptions {
 
 export const DEFAULT_SNAP_RADIUS_M = 1000;
 
+const RAD = Math.PI / 180;
+const M_PER_DEG = metresPerDegree(0).ky;
+
 const SNAP_FORMAT = 1;
 
 export class Snapper {
@@ -92,7 +95,7 @@ export class Snapper {
     const S = gs[E] - E;
     if (S <= 0) throw new EngineError('InvalidInput', 'The road graph has no segments to snap to.');
     const segEdge = new Uint32Array(S);
-    const fb = new Flatbush(S, opts.nodeSize ?? 16, Float64Array);
+    const fb = new Flatbush(S, opts.nodeSize ?? 8, Float64Array);
     const la = graph.geomLat;
     const lo = graph.geomLon;
     let s = 0;
@@ -185,7 +188,8 @@ export class Snapper {
 
   /** Best-first search; returns the nearest segment within radiusM (or -1); sets lastT/lastD2. */
   private nearest(qlat: number, qlon: number, radiusM: number): number {
-    const { kx, ky } = metresPerDegree(qlat);
+    const ky = M_PER_DEG;
+    const kx = M_PER_DEG * Math.cos(qlat * RAD); // = core/geo metresPerDegree(qlat)
     const boxes = this.boxes;
     const indices = this.indices;
     const segEdge = this.segEdge;
