@@ -3,9 +3,11 @@
  * Node 20 + tsx, dynamic import() of .ts files is not hooked inside worker threads.)
  */
 import echo from './echo.js';
+import matrix from './matrix.js';
 
 export type TaskFn = (task: any, shared: Record<string, unknown>) => unknown;
 
 export const TASKS: Record<string, TaskFn> = {
   echo,
+  matrix,
 };

@@ -1,0 +1,571 @@
+/**
+ * Many-to-many by pinned targets and batched downward sweeps — a restricted PHAST (Delling et
+ * al. 2011; RoutingKit's `pin_targets` + `run_to_pinned_targets` is the one-source-at-a-time,
+ * unrestricted form).
+ *
+ *  1. Pin the targets: from every target, an exhaustive upward search in the backward CH graph
+ *     with stall-on-demand. The *selection* is the union of these searches' shortest-path trees
+ *     (settled, unstalled nodes and the tree arcs that reached them). It is renumbered compactly
+ *     in decreasing internal id — every tree arc then goes from a smaller local id (higher node)
+ *     to a larger one — and its arcs are copied into a small CSR.
+ *  2. For a batch of K sources: an upward search in the forward CH graph (stall-on-demand) from
+ *     each source writes the labels of its settled, unstalled nodes that are selected into column
+ *     k of a (selection × K) table; one sweep over the selection in local order then relaxes
+ *     every selected arc for all K sources at once (a contiguous inner loop).
+ *
+ * Why it is exact: the bucket algorithm (Knopp et al.) is exact when it meets only at nodes
+ * unstalled in both searches, with the target side's distances taken along the target's search
+ * tree; the sweep considers all those meeting nodes and tree paths (and possibly more valid
+ * paths, which can only tie). Cost per source ≈ the selected tree arcs, which on road graphs is
+ * about half the arcs of RoutingKit's unrestricted selection and fewer than the bucket entries
+ * a source scans.
+ *
+ * A row depends only on its source and on the whole target list (ties between equal-cost paths
+ * are broken by a fixed scan order, so the aux of tied paths can depend on which other targets
+ * were pinned): tiles therefore always span all targets, and then tiling changes no value.
+ */
+import { MinIdHeap } from '../graph/dijkstra.js';
+import { MAX_COST } from '../graph/formats/arcs.js';
+import type { ContractionHierarchy } from '../ch/hierarchy.js';
+import type { EndpointEntries } from './endpoints.js';
+
+export const UNREACHABLE = 0xffffffff;
+/** 'Infinity' of the int32 tables; values are only swept in int32 when they stay below it. */
+const INT_INF = 0x3fffffff;
+
+export interface MatrixOutput {
+  cost: Uint32Array;
+  /** Aux per cell, or null to skip aux (faster). */
+  aux: Uint32Array | null;
+  /** Index of cell (0, 0) in the arrays (default 0). */
+  offset?: number;
+  /** Distance between rows (default: number of targets). */
+  stride?: number;
+}
+
+export class SweepManyToMany {
+  readonly ch: ContractionHierarchy;
+  /** Sources per sweep. */
+  readonly batch: number;
+  private readonly n: number;
+  // Search scratch.
+  private readonly dist: Float64Array;
+  private readonly auxL: Float64Array;
+  private readonly seen: Uint32Array;
+  private readonly pred: Int32Array;
+  private readonly heap: MinIdHeap;
+  private epoch = 1;
+  // Selection.
+  private readonly local: Int32Array;
+  private readonly selSeen: Uint32Array;
+  private readonly arcSeen: Uint32Array;
+  private selEpoch = 1;
+  private selCount = 0;
+  private selFirst = new Int32Array(1);
+  private selHead = new Int32Array(0);
+  private selW = new Float64Array(0);
+  private selAux = new Float64Array(0);
+  private selWI = new Int32Array(0);
+  private selAuxI = new Int32Array(0);
+  // Pinned targets.
+  private pinned: EndpointEntries | null = null;
+  private pinnedWithAux = false;
+  /** Local id of each target entry, or -1 (stalled root). */
+  private entryLocal = new Int32Array(0);
+  /** Longest path (weight / aux) inside the selection DAG: bounds every swept value. */
+  private selLongest = 0;
+  private selLongestAux = 0;
+  // Upward labels of the current batch, staged until the table type is chosen.
+  private stCell = new Int32Array(1024);
+  private stD = new Float64Array(1024);
+  private stA = new Float64Array(1024);
+  private stLen = 0;
+  private stMaxD = 0;
+  private stMaxA = 0;
+  // Tables (selection × batch): int32 when every value provably stays below 2^30 (branch-free
+  // min, about twice as fast), float64 otherwise.
+  private DI = new Int32Array(0);
+  private AI = new Int32Array(0);
+  private DF = new Float64Array(0);
+  private AF = new Float64Array(0);
+  /** Batches swept with int32 / float64 tables in the last run. */
+  intBatches = 0;
+  floatBatches = 0;
+  /** Selected nodes / arcs of the last pin (work measures). */
+  selectedNodes = 0;
+  selectedArcs = 0;
+
+  constructor(ch: ContractionHierarchy, opts: { batch?: number } = {}) {
+    this.ch = ch;
+    this.batch = Math.max(4, (Math.ceil((opts.batch ?? 32) / 4) * 4) | 0);
+    const n = (this.n = ch.numNodes);
+    this.dist = new Float64Array(n);
+    this.auxL = new Float64Array(n);
+    this.seen = new Uint32Array(n);
+    this.pred = new Int32Array(n);
+    this.heap = new MinIdHeap(n);
+    this.local = new Int32Array(n);
+    this.selSeen = new Uint32Array(n);
+    this.arcSeen = new Uint32Array(ch.bwd.head.length);
+  }
+
+  /** The target list pinned last (or null). */
+  get pinnedTargets(): EndpointEntries | null {
+    return this.pinned;
+  }
+
+  /** Starts a search: pushes the entries [a, b) of `e` (internal ids); returns the search epoch. */
+  private startSearch(e: EndpointEntries, a: number, b: number): number {
+    if (++this.epoch === 0xffffffff) {
+      this.seen.fill(0);
+      this.epoch = 1;
+    }
+    const ep = this.epoch;
+    const heap = this.heap;
+    heap.clear();
+    const dist = this.dist;
+    const auxL = this.auxL;
+    const seen = this.seen;
+    const pred = this.pred;
+    const rank = this.ch.rank;
+    for (let i = a; i < b; i++) {
+      const x = rank[e.node[i]];
+      const c = e.cost[i];
+      if (seen[x] === ep) {
+        if (c >= dist[x]) continue;
+        heap.set(x, c);
+      } else {
+        seen[x] = ep;
+        heap.push(x, c);
+      }
+      dist[x] = c;
+      auxL[x] = e.aux ? e.aux[i] : 0;
+      pred[x] = -1;
+    }
+    return ep;
+  }
+
+  /** Phase 1: pins the targets (selection = union of their backward search trees). */
+  pinTargets(targets: EndpointEntries, withAux: boolean): void {
+    if (++this.selEpoch === 0xffffffff) {
+      this.selSeen.fill(0);
+      this.arcSeen.fill(0);
+      this.selEpoch = 1;
+    }
+    const se = this.selEpoch;
+    const selSeen = this.selSeen;
+    const arcSeen = this.arcSeen;
+    const { fwd, bwd } = this.ch;
+    const upFirst = bwd.firstOut;
+    const upHead = bwd.head;
+    const upW = bwd.weight;
+    const dnFirst = fwd.firstOut;
+    const dnHead = fwd.head;
+    const dnW = fwd.weight;
+    const dist = this.dist;
+    const seen = this.seen;
+    const pred = this.pred;
+    const heap = this.heap;
+    let sel = new Int32Array(1024);
+    let count = 0;
+    for (let j = 0; j < targets.count; j++) {
+      const ep = this.startSearch(targets, targets.start[j], targets.start[j + 1]);
+      while (heap.size > 0) {
+        const x = heap.pop();
+        const dx = dist[x];
+        let stalled = false;
+        for (let i = dnFirst[x], end = dnFirst[x + 1]; i < end; i++) {
+          const y = dnHead[i];
+          if (seen[y] === ep && dist[y] + dnW[i] <= dx) { stalled = true; break; }
+        }
+        if (stalled) continue;
+        if (selSeen[x] !== se) {
+          selSeen[x] = se;
+          if (count === sel.length) { const s2 = new Int32Array(count * 2); s2.set(sel); sel = s2; }
+          sel[count++] = x;
+        }
+        const p = pred[x];
+        if (p >= 0) arcSeen[p] = se;
+        for (let i = upFirst[x], end = upFirst[x + 1]; i < end; i++) {
+          const y = upHead[i];
+          const d = dx + upW[i];
+          if (seen[y] !== ep) {
+            seen[y] = ep;
+            dist[y] = d;
+            pred[y] = i;
+            heap.push(y, d);
+          } else if (d < dist[y]) {
+            dist[y] = d;
+            pred[y] = i;
+            heap.decreaseKey(y, d);
+          }
+        }
+      }
+    }
+    // Compact renumbering: decreasing internal id.
+    const order = sel.subarray(0, count).sort().reverse();
+    const local = this.local;
+    let arcs = 0;
+    for (let i = 0; i < count; i++) {
+      const x = order[i];
+      local[x] = i;
+      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) if (arcSeen[a] === se) arcs++;
+    }
+    if (this.selFirst.length < count + 1) this.selFirst = new Int32Array(count + 1);
+    if (this.selHead.length < arcs) {
+      this.selHead = new Int32Array(arcs);
+      this.selW = new Float64Array(arcs);
+    }
+    if (withAux && this.selAux.length < arcs) this.selAux = new Float64Array(arcs);
+    const sf = this.selFirst;
+    const sh = this.selHead;
+    const sw = this.selW;
+    const sa = this.selAux;
+    const upAux = bwd.aux;
+    let p = 0;
+    for (let i = 0; i < count; i++) {
+      const x = order[i];
+      sf[i] = p;
+      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
+        if (arcSeen[a] !== se) continue;
+        sh[p] = local[upHead[a]];
+        sw[p] = upW[a];
+        if (withAux) sa[p] = upAux[a];
+        p++;
+      }
+    }
+    sf[count] = p;
+    // Longest paths (max weight / max aux) inside the selection, for the int32 bound.
+    const L = new Float64Array(count);
+    const LA = new Float64Array(withAux ? count : 0);
+    let longest = 0;
+    let longestAux = 0;
+    for (let x = 0; x < count; x++) {
+      let l = 0;
+      let la = 0;
+      for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
+        const v = L[sh[a]] + sw[a];
+        if (v > l) l = v;
+        if (withAux) {
+          const va = LA[sh[a]] + sa[a];
+          if (va > la) la = va;
+        }
+      }
+      L[x] = l;
+      if (l > longest) longest = l;
+      if (withAux) {
+        LA[x] = la;
+        if (la > longestAux) longestAux = la;
+      }
+    }
+    this.selLongest = longest;
+    this.selLongestAux = longestAux;
+    if (longest < INT_INF && (!withAux || longestAux < INT_INF)) {
+      if (this.selWI.length < arcs) this.selWI = new Int32Array(arcs);
+      if (withAux && this.selAuxI.length < arcs) this.selAuxI = new Int32Array(arcs);
+      for (let i = 0; i < arcs; i++) this.selWI[i] = sw[i];
+      if (withAux) for (let i = 0; i < arcs; i++) this.selAuxI[i] = sa[i];
+    }
+    // Target entries → local ids (-1: a root stalled in its own search, i.e. dominated by another entry).
+    const m = targets.start[targets.count];
+    if (this.entryLocal.length < m) this.entryLocal = new Int32Array(m);
+    const rank = this.ch.rank;
+    for (let e = 0; e < m; e++) {
+      const x = rank[targets.node[e]];
+      this.entryLocal[e] = selSeen[x] === se ? local[x] : -1;
+    }
+    this.selCount = count;
+    this.selectedNodes = count;
+    this.selectedArcs = arcs;
+    this.pinned = targets;
+    this.pinnedWithAux = withAux;
+  }
+
+  /** Upward forward search (stall-on-demand) from entries [a, b); stages the labels of selected nodes for column k. */
+  private upward(e: EndpointEntries, a: number, b: number, k: number, withAux: boolean): void {
+    const ep = this.startSearch(e, a, b);
+    const { fwd, bwd } = this.ch;
+    const upFirst = fwd.firstOut;
+    const upHead = fwd.head;
+    const upW = fwd.weight;
+    const upAux = fwd.aux;
+    const dnFirst = bwd.firstOut;
+    const dnHead = bwd.head;
+    const dnW = bwd.weight;
+    const dist = this.dist;
+    const auxL = this.auxL;
+    const seen = this.seen;
+    const heap = this.heap;
+    const selSeen = this.selSeen;
+    const se = this.selEpoch;
+    const local = this.local;
+    const K = this.batch;
+    let stLen = this.stLen;
+    let stMaxD = this.stMaxD;
+    let stMaxA = this.stMaxA;
+    while (heap.size > 0) {
+      const x = heap.pop();
+      const dx = dist[x];
+      let stalled = false;
+      for (let i = dnFirst[x], end = dnFirst[x + 1]; i < end; i++) {
+        const y = dnHead[i];
+        if (seen[y] === ep && dist[y] + dnW[i] <= dx) { stalled = true; break; }
+      }
+      if (stalled) continue;
+      const ax = auxL[x];
+      if (selSeen[x] === se) {
+        if (stLen === this.stCell.length) this.growStage();
+        this.stCell[stLen] = local[x] * K + k;
+        this.stD[stLen] = dx;
+        this.stA[stLen] = ax;
+        stLen++;
+        if (dx > stMaxD) stMaxD = dx;
+        if (ax > stMaxA) stMaxA = ax;
+      }
+      for (let i = upFirst[x], end = upFirst[x + 1]; i < end; i++) {
+        const y = upHead[i];
+        const d = dx + upW[i];
+        if (seen[y] !== ep) {
+          seen[y] = ep;
+          dist[y] = d;
+          if (withAux) auxL[y] = ax + upAux[i];
+          heap.push(y, d);
+        } else if (d < dist[y]) {
+          dist[y] = d;
+          if (withAux) auxL[y] = ax + upAux[i];
+          heap.decreaseKey(y, d);
+        }
+      }
+    }
+    this.stLen = stLen;
+    this.stMaxD = stMaxD;
+    this.stMaxA = stMaxA;
+  }
+
+  private growStage(): void {
+    const size = this.stCell.length * 2;
+    const c = new Int32Array(size); c.set(this.stCell); this.stCell = c;
+    const d = new Float64Array(size); d.set(this.stD); this.stD = d;
+    const a = new Float64Array(size); a.set(this.stA); this.stA = a;
+  }
+
+  /** Float64 sweep (exact for any values). */
+  private sweepF(withAux: boolean): void {
+    const K = this.batch;
+    const D = this.DF;
+    const A = this.AF;
+    const sf = this.selFirst;
+    const sh = this.selHead;
+    const sw = this.selW;
+    const sa = this.selAux;
+    const count = this.selCount;
+    for (let x = 0; x < count; x++) {
+      const xb = x * K;
+      for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
+        const yb = sh[a] * K;
+        const wa = sw[a];
+        if (withAux) {
+          const aa = sa[a];
+          for (let k = 0; k < K; k++) {
+            const v = D[yb + k] + wa;
+            if (v < D[xb + k]) {
+              D[xb + k] = v;
+              A[xb + k] = A[yb + k] + aa;
+            }
+          }
+        } else {
+          for (let k = 0; k < K; k += 4) {
+            const v0 = D[yb + k] + wa;
+            const v1 = D[yb + k + 1] + wa;
+            const v2 = D[yb + k + 2] + wa;
+            const v3 = D[yb + k + 3] + wa;
+            if (v0 < D[xb + k]) D[xb + k] = v0;
+            if (v1 < D[xb + k + 1]) D[xb + k + 1] = v1;
+            if (v2 < D[xb + k + 2]) D[xb + k + 2] = v2;
+            if (v3 < D[xb + k + 3]) D[xb + k + 3] = v3;
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Int32 sweep, branch-free: with c = D[x], d = D[y] + w - c, the new value is c + (d & (d >> 31))
+   * (= min, keeping c on ties). Valid because every value stays below INT_INF + max weight < 2^31.
+   */
+  private sweepI(): void {
+    const K = this.batch;
+    const D = this.DI;
+    const sf = this.selFirst;
+    const sh = this.selHead;
+    const sw = this.selWI;
+    const count = this.selCount;
+    for (let x = 0; x < count; x++) {
+      const xb = x * K;
+      for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
+        const yb = sh[a] * K;
+        const wa = sw[a];
+        for (let k = 0; k < K; k += 4) {
+          let c = D[xb + k];
+          let d = D[yb + k] + wa - c;
+          D[xb + k] = c + (d & (d >> 31));
+          c = D[xb + k + 1];
+          d = D[yb + k + 1] + wa - c;
+          D[xb + k + 1] = c + (d & (d >> 31));
+          c = D[xb + k + 2];
+          d = D[yb + k + 2] + wa - c;
+          D[xb + k + 2] = c + (d & (d >> 31));
+          c = D[xb + k + 3];
+          d = D[yb + k + 3] + wa - c;
+          D[xb + k + 3] = c + (d & (d >> 31));
+        }
+      }
+    }
+  }
+
+  /** Int32 sweep carrying aux: the same mask selects the aux of the improving path. */
+  private sweepIAux(): void {
+    const K = this.batch;
+    const D = this.DI;
+    const A = this.AI;
+    const sf = this.selFirst;
+    const sh = this.selHead;
+    const sw = this.selWI;
+    const sa = this.selAuxI;
+    const count = this.selCount;
+    for (let x = 0; x < count; x++) {
+      const xb = x * K;
+      for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
+        const yb = sh[a] * K;
+        const wa = sw[a];
+        const aa = sa[a];
+        for (let k = 0; k < K; k += 2) {
+          let c = D[xb + k];
+          let d = D[yb + k] + wa - c;
+          let mask = d >> 31;
+          D[xb + k] = c + (d & mask);
+          let ca = A[xb + k];
+          A[xb + k] = ca + ((A[yb + k] + aa - ca) & mask);
+          c = D[xb + k + 1];
+          d = D[yb + k + 1] + wa - c;
+          mask = d >> 31;
+          D[xb + k + 1] = c + (d & mask);
+          ca = A[xb + k + 1];
+          A[xb + k + 1] = ca + ((A[yb + k + 1] + aa - ca) & mask);
+        }
+      }
+    }
+  }
+
+  /**
+   * Phase 2 for the pinned targets: rows for `sources` into `out` (row-major; unreachable cells
+   * get {@link UNREACHABLE}, costs above 2^32 - 2 saturate there). `onRow(i)` is called after
+   * each row; returning true stops early.
+   */
+  runPinned(sources: EndpointEntries, out: MatrixOutput, onRow?: (i: number) => boolean | void): void {
+    const targets = this.pinned;
+    if (targets === null) throw new Error('SweepManyToMany: pinTargets() first.');
+    const withAux = out.aux !== null;
+    if (withAux && !this.pinnedWithAux) this.pinTargets(targets, true);
+    const T = targets.count;
+    const S = sources.count;
+    const stride = out.stride ?? T;
+    const offset = out.offset ?? 0;
+    this.intBatches = 0;
+    this.floatBatches = 0;
+    if (T === 0 || S === 0) return;
+    const K = this.batch;
+    const cells = this.selCount * K;
+    const cost = out.cost;
+    const auxOut = out.aux;
+    const tStart = targets.start;
+    const tCost = targets.cost;
+    const tAux = targets.aux;
+    const entryLocal = this.entryLocal;
+    for (let s0 = 0; s0 < S; s0 += K) {
+      const kb = Math.min(K, S - s0);
+      this.stLen = 0;
+      this.stMaxD = 0;
+      this.stMaxA = 0;
+      for (let k = 0; k < kb; k++) this.upward(sources, sources.start[s0 + k], sources.start[s0 + k + 1], k, withAux);
+      const intMode = this.stMaxD + this.selLongest < INT_INF && (!withAux || this.stMaxA + this.selLongestAux < INT_INF);
+      const stCell = this.stCell;
+      const stD = this.stD;
+      const stA = this.stA;
+      const stLen = this.stLen;
+      if (intMode) {
+        this.intBatches++;
+        if (this.DI.length < cells) this.DI = new Int32Array(cells);
+        if (withAux && this.AI.length < cells) this.AI = new Int32Array(cells);
+        const D = this.DI;
+        const A = this.AI;
+        D.fill(INT_INF, 0, cells);
+        for (let i = 0; i < stLen; i++) {
+          D[stCell[i]] = stD[i];
+          if (withAux) A[stCell[i]] = stA[i];
+        }
+        if (withAux) this.sweepIAux();
+        else this.sweepI();
+        for (let k = 0; k < kb; k++) {
+          const base = offset + (s0 + k) * stride;
+          for (let j = 0; j < T; j++) {
+            let best = Infinity;
+            let bestAux = 0;
+            for (let e = tStart[j], end = tStart[j + 1]; e < end; e++) {
+              const l = entryLocal[e];
+              if (l < 0) continue;
+              const dv = D[l * K + k];
+              if (dv === INT_INF) continue;
+              const c = dv + tCost[e];
+              if (c < best) {
+                best = c;
+                if (withAux) bestAux = A[l * K + k] + (tAux ? tAux[e] : 0);
+              }
+            }
+            cost[base + j] = best === Infinity ? UNREACHABLE : best > MAX_COST ? MAX_COST : best;
+            if (auxOut !== null) auxOut[base + j] = best === Infinity ? UNREACHABLE : bestAux > MAX_COST ? MAX_COST : bestAux;
+          }
+          if (onRow && onRow(s0 + k) === true) return;
+        }
+      } else {
+        this.floatBatches++;
+        if (this.DF.length < cells) this.DF = new Float64Array(cells);
+        if (withAux && this.AF.length < cells) this.AF = new Float64Array(cells);
+        const D = this.DF;
+        const A = this.AF;
+        D.fill(Infinity, 0, cells);
+        for (let i = 0; i < stLen; i++) {
+          D[stCell[i]] = stD[i];
+          if (withAux) A[stCell[i]] = stA[i];
+        }
+        this.sweepF(withAux);
+        for (let k = 0; k < kb; k++) {
+          const base = offset + (s0 + k) * stride;
+          for (let j = 0; j < T; j++) {
+            let best = Infinity;
+            let bestAux = 0;
+            for (let e = tStart[j], end = tStart[j + 1]; e < end; e++) {
+              const l = entryLocal[e];
+              if (l < 0) continue;
+              const c = D[l * K + k] + tCost[e];
+              if (c < best) {
+                best = c;
+                if (withAux) bestAux = A[l * K + k] + (tAux ? tAux[e] : 0);
+              }
+            }
+            cost[base + j] = best === Infinity ? UNREACHABLE : best > MAX_COST ? MAX_COST : best;
+            if (auxOut !== null) auxOut[base + j] = best === Infinity ? UNREACHABLE : bestAux > MAX_COST ? MAX_COST : bestAux;
+          }
+          if (onRow && onRow(s0 + k) === true) return;
+        }
+      }
+    }
+  }
+
+  /** Pins `targets` and computes all rows (see {@link runPinned}). */
+  run(sources: EndpointEntries, targets: EndpointEntries, out: MatrixOutput, onRow?: (i: number) => boolean | void): void {
+    this.pinTargets(targets, out.aux !== null);
+    this.runPinned(sources, out, onRow);
+  }
+}
+
