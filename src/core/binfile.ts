@@ -9,7 +9,7 @@
  *   12  u32    user format version
  *   16  f64    total byte length
  *   24  u8[8]  reserved
- *   32  section table: per section 48 bytes:
+ *   32  section table: per section 56 bytes:
  *         u8[32] name (ASCII, zero padded), u32 dtype, u32 reserved, f64 byteOffset, f64 byteLength
  *   then the section bodies, each 8-byte aligned.
  *
@@ -22,7 +22,7 @@ import { EngineError } from './errors.js';
 export const CONTAINER_MAGIC = 0x54494b44; // "DKIT" little-endian
 export const CONTAINER_VERSION = 1;
 const HEADER_BYTES = 32;
-const ENTRY_BYTES = 48;
+const ENTRY_BYTES = 56; // name[32] + dtype u32 + reserved u32 + offset f64 + length f64
 const NAME_BYTES = 32;
 
 export type TypedArray =
