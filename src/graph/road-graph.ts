@@ -203,6 +203,15 @@ export class RoadGraph implements RoadGraphArrays {
     return HIGHWAY_CLASS_NAMES[this.edgeClass[this.arcEdge[a] >>> 1]] ?? 'road';
   }
 
+  /**
+   * The graph as the arc list the routing kernels take (`graph/formats/arcs.ts` ArcGraph), no
+   * copies: `weight` is time (ms) or length (cm), `aux` the other metric.
+   */
+  arcGraph(metric: 'time' | 'distance' = 'time'): { numNodes: number; tail: Uint32Array; head: Uint32Array; weight: Uint32Array; aux: Uint32Array } {
+    const time = metric === 'time';
+    return { numNodes: this.numNodes, tail: this.tail, head: this.head, weight: time ? this.timeMs : this.lengthCm, aux: time ? this.lengthCm : this.timeMs };
+  }
+
   // ---- edges --------------------------------------------------------------------------------
 
   /**

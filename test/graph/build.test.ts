@@ -311,3 +311,17 @@ describe('real extracts', () => {
     console.log(`andorra: ${g.numNodes} nodes, ${g.numArcs} arcs, ${g.numEdges} edges, ${stats.timingsMs.total.toFixed(0)} ms`);
   });
 });
+
+describe('arcGraph view', () => {
+  it('matches the CH engineer\'s Dijkstra on the restrictions fixture', async () => {
+    const { graph: g } = buildRoadGraph(readOsmXmlFile(fixture('tiny/restrictions.osm')));
+    const ag = g.arcGraph('time');
+    expect(ag.weight).toBe(g.timeMs);
+    expect(g.arcGraph('distance').weight).toBe(g.lengthCm);
+    const { Dijkstra } = await import('../../src/graph/dijkstra.js');
+    const d = new Dijkstra(ag);
+    const mine = dijkstra(g, [nodeOf(g, 2)]).dist;
+    const theirs = d.oneToAll(nodeOf(g, 2));
+    expect(Array.from(theirs)).toEqual(Array.from(mine));
+  });
+});
