@@ -34,9 +34,12 @@ export interface RouteGeometry {
 export interface RouteGeometryOptions {
   /**
    * For an empty arc list: the node where the source's and the target's entries meet. When
-   * omitted, the cheapest of a direct drive along a shared edge and a shared entry node is used.
+   * omitted, the cheapest (under `metric`) of a direct drive along a shared edge and a shared
+   * entry node is used.
    */
   node?: number;
+  /** Metric for that choice (default 'time'). */
+  metric?: 'time' | 'distance';
 }
 
 class Polyline {
@@ -65,14 +68,16 @@ export function routeGeometry(graph: RoadGraph, from: Snap, arcs: ArrayLike<numb
   if (arcs.length === 0) {
     let meet = opts.node;
     if (meet === undefined) {
+      const byTime = (opts.metric ?? 'time') === 'time';
       let bestCost = Infinity;
       const direct = sameEdgeDirect(g, from, to);
-      if (direct) bestCost = direct.timeMs;
+      if (direct) bestCost = byTime ? direct.timeMs : direct.lengthCm;
       let bestNode = -1;
       for (const s of from.sourceEntries) {
         for (const t of to.targetEntries) {
-          if (s.node === t.node && s.timeMs + t.timeMs < bestCost) {
-            bestCost = s.timeMs + t.timeMs;
+          const c = byTime ? s.timeMs + t.timeMs : s.lengthCm + t.lengthCm;
+          if (s.node === t.node && c < bestCost) {
+            bestCost = c;
             bestNode = s.node;
           }
         }
