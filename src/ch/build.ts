@@ -22,7 +22,7 @@
  *    order of the upward DAG) and the two upward graphs are written as CSR arrays.
  */
 import { EngineError } from '../core/errors.js';
-import { throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
+import { throttleProgress, throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
 import { MinIdHeap } from '../graph/dijkstra.js';
 import { MAX_COST, normalizeArcs, validateArcGraph, type ArcGraph } from '../graph/formats/arcs.js';
 import { ContractionHierarchy, ORIGINAL, type ChSide } from './hierarchy.js';
@@ -393,7 +393,7 @@ class Contractor {
 
 /**
  * Builds a contraction hierarchy over any arc graph (see {@link ArcGraph}). Synchronous; checks
- * `signal` and reports progress (`phase: 'ch'`) every few thousand contractions.
+ * `signal` every 256 contractions and reports progress (`phase: 'ch'`, at most every 100 ms).
  */
 export function buildContractionHierarchy(g: ArcGraph, opts: ChBuildOptions = {}): ContractionHierarchy {
   return buildContractionHierarchyWithStats(g, opts).ch;
@@ -415,7 +415,7 @@ export function buildContractionHierarchyWithStats(g: ArcGraph, opts: ChBuildOpt
     if (g.weight[arcs[i]] > MAX_COST) throw new EngineError('InvalidInput', `Arc ${arcs[i]} has weight ${g.weight[arcs[i]]} above ${MAX_COST}.`, { path: `weight[${arcs[i]}]` });
   }
   const c = new Contractor(g, arcs);
-  const progress = opts.onProgress;
+  const progress = throttleProgress(opts.onProgress, 100);
   const signal = opts.signal;
 
   const priority = (v: number): number => {
@@ -432,9 +432,9 @@ export function buildContractionHierarchyWithStats(g: ArcGraph, opts: ChBuildOpt
   const queue = new MinIdHeap(n);
   for (let v = 0; v < n; v++) {
     queue.push(v, priority(v));
-    if ((v & 4095) === 4095) {
+    if ((v & 1023) === 1023) {
       throwIfAborted(signal);
-      progress?.({ phase: 'ch', done: 0, total: n, info: { step: 'priorities', nodes: v + 1 } });
+      progress({ phase: 'ch', done: 0, total: n, info: { step: 'priorities', nodes: v + 1 } });
     }
   }
 
@@ -475,15 +475,15 @@ export function buildContractionHierarchyWithStats(g: ArcGraph, opts: ChBuildOpt
       c.deleted[x]++;
       queue.set(x, priority(x));
     }
-    if ((k & 4095) === 0) {
+    if ((k & 255) === 0) {
       throwIfAborted(signal);
-      progress?.({ phase: 'ch', done: k, total: n, info: { step: 'contract', shortcuts: c.shortcuts } });
+      progress({ phase: 'ch', done: k, total: n, info: { step: 'contract', shortcuts: c.shortcuts } });
     }
   }
   throwIfAborted(signal);
 
   const ch = assemble(g, c, order, opts.cacheOrder ?? true);
-  progress?.({ phase: 'ch', done: n, total: n, info: { step: 'done', shortcuts: c.shortcuts } });
+  progress({ phase: 'ch', done: n, total: n, info: { step: 'done', shortcuts: c.shortcuts } }, true);
   return {
     ch,
     stats: {

@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { buildContractionHierarchy, buildContractionHierarchyWithStats, ChQuery, ContractionHierarchy } from '../../src/ch/index.js';
+import { Dijkstra } from '../../src/graph/dijkstra.js';
+import { readDimacsGr } from '../../src/graph/formats/dimacs.js';
+import type { ArcGraph } from '../../src/graph/formats/arcs.js';
+import { BinFile, BinWriter } from '../../src/core/binfile.js';
+import { EngineError } from '../../src/core/errors.js';
+import { Rng } from '../../src/core/rng.js';
+import { allPairs, arbGraph, walkSums } from './random-graph.js';
+
+const ROME = new URL('../../fixtures/rome99.gr', import.meta.url).pathname;
+
+/** Every pair: CH distance = Dijkstra; the unpacked path is a connected s→t walk of that cost; aux = its aux sum. */
+function checkAllPairs(g: ArcGraph, ch: ContractionHierarchy): void {
+  const n = g.numNodes;
+  const truth = allPairs(g);
+  const q = new ChQuery(ch);
+  for (let s = 0; s < n; s++) {
+    for (let t = 0; t < n; t++) {
+      q.reset().addSource(s).addTarget(t).run();
+      const d = q.distance();
+      expect(d, `${s}->${t}`).toBe(truth[s * n + t]);
+      if (d === Infinity) {
+        expect(q.arcPath()).toEqual([]);
+        expect(q.nodePath()).toEqual([]);
+        continue;
+      }
+      const path = q.arcPath();
+      const sums = walkSums(g, s, t, path);
+      expect(sums.weight).toBe(d);
+      expect(q.aux()).toBe(sums.aux);
+      const nodes = q.nodePath();
+      expect(nodes.length).toBe(path.length + 1);
+      expect(nodes[0]).toBe(s);
+      for (let i = 0; i < path.length; i++) expect(nodes[i + 1]).toBe(g.head[path[i]]);
+    }
+  }
+}
+
+describe('contraction hierarchy: random graphs', () => {
+  it('equals Dijkstra for all pairs, with valid unpacked paths and aux (zero weights, loops, parallel arcs, one-ways, disconnected parts)', () => {
+    fc.assert(fc.property(arbGraph(), (g) => {
+      const ch = buildContractionHierarchy(g);
+      ch.validate();
+      checkAllPairs(g, ch);
+    }), { seed: 20240601, numRuns: 250 });
+  });
+
+  it('stays exact with tiny witness limits (more shortcuts) and without the cache order or with lazy updates', () => {
+    fc.assert(fc.property(arbGraph({ maxNodes: 12, maxArcs: 36 }), fc.constantFrom(
+      { witnessSettleLimit: 1, simulateSettleLimit: 1 },
+      { cacheOrder: false },
+      { lazyUpdates: true, deletedCoeff: 500 },
+      { levelCoeff: 0, hopCoeff: 0 },
+    ), (g, opts) => {
+      const ch = buildContractionHierarchy(g, opts);
+      ch.validate();
+      checkAllPairs(g, ch);
+    }), { seed: 99, numRuns: 150 });
+  });
+
+  it('multi-entry sources/targets with costs: distance = min over entry pairs; path and aux include the used entries', () => {
+    const entryArb = fc.array(fc.tuple(fc.nat(), fc.nat(20), fc.nat(20)), { minLength: 1, maxLength: 3 });
+    fc.assert(fc.property(arbGraph(), entryArb, entryArb, (g, srcRaw, tgtRaw) => {
+      const n = g.numNodes;
+      const truth = allPairs(g);
+      // Effective entry per node: the first of least cost (what the query keeps).
+      const eff = (raw: [number, number, number][]): Map<number, [number, number]> => {
+        const m = new Map<number, [number, number]>();
+        for (const [v0, c, a] of raw) {
+          const v = v0 % n;
+          const cur = m.get(v);
+          if (!cur || c < cur[0]) m.set(v, [c, a]);
+        }
+        return m;
+      };
+      const S = eff(srcRaw);
+      const T = eff(tgtRaw);
+      let best = Infinity;
+      for (const [s, [cs]] of S) for (const [t, [ct]] of T) best = Math.min(best, cs + truth[s * n + t] + ct);
+      const ch = buildContractionHierarchy(g);
+      const q = new ChQuery(ch).reset();
+      for (const [v0, c, a] of srcRaw) q.addSource(v0 % n, c, a);
+      for (const [v0, c, a] of tgtRaw) q.addTarget(v0 % n, c, a);
+      q.run();
+      expect(q.distance()).toBe(best);
+      if (best === Infinity) return;
+      const s = q.usedSource();
+      const t = q.usedTarget();
+      const [cs, as] = S.get(s)!;
+      const [ct, at] = T.get(t)!;
+      const sums = walkSums(g, s, t, q.arcPath());
+      expect(cs + sums.weight + ct).toBe(best);
+      expect(q.aux()).toBe(as + sums.aux + at);
+    }), { seed: 5, numRuns: 250 });
+  });
+
+  it('round-trips through BinWriter/BinFile sections (zero-copy views) with identical answers', () => {
+    fc.assert(fc.property(arbGraph(), (g) => {
+      const ch = buildContractionHierarchy(g);
+      const w = new BinWriter(0x43480001, 1);
+      ch.toSections(w, 'ch.time.');
+      const buf = w.toBuffer(true);
+      const back = ContractionHierarchy.fromSections(BinFile.from(buf), 'ch.time.');
+      expect(back.rank.buffer).toBe(buf);
+      expect(back.numNodes).toBe(ch.numNodes);
+      expect(back.hasAux).toBe(ch.hasAux);
+      for (const side of ['fwd', 'bwd'] as const) {
+        for (const k of ['firstOut', 'head', 'weight', 'aux', 'unpackFirst', 'unpackSecond'] as const) {
+          expect(Array.from(back[side][k])).toEqual(Array.from(ch[side][k]));
+        }
+      }
+      back.validate();
+      const q1 = new ChQuery(ch);
+      const q2 = new ChQuery(back);
+      for (let s = 0; s < g.numNodes; s++) {
+        for (let t = 0; t < g.numNodes; t++) {
+          q1.reset().addSource(s).addTarget(t).run();
+          q2.reset().addSource(s).addTarget(t).run();
+          expect(q2.distance()).toBe(q1.distance());
+          expect(q2.arcPath()).toEqual(q1.arcPath());
+          if (q1.distance() < Infinity) expect(q2.aux()).toBe(q1.aux());
+        }
+      }
+    }), { seed: 3, numRuns: 60 });
+  });
+});
+
+describe('contraction hierarchy: rome99', () => {
+  const g = readDimacsGr(ROME);
+  // A second metric to carry along: a deterministic pseudo-random value per arc.
+  g.aux = Uint32Array.from(g.weight, (_, i) => (i * 7919) % 1000);
+  const { ch, stats } = buildContractionHierarchyWithStats(g);
+
+  it('builds a valid hierarchy', () => {
+    ch.validate();
+    expect(stats.normalizedArcs).toBe(8859);
+    expect(ch.numArcs).toBe(stats.chArcs);
+    expect(ch.numArcs).toBeLessThan(3 * stats.normalizedArcs);
+  });
+
+  it('equals Dijkstra on 3,000 random pairs; paths connect, sum to the distance and give the aux', () => {
+    const rng = new Rng(1999);
+    const d = new Dijkstra(g);
+    const q = new ChQuery(ch);
+    let checked = 0;
+    for (let i = 0; i < 3000; i++) {
+      const s = rng.int(g.numNodes);
+      const t = rng.int(g.numNodes);
+      const want = d.oneToOne(s, t);
+      q.reset().addSource(s).addTarget(t).run();
+      expect(q.distance()).toBe(want);
+      const sums = walkSums(g, s, t, q.arcPath());
+      expect(sums.weight).toBe(want);
+      expect(q.aux()).toBe(sums.aux);
+      checked++;
+    }
+    expect(checked).toBe(3000);
+  });
+
+  it('equals one-to-all Dijkstra for every target of 20 sources', () => {
+    const rng = new Rng(7);
+    const d = new Dijkstra(g);
+    const q = new ChQuery(ch);
+    for (let i = 0; i < 20; i++) {
+      const s = rng.int(g.numNodes);
+      const all = d.oneToAll(s);
+      for (let t = 0; t < g.numNodes; t++) {
+        q.reset().addSource(s).addTarget(t).run();
+        if (q.distance() !== all[t]) expect(q.distance(), `${s}->${t}`).toBe(all[t]);
+      }
+    }
+  });
+});
+
+describe('contraction hierarchy: API edges', () => {
+  const g: ArcGraph = {
+    numNodes: 4,
+    tail: Uint32Array.from([0, 1, 2]),
+    head: Uint32Array.from([1, 2, 0]),
+    weight: Uint32Array.from([1, 2, 3]),
+  };
+
+  it('works without aux (aux() sums entry aux only)', () => {
+    const ch = buildContractionHierarchy(g);
+    expect(ch.hasAux).toBe(false);
+    const q = new ChQuery(ch);
+    q.reset().addSource(0, 0, 5).addTarget(2, 0, 7).run();
+    expect(q.distance()).toBe(3);
+    expect(q.aux()).toBe(12);
+    expect(q.arcPath()).toEqual([0, 1]);
+    expect(q.nodePath()).toEqual([0, 1, 2]);
+    q.reset().addSource(3).addTarget(0).run();
+    expect(q.distance()).toBe(Infinity);
+    expect(q.found()).toBe(false);
+    expect(Number.isNaN(q.aux())).toBe(true);
+  });
+
+  it('source = target gives cost 0 and an empty path', () => {
+    const q = new ChQuery(buildContractionHierarchy(g));
+    q.reset().addSource(1).addTarget(1).run();
+    expect(q.distance()).toBe(0);
+    expect(q.arcPath()).toEqual([]);
+    expect(q.nodePath()).toEqual([1]);
+  });
+
+  it('rejects bad input with InvalidInput', () => {
+    const q = new ChQuery(buildContractionHierarchy(g));
+    expect(() => q.reset().addSource(4)).toThrow(EngineError);
+    expect(() => q.reset().addSource(0, -1)).toThrow(/non-negative/);
+    expect(() => buildContractionHierarchy({ ...g, head: Uint32Array.from([1, 9, 0]) })).toThrow(/outside/);
+    expect(() => buildContractionHierarchy({ ...g, weight: Uint32Array.from([1, 0xffffffff, 3]) })).toThrow(/weight/);
+    q.reset().addSource(0).addTarget(1).run();
+    expect(() => q.addSource(2)).toThrow(/reset/);
+  });
+
+  it('build honours an aborted signal and reports progress', () => {
+    const ctl = new AbortController();
+    ctl.abort();
+    const big = readDimacsGr(ROME);
+    const err = (() => { try { buildContractionHierarchy(big, { signal: ctl.signal }); } catch (e) { return e; } })() as EngineError;
+    expect(err).toBeInstanceOf(EngineError);
+    expect(err.code).toBe('Cancelled');
+    const phases: number[] = [];
+    buildContractionHierarchy(big, { onProgress: (e) => phases.push(e.done) });
+    expect(phases.length).toBeGreaterThan(1);
+    expect(phases[phases.length - 1]).toBe(big.numNodes);
+  });
+});
