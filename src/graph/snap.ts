@@ -66,7 +66,7 @@ export class Snapper {
   readonly index: Flatbush;
   /** Edge of each indexed segment; segment s starts at geometry point `s + segEdge[s]`. */
   readonly segEdge: Uint32Array;
-  private readonly boxes: Float64Array;
+  private readonly boxes: Float32Array | Float64Array;
   private readonly indices: Uint16Array | Uint32Array;
   private readonly levelBounds: number[];
   private readonly nodeSize4: number;
@@ -79,7 +79,7 @@ export class Snapper {
   private constructor(readonly graph: RoadGraph, index: Flatbush, segEdge: Uint32Array, radiusM: number) {
     this.index = index;
     this.segEdge = segEdge;
-    if (!(index._boxes instanceof Float64Array)) throw new EngineError('DatasetFormat', 'Snap index must store Float64 boxes.');
+    if (!(index._boxes instanceof Float32Array || index._boxes instanceof Float64Array)) throw new EngineError('DatasetFormat', 'Snap index must store Float32 or Float64 boxes.');
     this.boxes = index._boxes;
     this.indices = index._indices;
     this.levelBounds = index._levelBounds;
@@ -89,20 +89,25 @@ export class Snapper {
   }
 
   /** Indexes every segment of every edge of the graph. */
-  static build(graph: RoadGraph, opts: { radiusM?: number; nodeSize?: number } = {}): Snapper {
+  static build(graph: RoadGraph, opts: { radiusM?: number; nodeSize?: number; float64?: boolean } = {}): Snapper {
     const E = graph.numEdges;
     const gs = graph.edgeGeomStart;
     const S = gs[E] - E;
     if (S <= 0) throw new EngineError('InvalidInput', 'The road graph has no segments to snap to.');
     const segEdge = new Uint32Array(S);
-    const fb = new Flatbush(S, opts.nodeSize ?? 8, Float64Array);
+    // Float32 boxes (half the bytes) rounded outwards, so box distances stay lower bounds and the
+    // search stays exact: leaves are measured on the Float64 geometry.
+    const f64 = opts.float64 === true;
+    const fb = new Flatbush(S, opts.nodeSize ?? 8, f64 ? Float64Array : Float32Array);
     const la = graph.geomLat;
     const lo = graph.geomLon;
+    const down = f64 ? (v: number) => v : f32Down;
+    const up = f64 ? (v: number) => v : f32Up;
     let s = 0;
     for (let e = 0; e < E; e++) {
       for (let p = gs[e]; p < gs[e + 1] - 1; p++) {
         const y0 = la[p], x0 = lo[p], y1 = la[p + 1], x1 = lo[p + 1];
-        fb.add(x0 < x1 ? x0 : x1, y0 < y1 ? y0 : y1, x0 < x1 ? x1 : x0, y0 < y1 ? y1 : y0);
+        fb.add(down(x0 < x1 ? x0 : x1), down(y0 < y1 ? y0 : y1), up(x0 < x1 ? x1 : x0), up(y0 < y1 ? y1 : y0));
         segEdge[s++] = e;
       }
     }
@@ -348,6 +353,28 @@ export class Snapper {
     }
     return new EngineError('NoSegment', msg, { path, details: { lat, lon, nearestRoadM: Math.round(nearest), radiusM, swapped } });
   }
+}
+
+/** Largest float32 value ≤ v. */
+function f32Down(v: number): number {
+  const f = Math.fround(v);
+  return f <= v ? f : nextF32(f, -1);
+}
+
+/** Smallest float32 value ≥ v. */
+function f32Up(v: number): number {
+  const f = Math.fround(v);
+  return f >= v ? f : nextF32(f, 1);
+}
+
+const f32buf = new Float32Array(1);
+const u32buf = new Uint32Array(f32buf.buffer);
+/** The float32 neighbour of f (itself a float32) toward +∞ (dir 1) or −∞ (dir −1). */
+function nextF32(f: number, dir: 1 | -1): number {
+  if (f === 0) return dir * 1.401298464324817e-45;
+  f32buf[0] = f;
+  u32buf[0] += (f > 0) === (dir > 0) ? 1 : -1;
+  return f32buf[0];
 }
 
 function checkLatLon(lat: number, lon: number, path?: string): void {
