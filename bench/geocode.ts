@@ -1,0 +1,327 @@
+/**
+ * Geocoder evaluation harness (research notes §5): ground truth from the OSM address objects of an
+ * extract, 20 % of the addresses held out of the index (interpolation-only truth), a seeded noisy
+ * query set, a should-fail set, and latency/build measurements. Writes the `geocode` section of
+ * bench/README.md.
+ *
+ *   node --import tsx bench/geocode.ts [--seed N] [--quick]
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { OsmPbfFile } from '../src/osm/pbf.js';
+import { Rng } from '../src/core/rng.js';
+import { haversine } from '../src/core/geo.js';
+import { BinFile, BinWriter } from '../src/core/binfile.js';
+import { extractOsm } from '../src/geocode/extract.js';
+import { buildGeocodeIndexWithStats } from '../src/geocode/build.js';
+import { GeocodeIndex } from '../src/geocode/geocode-index.js';
+import { Geocoder, type GeocodeCandidate } from '../src/geocode/search.js';
+import { parseTigerCsv } from '../src/geocode/tiger.js';
+import { analyzeName } from '../src/geocode/normalize.js';
+import { NOISE_CLASSES, noisyQuery, renderQuery, cleanParts, type NoiseClass, type Query, type TruthAddress } from './geocode/noise.js';
+import { percentile, median, sharedData, table, writeSection } from './lib/report.js';
+
+const args = process.argv.slice(2);
+const SEED = Number(args[args.indexOf('--seed') + 1]) || 20261122;
+const QUICK = args.includes('--quick');
+const NO_WRITE = args.includes('--no-write');
+
+interface Group {
+  truth: TruthAddress;
+  objects: string[];
+  points: { lat: number; lon: number }[];
+  streetKey: string;
+  multi: boolean;
+}
+
+const NUMBER_FIRST = new Set(['US', 'FR', 'MC', 'GB', 'UK', 'CA', 'AU', 'NZ', 'IE']);
+
+function groundTruth(osm: OsmPbfFile, full: Geocoder): Group[] {
+  const raw = extractOsm(osm, undefined);
+  const groups = new Map<string, Group>();
+  for (const a of raw.addresses) {
+    const street = a.street || a.place;
+    if (!street || !a.hn) continue;
+    const objId = `${a.ot === 0 ? 'n' : a.ot === 1 ? 'w' : 'r'}${a.id}`;
+    const rev = full.reverse(a.lat, a.lon, { addressRadius: 5, maxDistance: 300 });
+    const city = a.city || rev?.address.City || '';
+    const postcode = a.postcode || '';
+    const countryName = a.country || rev?.address.Country || '';
+    const code = a.country.toUpperCase();
+    const multi = /[;,]/.test(a.hn);
+    for (const hn of a.hn.split(/[;,]/).map((x) => x.trim()).filter((x) => x.length > 0)) {
+      const key = `${street.toLowerCase()}|${hn.toLowerCase()}|${city.toLowerCase()}`;
+      let g = groups.get(key);
+      if (!g) {
+        g = {
+          truth: { street, hn, city, postcode, state: a.state, country: countryName, numberFirst: NUMBER_FIRST.has(code) || (code === '' && /monaco|france|united states/i.test(countryName)) },
+          objects: [], points: [], streetKey: `${street.toLowerCase()}|${city.toLowerCase()}`, multi: false,
+        };
+        groups.set(key, g);
+      }
+      if (!g.objects.includes(objId)) g.objects.push(objId);
+      g.points.push({ lat: a.lat, lon: a.lon });
+      if (!g.truth.postcode && postcode) g.truth.postcode = postcode;
+      g.multi ||= multi;
+    }
+  }
+  return [...groups.values()].sort((x, y) => (x.streetKey < y.streetKey ? -1 : x.streetKey > y.streetKey ? 1 : x.truth.hn < y.truth.hn ? -1 : 1));
+}
+
+function dist(c: GeocodeCandidate | undefined, g: Group): number {
+  if (!c) return Infinity;
+  let best = Infinity;
+  for (const p of g.points) best = Math.min(best, haversine(c.lat, c.lon, p.lat, p.lon));
+  return best;
+}
+
+interface Eval {
+  name: string;
+  stats: Record<string, number | string>;
+  classRows: Map<string, { n: number; ok100: number; ok50: number }>;
+  codeRows: Map<string, { n: number; okCode: number; ok100: number }>;
+}
+
+const CODE_THRESH: Record<string, number> = { Exact: 50, Good: 250, Approx: 5000, Poor: 5000, None: 0 };
+
+function evaluate(name: string, file: string, tigerFile: string | null): Eval {
+  const bytes = readFileSync(file);
+  const tigerCsv = tigerFile ? readFileSync(tigerFile, 'utf8') : undefined;
+  const osm = new OsmPbfFile(bytes);
+  // --- full build: timing and memory
+  const rss0 = process.memoryUsage().rss;
+  const heap0 = process.memoryUsage().heapUsed;
+  const fullBuild = buildGeocodeIndexWithStats(osm, { tigerCsv });
+  const rssAfter = process.memoryUsage().rss;
+  const heapAfter = process.memoryUsage().heapUsed;
+  const full = new Geocoder(fullBuild.index);
+  // serialise + reopen (load time)
+  const w = new BinWriter(0x47454f43, 1);
+  fullBuild.index.toSections(w, 'geo');
+  const buf = w.toBuffer(true);
+  const tl = performance.now();
+  const reopened = GeocodeIndex.fromSections(BinFile.from(buf), 'geo');
+  const loadMs = performance.now() - tl;
+  void reopened;
+
+  // --- ground truth and hold-out
+  const rng = new Rng(SEED);
+  const groups = groundTruth(osm, full);
+  const byStreet = new Map<string, Group[]>();
+  for (const g of groups) { const l = byStreet.get(g.streetKey); if (l) l.push(g); else byStreet.set(g.streetKey, [g]); }
+  const heldOut = new Set<Group>();
+  const objCount = new Map<string, number>();
+  for (const g of groups) for (const o of g.objects) objCount.set(o, (objCount.get(o) ?? 0) + 1);
+  for (const list of byStreet.values()) {
+    if (list.length < 3) continue;
+    const eligible = list.filter((g) => !g.multi && g.objects.every((o) => objCount.get(o) === 1) && /^\d+[a-z]?$/i.test(g.truth.hn));
+    rng.shuffle(eligible);
+    let quota = Math.round(list.length * 0.2);
+    for (const g of eligible) {
+      if (quota <= 0 || list.length - heldOut.size < 0) break;
+      const remaining = list.filter((x) => !heldOut.has(x) && x !== g).length;
+      if (remaining < 2) break;
+      heldOut.add(g);
+      quota--;
+    }
+  }
+  const exclude = new Set<string>();
+  for (const g of heldOut) for (const o of g.objects) exclude.add(o);
+  const built = buildGeocodeIndexWithStats(osm, { tigerCsv, exclude });
+  const geo = new Geocoder(built.index);
+  const indexed = groups.filter((g) => !heldOut.has(g));
+
+  const lat: number[] = [];
+  const timed = (q: Query): GeocodeCandidate[] => {
+    const t = performance.now();
+    const r = geo.search(q, { limit: 5 });
+    lat.push(performance.now() - t);
+    return r;
+  };
+  // warm-up
+  for (const g of indexed.slice(0, 200)) geo.search(renderQuery(cleanParts(g.truth)));
+
+  const codeRows = new Map<string, { n: number; okCode: number; ok100: number }>();
+  const noteCode = (c: GeocodeCandidate | undefined, d: number) => {
+    const code = c?.matchCode ?? 'None';
+    const r = codeRows.get(code) ?? { n: 0, okCode: 0, ok100: 0 };
+    r.n++;
+    if (d <= CODE_THRESH[code]) r.okCode++;
+    if (d <= 100) r.ok100++;
+    codeRows.set(code, r);
+  };
+  // --- clean, indexed
+  let clean50 = 0, clean100 = 0;
+  const cleanFails: string[] = [];
+  for (const g of indexed) {
+    const r = timed(renderQuery(cleanParts(g.truth)));
+    const d = dist(r[0], g);
+    if (d <= 50) clean50++; else if (cleanFails.length < 8) cleanFails.push(`${JSON.stringify(renderQuery(cleanParts(g.truth)))} → ${r[0] ? `${r[0].address.Street}, ${r[0].address.City} (${r[0].kind}, ${d.toFixed(0)} m)` : 'nothing'}`);
+    if (d <= 100) clean100++;
+    noteCode(r[0], d);
+  }
+  // --- noisy, indexed
+  const classRows = new Map<string, { n: number; ok100: number; ok50: number }>();
+  const bump = (k: string, d: number) => { const r = classRows.get(k) ?? { n: 0, ok100: 0, ok50: 0 }; r.n++; if (d <= 100) r.ok100++; if (d <= 50) r.ok50++; classRows.set(k, r); };
+  let noisy100 = 0, noisyN = 0;
+  const noisyFails: string[] = [];
+  const noiseRng = rng.fork(1);
+  for (const g of indexed) {
+    const { q, classes } = noisyQuery(g.truth, noiseRng);
+    const r = timed(q);
+    const d = dist(r[0], g);
+    noisyN++;
+    if (d <= 100) noisy100++; else if (noisyFails.length < 12) noisyFails.push(`[${classes.join(',')}] ${JSON.stringify(q)} → ${r[0] ? `${r[0].address.Street}, ${r[0].address.City} (${r[0].kind} ${r[0].matchCode}, ${d.toFixed(0)} m)` : 'nothing'}`);
+    bump(`k=${classes.length}`, d);
+    for (const c of classes) bump(c, d);
+    if (classes.length === 0) bump('(none)', d);
+    noteCode(r[0], d);
+  }
+  // --- held out (interpolation only)
+  const hoErr: number[] = [];
+  let leaked = 0;
+  const hoKinds = new Map<string, number>();
+  for (const g of heldOut) {
+    const r = timed(renderQuery(cleanParts(g.truth)));
+    const d = dist(r[0], g);
+    hoErr.push(d);
+    if (r[0]?.kind === 'address' && d < 0.5) leaked++;
+    hoKinds.set(r[0]?.kind ?? 'none', (hoKinds.get(r[0]?.kind ?? 'none') ?? 0) + 1);
+    noteCode(r[0], d);
+  }
+  // --- should-fail set
+  const failRng = rng.fork(2);
+  const tiger = tigerCsv ? parseTigerCsv(tigerCsv).ranges : [];
+  const inTiger = (street: string, n: number) => tiger.some((t) => t.street.toLowerCase() === street.toLowerCase() && n >= Math.min(t.from, t.to) && n <= Math.max(t.from, t.to));
+  const cities = [...new Set(indexed.map((g) => g.truth.city).filter((c) => c.length > 0))].sort();
+  const streetsInCity = new Map<string, Set<string>>();
+  for (const g of groups) { const s = streetsInCity.get(g.truth.city.toLowerCase()) ?? new Set<string>(); s.add(g.truth.street.toLowerCase()); streetsInCity.set(g.truth.city.toLowerCase(), s); }
+  // full-index street names per municipality (a street "not in town B" must be absent from B's streets too)
+  const idx = fullBuild.index;
+  const namesInMuni = new Map<string, Set<string>>();
+  for (let s = 0; s < idx.streetCount; s++) {
+    const m = idx.stMuni[s];
+    const muni = m >= 0 ? idx.strings.get(idx.plName[m]).toLowerCase() : '';
+    const set = namesInMuni.get(muni) ?? new Set<string>();
+    set.add(idx.keys.get(idx.nmNs[idx.stName[s]]));
+    namesInMuni.set(muni, set);
+  }
+  const failQueries: { q: Query; kind: string }[] = [];
+  const nFail = QUICK ? 150 : Math.max(300, Math.round(indexed.length / 2));
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const gib = () => { let s = ''; const n = 6 + failRng.int(8); for (let i = 0; i < n; i++) s += letters[failRng.int(26)]; return s[0].toUpperCase() + s.slice(1); };
+  const maxOnStreet = new Map<string, number>();
+  for (const g of groups) { const n = parseInt(g.truth.hn, 10); if (n > 0) maxOnStreet.set(g.streetKey, Math.max(maxOnStreet.get(g.streetKey) ?? 0, n)); }
+  let attempts = 0;
+  while (failQueries.length < nFail && attempts < nFail * 20) {
+    attempts++;
+    const g = indexed[failRng.int(indexed.length)];
+    const kind = failRng.int(3);
+    if (kind === 0) {
+      const max = maxOnStreet.get(g.streetKey) ?? 0;
+      if (max <= 0) continue;
+      const n = max * 10 + 7 + failRng.int(50);
+      if (inTiger(g.truth.street, n)) continue;
+      const p = cleanParts(g.truth); p.hn = String(n);
+      failQueries.push({ q: renderQuery(p), kind: 'number out of range' });
+    } else if (kind === 1) {
+      const other = cities[failRng.int(cities.length)];
+      if (!other || other.toLowerCase() === g.truth.city.toLowerCase()) continue;
+      if (streetsInCity.get(other.toLowerCase())?.has(g.truth.street.toLowerCase())) continue;
+      // also absent (same normalised name) from the other town's named highways and address streets
+      const otherNames = namesInMuni.get(other.toLowerCase());
+      if (otherNames?.has(analyzeName(g.truth.street).nsKey)) continue;
+      const p = cleanParts(g.truth); p.city = other; p.postcode = '';
+      failQueries.push({ q: renderQuery(p), kind: 'street from another town' });
+    } else {
+      const r = failRng.int(3);
+      const q: Query = r === 0 ? { Street: `${1 + failRng.int(200)} ${gib()} ${gib()}`, City: g.truth.city || undefined }
+        : r === 1 ? { Street: `${1 + failRng.int(200)} ${gib()}` }
+        : { Street: `PO Box ${1 + failRng.int(999)}`, City: g.truth.city || undefined };
+      failQueries.push({ q, kind: 'gibberish / PO box' });
+    }
+  }
+  const failRows = new Map<string, { n: number; goodExact: number; approx: number }>();
+  const failExamples: string[] = [];
+  for (const f of failQueries) {
+    const r = timed(f.q);
+    const row = failRows.get(f.kind) ?? { n: 0, goodExact: 0, approx: 0 };
+    row.n++;
+    const code = r[0]?.matchCode ?? 'None';
+    if (code === 'Good' || code === 'Exact') { row.goodExact++; if (failExamples.length < 8) failExamples.push(`${JSON.stringify(f.q)} → ${code} ${r[0].address.Street}, ${r[0].address.City} [${r[0].faults.join(' ')}]`); }
+    if (code === 'Approx') row.approx++;
+    failRows.set(f.kind, row);
+  }
+  const failN = failQueries.length;
+  const failGE = [...failRows.values()].reduce((a, r) => a + r.goodExact, 0);
+
+  const st = built.stats;
+  const stats: Record<string, number | string> = {
+    'address objects (truth addresses)': `${groups.reduce((a, g) => a + g.objects.length, 0)} (${groups.length})`,
+    'indexed / held out': `${indexed.length} / ${heldOut.size}`,
+    'clean, indexed: top-1 ≤ 50 m': `${(100 * clean50 / indexed.length).toFixed(1)} % (≤100 m ${(100 * clean100 / indexed.length).toFixed(1)} %)`,
+    'noisy (0–3 perturbations): top-1 ≤ 100 m': `${(100 * noisy100 / noisyN).toFixed(1)} %`,
+    'held out: error p50 / p95 (m)': `${median(hoErr).toFixed(0)} / ${percentile(hoErr, 95).toFixed(0)}`,
+    'held out: leaked (exact point found)': leaked,
+    'held out: result kinds': [...hoKinds].map(([k, v]) => `${k} ${v}`).join(', '),
+    'should-fail: Good/Exact': `${(100 * failGE / Math.max(1, failN)).toFixed(2)} % (${failGE}/${failN})`,
+    'latency p50 / p95 / p99 (ms)': `${percentile(lat, 50).toFixed(3)} / ${percentile(lat, 95).toFixed(3)} / ${percentile(lat, 99).toFixed(3)}`,
+    'queries timed': lat.length,
+    'build (full, with TIGER if any) ms': fullBuild.stats.ms.toFixed(0),
+    'build: RSS / heap growth (MB)': `${((rssAfter - rss0) / 2 ** 20).toFixed(0)} / ${((heapAfter - heap0) / 2 ** 20).toFixed(0)}`,
+    'peak RSS of the process (MB)': (process.resourceUsage().maxRSS / 1024).toFixed(0),
+    'index size (MB) / load (ms)': `${(buf.byteLength / 2 ** 20).toFixed(2)} / ${loadMs.toFixed(2)}`,
+    'index: addresses / streets / names / places / postcodes / ranges': `${st.addresses} / ${st.streets} / ${st.names} / ${st.places} / ${st.postcodes} / ${st.ranges}`,
+  };
+  for (const [k, r] of failRows) stats[`should-fail [${k}]: Good/Exact, Approx`] = `${r.goodExact}/${r.n}, ${r.approx}/${r.n}`;
+  console.log(`\n=== ${name}`);
+  for (const [k, v] of Object.entries(stats)) console.log(`${k.padEnd(60)} ${v}`);
+  console.log('classes:', [...classRows].map(([k, r]) => `${k} ${(100 * r.ok100 / r.n).toFixed(1)}% (${r.n})`).join('; '));
+  console.log('codes:', [...codeRows].map(([k, r]) => `${k} n=${r.n} prec=${(100 * r.okCode / r.n).toFixed(1)}% @100m=${(100 * r.ok100 / r.n).toFixed(1)}%`).join('; '));
+  console.log('clean misses:\n  ' + cleanFails.join('\n  '));
+  console.log('noisy misses:\n  ' + noisyFails.join('\n  '));
+  console.log('should-fail Good/Exact examples:\n  ' + failExamples.join('\n  '));
+  const ho = [...heldOut].map((g, i) => ({ g, e: hoErr[i] })).sort((a, b) => b.e - a.e).slice(0, 6);
+  console.log('worst held out:\n  ' + ho.map(({ g, e }) => `${g.truth.street} ${g.truth.hn}, ${g.truth.city}: ${e.toFixed(0)} m`).join('\n  '));
+  return { name, stats, classRows, codeRows };
+}
+
+function main(): void {
+  const monaco = sharedData('osm/monaco-latest.osm.pbf');
+  const apidb = sharedData('osm/apidb-test-data.pbf');
+  const tiger = sharedData('geocode/tiger-nominatim-01001-autauga-al.csv');
+  if (!monaco || !apidb) {
+    console.log('Shared data (../shared/data/osm) is absent: the geocode benchmark needs monaco-latest.osm.pbf and apidb-test-data.pbf.');
+    return;
+  }
+  const load0 = loadavg()[0];
+  const evals = [evaluate('monaco-latest', monaco, null), evaluate('apidb-test-data + TIGER 01001', apidb, tiger)];
+  if (NO_WRITE) return;
+  const keys = Object.keys(evals[0].stats).filter((k) => evals.every((e) => k in e.stats));
+  const extraKeys = [...new Set(evals.flatMap((e) => Object.keys(e.stats)))].filter((k) => !keys.includes(k));
+  const main = table(['metric', ...evals.map((e) => e.name)], [...keys, ...extraKeys].map((k) => [k, ...evals.map((e) => String(e.stats[k] ?? '–'))]));
+  const classNames = ['(none)', 'k=1', 'k=2', 'k=3', ...NOISE_CLASSES];
+  const cls = table(['noise class', ...evals.map((e) => `${e.name}: top-1 ≤ 100 m (n)`)], classNames.map((c) => [c, ...evals.map((e) => {
+    const r = e.classRows.get(c as NoiseClass | string);
+    return r ? `${(100 * r.ok100 / r.n).toFixed(1)} % (${r.n})` : '–';
+  })]));
+  const codes = table(['MatchCode', ...evals.map((e) => `${e.name}: n, precision (Exact ≤ 50 m, Good ≤ 250 m, Approx/Poor ≤ 5 km), share ≤ 100 m`)], ['Exact', 'Good', 'Approx', 'Poor', 'None'].map((c) => [c, ...evals.map((e) => {
+    const r = e.codeRows.get(c);
+    return r ? `${r.n}, ${(100 * r.okCode / r.n).toFixed(1)} %, ${(100 * r.ok100 / r.n).toFixed(1)} %` : '–';
+  })]));
+  const body = [
+    `Seed ${SEED}${QUICK ? ' (quick)' : ''}; single thread, warm; 1-min load average at start ${load0.toFixed(2)}. `
+      + 'Truth = OSM objects with addr:housenumber + addr:street/addr:place (same street+number+city grouped; the nearest of a group\'s points counts). '
+      + '20 % of the addresses of streets with ≥ 3 addresses are held out of the index (their objects excluded from the build). '
+      + 'Noisy queries: one per indexed address, k ∈ {0,1,2,3} perturbations (30/45/20/5 %), generator in bench/geocode/noise.ts. '
+      + 'Should-fail: number ×10 beyond the street\'s highest (and outside TIGER ranges), street with a town that has no street of that name, gibberish and PO boxes.',
+    main,
+    '### Noisy queries per perturbation class',
+    cls,
+    '### MatchCode precision (all positive queries: clean + noisy + held out)',
+    codes,
+  ].join('\n\n');
+  writeSection('geocode', 'Geocoding (bench/geocode.ts)', body);
+}
+
+main();

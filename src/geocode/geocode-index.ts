@@ -1,0 +1,148 @@
+/**
+ * The persisted geocode index: flat typed arrays and UTF-8 string pools (see build.ts for what
+ * they hold). `toSections(w, prefix)` writes them into a dataset; `fromSections(f, prefix)`
+ * reopens them as zero-copy views (no parsing: strings decode lazily on first use).
+ */
+import type { BinFile, BinWriter, TypedArray } from '../core/binfile.js';
+import { EngineError } from '../core/errors.js';
+import { mapReader, StringPool, type SectionReader, type Sections } from './sections.js';
+import { TrigramIndex } from './fuzzy.js';
+import { Grid } from './grid.js';
+
+export const FORMAT_VERSION = 1;
+
+export const PlaceRank = { Country: 1, State: 2, County: 3, City: 4, Suburb: 5, Hamlet: 6 } as const;
+export const RangeSource = { Osm: 0, Tiger: 1 } as const;
+/** Directional codes; index 0 = none. */
+export const DIR_CODES = ['', 'n', 's', 'e', 'w', 'ne', 'nw', 'se', 'sw'];
+
+/** Every section of the index with its element type. */
+const LAYOUT: Record<string, { new (b: ArrayBufferLike, o: number, l: number): TypedArray; BYTES_PER_ELEMENT: number }> = {
+  'meta': Float64Array,
+  'st.name': Uint32Array, 'st.disp': Uint32Array, 'st.lat': Float64Array, 'st.lon': Float64Array, 'st.loc': Uint32Array, 'st.muni': Int32Array,
+  'st.ao': Uint32Array, 'st.ro': Uint32Array, 'st.co': Uint32Array, 'st.pco': Uint32Array, 'st.pci': Int32Array,
+  'ch.po': Uint32Array, 'pt.lat': Float64Array, 'pt.lon': Float64Array, 'pt.st': Uint32Array, 'pt.nx': Uint8Array,
+  'ad.lat': Float64Array, 'ad.lon': Float64Array, 'ad.num': Uint32Array, 'ad.sfx': Uint32Array, 'ad.hn': Uint32Array, 'ad.pc': Int32Array,
+  'ad.loc': Uint32Array, 'ad.ot': Uint8Array, 'ad.oid': Float64Array, 'ad.ch': Int32Array, 'ad.m': Float64Array, 'ad.off': Float32Array, 'ad.dist': Float32Array,
+  'rg.from': Int32Array, 'rg.to': Int32Array, 'rg.step': Uint8Array, 'rg.src': Uint8Array, 'rg.pc': Int32Array, 'rg.loc': Uint32Array,
+  'rg.po': Uint32Array, 'rg.lat': Float64Array, 'rg.lon': Float64Array,
+  'pl.name': Uint32Array, 'pl.lat': Float64Array, 'pl.lon': Float64Array, 'pl.rank': Uint8Array,
+  'pk.key': Uint32Array, 'pk.po': Uint32Array, 'pk.pi': Uint32Array,
+  'ls.o': Uint32Array, 'ls.i': Uint32Array,
+  'pc.key': Uint32Array, 'pc.disp': Uint32Array, 'pc.lat': Float64Array, 'pc.lon': Float64Array, 'pc.rad': Float32Array, 'pc.loc': Uint32Array,
+  'nm.core': Uint32Array, 'nm.ns': Uint32Array, 'nm.full': Uint32Array, 'nm.ph': Uint32Array, 'nm.type': Uint32Array, 'nm.tat': Uint8Array,
+  'nm.pre': Uint8Array, 'nm.post': Uint8Array, 'nm.dig': Uint32Array, 'nm.words': Uint32Array, 'nm.so': Uint32Array, 'nm.pho': Uint32Array,
+  'tn.k': Float64Array, 'tn.o': Uint32Array, 'tn.i': Uint32Array, 'tn.n': Uint16Array,
+  'tp.k': Float64Array, 'tp.o': Uint32Array, 'tp.i': Uint32Array, 'tp.n': Uint16Array,
+  'ga.k': Float64Array, 'ga.o': Uint32Array, 'ga.i': Uint32Array, 'ga.c': Float64Array,
+  'gs.k': Float64Array, 'gs.o': Uint32Array, 'gs.i': Uint32Array, 'gs.c': Float64Array,
+  'str.b': Uint8Array, 'str.o': Uint32Array, 'key.b': Uint8Array, 'key.o': Uint32Array,
+};
+
+export class GeocodeIndex {
+  // streets
+  readonly stName: Uint32Array; readonly stDisp: Uint32Array; readonly stLat: Float64Array; readonly stLon: Float64Array;
+  readonly stLoc: Uint32Array; readonly stMuni: Int32Array; readonly stAddrOff: Uint32Array; readonly stRangeOff: Uint32Array;
+  readonly stChainOff: Uint32Array; readonly stPcOff: Uint32Array; readonly stPcIds: Int32Array;
+  // chains and their points
+  readonly chainOff: Uint32Array; readonly ptLat: Float64Array; readonly ptLon: Float64Array; readonly ptStreet: Uint32Array; readonly ptNext: Uint8Array;
+  // address points
+  readonly adLat: Float64Array; readonly adLon: Float64Array; readonly adNum: Uint32Array; readonly adSfx: Uint32Array; readonly adHn: Uint32Array;
+  readonly adPc: Int32Array; readonly adLoc: Uint32Array; readonly adOt: Uint8Array; readonly adOid: Float64Array;
+  readonly adChain: Int32Array; readonly adMeasure: Float64Array; readonly adOffset: Float32Array; readonly adDist: Float32Array;
+  // ranges
+  readonly rgFrom: Int32Array; readonly rgTo: Int32Array; readonly rgStep: Uint8Array; readonly rgSrc: Uint8Array; readonly rgPc: Int32Array;
+  readonly rgLoc: Uint32Array; readonly rgPtOff: Uint32Array; readonly rgLat: Float64Array; readonly rgLon: Float64Array;
+  // places, place keys, locality sets
+  readonly plName: Uint32Array; readonly plLat: Float64Array; readonly plLon: Float64Array; readonly plRank: Uint8Array;
+  readonly pkKey: Uint32Array; readonly pkOff: Uint32Array; readonly pkIds: Uint32Array;
+  readonly lsOff: Uint32Array; readonly lsIds: Uint32Array;
+  // postcodes
+  readonly pcKey: Uint32Array; readonly pcDisp: Uint32Array; readonly pcLat: Float64Array; readonly pcLon: Float64Array; readonly pcRad: Float32Array; readonly pcLoc: Uint32Array;
+  // street names
+  readonly nmCore: Uint32Array; readonly nmNs: Uint32Array; readonly nmFull: Uint32Array; readonly nmPh: Uint32Array; readonly nmType: Uint32Array;
+  readonly nmTypeAt: Uint8Array; readonly nmPre: Uint8Array; readonly nmPost: Uint8Array; readonly nmDigits: Uint32Array; readonly nmWords: Uint32Array;
+  readonly nmStreetOff: Uint32Array; readonly nmPhOrder: Uint32Array;
+  // lookup structures
+  readonly nameGrams: TrigramIndex;
+  readonly placeGrams: TrigramIndex;
+  readonly addrGrid: Grid;
+  readonly segGrid: Grid;
+  /** Display strings (street names, house numbers, place names, postcodes). */
+  readonly strings: StringPool;
+  /** Normalised keys. */
+  readonly keys: StringPool;
+
+  private readonly sections: Sections;
+
+  constructor(sections: Sections) {
+    this.sections = sections;
+    const r: SectionReader = mapReader(sections);
+    const meta = r.get('meta', Float64Array);
+    if (meta[0] !== FORMAT_VERSION) throw new EngineError('DatasetFormat', `Geocode index v${meta[0]}, this engine reads v${FORMAT_VERSION}.`);
+    const U = Uint32Array, I = Int32Array, F = Float64Array, B = Uint8Array;
+    this.stName = r.get('st.name', U); this.stDisp = r.get('st.disp', U); this.stLat = r.get('st.lat', F); this.stLon = r.get('st.lon', F);
+    this.stLoc = r.get('st.loc', U); this.stMuni = r.get('st.muni', I); this.stAddrOff = r.get('st.ao', U); this.stRangeOff = r.get('st.ro', U);
+    this.stChainOff = r.get('st.co', U); this.stPcOff = r.get('st.pco', U); this.stPcIds = r.get('st.pci', I);
+    this.chainOff = r.get('ch.po', U); this.ptLat = r.get('pt.lat', F); this.ptLon = r.get('pt.lon', F); this.ptStreet = r.get('pt.st', U); this.ptNext = r.get('pt.nx', B);
+    this.adLat = r.get('ad.lat', F); this.adLon = r.get('ad.lon', F); this.adNum = r.get('ad.num', U); this.adSfx = r.get('ad.sfx', U); this.adHn = r.get('ad.hn', U);
+    this.adPc = r.get('ad.pc', I); this.adLoc = r.get('ad.loc', U); this.adOt = r.get('ad.ot', B); this.adOid = r.get('ad.oid', F);
+    this.adChain = r.get('ad.ch', I); this.adMeasure = r.get('ad.m', F); this.adOffset = r.get('ad.off', Float32Array); this.adDist = r.get('ad.dist', Float32Array);
+    this.rgFrom = r.get('rg.from', I); this.rgTo = r.get('rg.to', I); this.rgStep = r.get('rg.step', B); this.rgSrc = r.get('rg.src', B); this.rgPc = r.get('rg.pc', I);
+    this.rgLoc = r.get('rg.loc', U); this.rgPtOff = r.get('rg.po', U); this.rgLat = r.get('rg.lat', F); this.rgLon = r.get('rg.lon', F);
+    this.plName = r.get('pl.name', U); this.plLat = r.get('pl.lat', F); this.plLon = r.get('pl.lon', F); this.plRank = r.get('pl.rank', B);
+    this.pkKey = r.get('pk.key', U); this.pkOff = r.get('pk.po', U); this.pkIds = r.get('pk.pi', U);
+    this.lsOff = r.get('ls.o', U); this.lsIds = r.get('ls.i', U);
+    this.pcKey = r.get('pc.key', U); this.pcDisp = r.get('pc.disp', U); this.pcLat = r.get('pc.lat', F); this.pcLon = r.get('pc.lon', F);
+    this.pcRad = r.get('pc.rad', Float32Array); this.pcLoc = r.get('pc.loc', U);
+    this.nmCore = r.get('nm.core', U); this.nmNs = r.get('nm.ns', U); this.nmFull = r.get('nm.full', U); this.nmPh = r.get('nm.ph', U); this.nmType = r.get('nm.type', U);
+    this.nmTypeAt = r.get('nm.tat', B); this.nmPre = r.get('nm.pre', B); this.nmPost = r.get('nm.post', B); this.nmDigits = r.get('nm.dig', U);
+    this.nmWords = r.get('nm.words', U); this.nmStreetOff = r.get('nm.so', U); this.nmPhOrder = r.get('nm.pho', U);
+    this.nameGrams = new TrigramIndex(r, 'tn');
+    this.placeGrams = new TrigramIndex(r, 'tp');
+    this.addrGrid = new Grid(r, 'ga');
+    this.segGrid = new Grid(r, 'gs');
+    this.strings = new StringPool(r, 'str');
+    this.keys = new StringPool(r, 'key');
+  }
+
+  get addressCount(): number { return this.adLat.length; }
+  get streetCount(): number { return this.stLat.length; }
+  get nameCount(): number { return this.nmCore.length; }
+  get placeCount(): number { return this.plLat.length; }
+  get postcodeCount(): number { return this.pcLat.length; }
+  get rangeCount(): number { return this.rgFrom.length; }
+
+  /** Total bytes of all sections. */
+  get byteLength(): number {
+    let n = 0;
+    for (const a of this.sections.values()) n += a.byteLength;
+    return n;
+  }
+
+  /** Places of locality set `id`. */
+  localitySet(id: number): Uint32Array {
+    return this.lsIds.subarray(this.lsOff[id], this.lsOff[id + 1]);
+  }
+
+  /** Writes every section as `<prefix>.<name>`. */
+  toSections(w: BinWriter, prefix: string): void {
+    for (const name of Object.keys(LAYOUT)) {
+      const a = this.sections.get(name);
+      if (!a) throw new EngineError('Internal', `Geocode index lacks section ${name}`);
+      w.add(`${prefix}.${name}`, a);
+    }
+  }
+
+  /** Reopens an index written by {@link toSections}: views onto the file's buffer, nothing parsed. */
+  static fromSections(f: BinFile, prefix: string): GeocodeIndex {
+    const m: Sections = new Map();
+    for (const [name, ctor] of Object.entries(LAYOUT)) m.set(name, f.get(`${prefix}.${name}`, ctor as any));
+    return new GeocodeIndex(m);
+  }
+
+  /** True when the file holds a geocode index under `prefix`. */
+  static has(f: BinFile, prefix: string): boolean {
+    return f.has(`${prefix}.meta`);
+  }
+}

@@ -1,0 +1,744 @@
+/**
+ * Forward and reverse geocoding on a {@link GeocodeIndex}.
+ *
+ * Forward: the Street field is parsed (number, name, units, hints); City/State/PostalCode/Country
+ * are resolved against the index's place and postcode tables (exact key, then trigram + edit
+ * distance). Street-name candidates come from the trigram index (plus a phonetic-key table as a
+ * second chance) and are re-ranked by a bounded Damerau–Levenshtein distance on three keys (core,
+ * core without articles, core + type). Each candidate street is then resolved at the finest level
+ * its data allows — address point, interpolation (OSM ranges, between known numbers, TIGER), street
+ * point — and scored BC-geocoder style: level points minus fault penalties. The MatchCode follows
+ * from the level and the faults; a contradicting postcode/city/state/country caps it at Poor.
+ *
+ * Reverse: nearest address point (≤ 75 m by default) else nearest street segment.
+ */
+import { haversine, metresPerDegree } from '../core/geo.js';
+import type { GeocodeIndex } from './geocode-index.js';
+import { PlaceRank, DIR_CODES, RangeSource } from './geocode-index.js';
+import { parseStreetLine, type HouseNumber } from './parse.js';
+import { analyzeName, countryKey, placeKey, postcodeKey, postcodeVariants, phonetic, stateKey, type NameKey } from './normalize.js';
+import { osaDistance } from './fuzzy.js';
+import { typesCompatible } from './dict.js';
+import { pointAtMeasure, projectOnLine, rangeFraction, type Line } from './interpolate.js';
+import { foldWords } from './text.js';
+
+export type MatchCodeName = 'None' | 'Poor' | 'Approx' | 'Good' | 'Exact';
+export const MATCH_CODE_VALUE: Record<MatchCodeName, number> = { None: 0, Poor: 1, Approx: 2, Good: 3, Exact: 4 };
+const CODE_NAMES: MatchCodeName[] = ['None', 'Poor', 'Approx', 'Good', 'Exact'];
+
+export interface AddressQuery {
+  Street?: string | null;
+  City?: string | null;
+  State?: string | null;
+  PostalCode?: string | null;
+  Country?: string | null;
+}
+
+export interface MatchedAddress {
+  Street?: string;
+  City?: string;
+  State?: string;
+  PostalCode?: string;
+  Country?: string;
+}
+
+export type CandidateKind = 'address' | 'interpolated' | 'street' | 'postcode' | 'locality';
+
+export interface GeocodeCandidate {
+  lat: number;
+  lon: number;
+  matchCode: MatchCodeName;
+  /** 0..1; best-first order follows it. */
+  score: number;
+  kind: CandidateKind;
+  /** The address of the matched feature (what was found, not what was asked). */
+  address: MatchedAddress;
+  /** What lowered the score, e.g. "name:typo1", "postcode:conflict". */
+  faults: string[];
+}
+
+export interface SearchOptions {
+  /** Maximum candidates (default 5). */
+  limit?: number;
+}
+
+export interface ReverseResult {
+  lat: number;
+  lon: number;
+  /** Metres from the query point to the feature. */
+  distance: number;
+  kind: 'address' | 'street' | 'locality';
+  address: MatchedAddress;
+}
+
+export interface ReverseOptions {
+  /** Farthest street considered, metres (default 1000). */
+  maxDistance?: number;
+  /** An address point this close wins over a nearer street (default 75 m). */
+  addressRadius?: number;
+}
+
+// ----------------------------------------------------------------------------- scoring constants
+
+const BASE = { address: 100, rangeOsm: 93, between: 92, tiger: 90, near: 80, street: 75, postcode: 62, locality: 58, region: 48 };
+const KIND_ORDER: Record<CandidateKind, number> = { address: 0, interpolated: 1, street: 2, postcode: 3, locality: 4 };
+
+/** Edits allowed for a name key of this length. */
+function allowedEdits(len: number): number {
+  return len <= 3 ? 0 : len <= 5 ? 1 : len <= 9 ? 2 : 3;
+}
+
+interface NameMatch {
+  name: number;
+  penalty: number;
+  edits: number;
+  phoneticOnly: boolean;
+  partial: boolean;
+  faults: string[];
+  weak: boolean;
+}
+
+/** Evidence about one of City/State/Country: places the query may mean. */
+interface PlaceEvidence {
+  given: boolean;
+  /** place id → penalty of having matched it (0 exact, 2 fuzzy). */
+  places: Map<number, number>;
+}
+
+interface PostcodeEvidence {
+  given: boolean;
+  /** postcode id, −1 when not found */
+  id: number;
+  key: string;
+}
+
+interface Resolved {
+  lat: number;
+  lon: number;
+  level: keyof typeof BASE;
+  kind: CandidateKind;
+  houseNumber: string;
+  faults: string[];
+  penalty: number;
+  /** postcode id of the feature, −1 unknown */
+  pc: number;
+  /** locality sets to check City/State/Country against */
+  locSets: number[];
+  /** interpolation reliability: false when the bracket was wide */
+  tight: boolean;
+}
+
+// ----------------------------------------------------------------------------- the geocoder
+
+export class Geocoder {
+  constructor(readonly index: GeocodeIndex) {}
+
+  // ------------------------------------------------------------------ lookups
+
+  private findKey(table: Uint32Array, key: string): number {
+    const keys = this.index.keys;
+    let lo = 0;
+    let hi = table.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = keys.get(table[mid]);
+      if (v < key) lo = mid + 1;
+      else if (v > key) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  private placesOfKey(k: number): Uint32Array {
+    return this.index.pkIds.subarray(this.index.pkOff[k], this.index.pkOff[k + 1]);
+  }
+
+  /** Places a City/State/Country value may denote: exact key first, else fuzzy on the place-key trigrams. */
+  private resolvePlace(raw: string | null | undefined, kind: 'city' | 'state' | 'country'): PlaceEvidence {
+    const ev: PlaceEvidence = { given: false, places: new Map() };
+    if (!raw) return ev;
+    const key = kind === 'state' ? stateKey(raw) : kind === 'country' ? countryKey(raw) : placeKey(raw);
+    if (key.length === 0) return ev;
+    ev.given = true;
+    const add = (k: number, pen: number) => {
+      for (const p of this.placesOfKey(k)) {
+        const rank = this.index.plRank[p];
+        if (kind === 'state' && rank !== PlaceRank.State && rank !== PlaceRank.County) continue;
+        if (kind === 'country' && rank !== PlaceRank.Country) continue;
+        const prev = ev.places.get(p);
+        if (prev === undefined || pen < prev) ev.places.set(p, pen);
+      }
+    };
+    const exact = this.findKey(this.index.pkKey, key);
+    if (exact >= 0) add(exact, 0);
+    if (kind === 'state' || kind === 'country') {
+      if (exact < 0) {
+        const alt = this.findKey(this.index.pkKey, placeKey(raw));
+        if (alt >= 0) add(alt, 0);
+      }
+      return ev;
+    }
+    if (ev.places.size === 0 && key.length >= 4) {
+      const allowed = allowedEdits(key.length);
+      for (const h of this.index.placeGrams.search(key, 20, 0.3)) {
+        const cand = this.index.keys.get(this.index.pkKey[h.id]);
+        const d = osaDistance(key, cand, allowed);
+        if (d <= allowed) add(h.id, 1 + d);
+        else if (phonetic(key) === phonetic(cand) && d <= allowed + 1) add(h.id, 4);
+      }
+    }
+    if (ev.places.size === 0) {
+      // "9490 Vaduz", "Vaduz LI", "Monaco, MC": try each word run
+      const ws = foldWords(raw).split(' ').filter((w) => w.length >= 3 && !/^\d+$/.test(w));
+      if (ws.length >= 1 && ws.join('') !== key) {
+        for (let len = ws.length; len >= 1 && ev.places.size === 0; len--) {
+          for (let i = 0; i + len <= ws.length; i++) {
+            const k = this.findKey(this.index.pkKey, placeKey(ws.slice(i, i + len).join(' ')));
+            if (k >= 0) add(k, 2);
+          }
+        }
+      }
+    }
+    return ev;
+  }
+
+  private resolvePostcode(raw: string | null | undefined): PostcodeEvidence {
+    const ev: PostcodeEvidence = { given: false, id: -1, key: '' };
+    if (!raw) return ev;
+    const key = postcodeKey(raw);
+    if (key.length === 0) return ev;
+    ev.given = true;
+    ev.key = key;
+    for (const v of postcodeVariants(key)) {
+      const i = this.findKey(this.index.pcKey, v);
+      if (i >= 0) { ev.id = i; ev.key = v; break; }
+    }
+    return ev;
+  }
+
+  /** Street-name candidates for a query name, best first. */
+  private matchNames(q: NameKey): NameMatch[] {
+    const idx = this.index;
+    const K = idx.keys;
+    if (q.nsKey.length === 0) return [];
+    const seen = new Set<number>();
+    const out: NameMatch[] = [];
+    const qPh = phonetic(q.nsKey);
+    const consider = (n: number) => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      const m = this.scoreName(q, qPh, n);
+      if (m) out.push(m);
+    };
+    for (const h of idx.nameGrams.search(q.nsKey, 80, 0.2)) consider(h.id);
+    // phonetic table
+    if (qPh.length >= 2) {
+      const ord = idx.nmPhOrder;
+      let lo = 0, hi = ord.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (K.get(idx.nmPh[ord[mid]]) < qPh) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo, c = 0; k < ord.length && c < 40 && K.get(idx.nmPh[ord[k]]) === qPh; k++, c++) consider(ord[k]);
+    }
+    out.sort((a, b) => a.penalty - b.penalty || a.name - b.name);
+    return out;
+  }
+
+  private scoreName(q: NameKey, qPh: string, n: number): NameMatch | null {
+    const idx = this.index;
+    const K = idx.keys;
+    const nNs = K.get(idx.nmNs[n]);
+    const nCore = K.get(idx.nmCore[n]);
+    const nFull = K.get(idx.nmFull[n]);
+    const nDigits = K.get(idx.nmDigits[n]);
+    if (q.digits !== nDigits) return null;
+    const allowed = allowedEdits(Math.max(nNs.length, q.nsKey.length) - (q.digits.length > 0 ? q.digits.length : 0));
+    const cap = allowed + 3;
+    const dNs = osaDistance(q.nsKey, nNs, cap);
+    const dCore = osaDistance(q.coreKey, nCore, cap);
+    const dFull = q.fullKey.length >= 6 ? osaDistance(q.fullKey, nFull, cap) : cap + 1;
+    const faults: string[] = [];
+    let edits = Math.min(dNs, dCore, dFull);
+    let penalty = 0;
+    let phoneticOnly = false;
+    let partial = false;
+    let weak = false;
+    if (dCore > 0 && dNs === 0) { penalty += 1; faults.push('name:articles'); }
+    if (edits > allowed) {
+      const nPh = K.get(idx.nmPh[n]);
+      const nWords = K.get(idx.nmWords[n]).split(' ').filter((w) => w.length > 0);
+      if (qPh === nPh && qPh.length >= 3 && edits <= allowed + 2) {
+        phoneticOnly = true;
+        penalty += 10 + 2 * edits;
+        faults.push('name:phonetic');
+        weak = edits > allowed + 1;
+      } else {
+        // token containment: one side's significant words all present, in order, in the other
+        const qWords = q.core.filter((w) => w.length > 0);
+        const miss = containedMissing(qWords, nWords);
+        if (miss > 0 && miss <= 2) {
+          partial = true;
+          penalty += 8 + 3 * miss;
+          faults.push('name:partial');
+          edits = 0;
+        } else return null;
+      }
+    } else if (edits > 0) {
+      penalty += 6 * edits;
+      faults.push(`name:typo${edits}`);
+      if (edits >= 2 && edits * 5 > Math.max(nNs.length, 1)) weak = true;
+    }
+    // type
+    const nType = K.get(idx.nmType[n]);
+    if (q.typeCanon && nType) {
+      if (!typesCompatible(q.type, nType) && !typesCompatible(q.typeCanon, nType)) { penalty += 8; faults.push('type:mismatch'); }
+    } else if (!q.typeCanon && nType) { penalty += 2; faults.push('type:missing'); }
+    else if (q.typeCanon && !nType) {
+      // "Hauptstr." against an index name without a type word is fine when the full keys agree
+      if (dFull > 0 || q.fullKey.length < 6) { penalty += 3; faults.push('type:extra'); }
+    }
+    // directionals
+    for (const [qd, nd, side] of [[q.predir, DIR_CODES[idx.nmPre[n]], 'pre'], [q.postdir, DIR_CODES[idx.nmPost[n]], 'post']] as const) {
+      if (qd === nd) continue;
+      // "W 26th St" typed as "26th St W": same directional on the other side
+      const other = side === 'pre' ? DIR_CODES[idx.nmPost[n]] : DIR_CODES[idx.nmPre[n]];
+      const qOther = side === 'pre' ? q.postdir : q.predir;
+      if (qd && !nd && other === qd) continue;
+      if (!qd && nd && qOther === nd) continue;
+      if (qd && nd) { penalty += 12; faults.push('dir:mismatch'); }
+      else if (!qd) { penalty += 2; faults.push('dir:missing'); }
+      else { penalty += 4; faults.push('dir:extra'); }
+    }
+    return { name: n, penalty, edits, phoneticOnly, partial, faults, weak };
+  }
+
+  // ------------------------------------------------------------------ consistency checks
+
+  private setHasRank(set: number, pred: (rank: number) => boolean): boolean {
+    const idx = this.index;
+    for (let k = idx.lsOff[set]; k < idx.lsOff[set + 1]; k++) if (pred(idx.plRank[idx.lsIds[k]])) return true;
+    return false;
+  }
+
+  /** Penalty and fault for one piece of place evidence against the candidate's locality sets. */
+  private checkPlace(ev: PlaceEvidence, sets: number[], what: 'city' | 'state' | 'country', faults: string[]): { penalty: number; conflict: boolean } {
+    if (!ev.given) return { penalty: what === 'city' ? 1 : 0, conflict: false };
+    const idx = this.index;
+    let best = Infinity;
+    for (const s of sets) {
+      for (let k = idx.lsOff[s]; k < idx.lsOff[s + 1]; k++) {
+        const pen = ev.places.get(idx.lsIds[k]);
+        if (pen !== undefined && pen < best) best = pen;
+      }
+    }
+    if (best < Infinity) {
+      if (best > 0) faults.push(`${what}:fuzzy`);
+      return { penalty: best, conflict: false };
+    }
+    const relevant = what === 'city' ? (r: number) => r >= PlaceRank.County : what === 'state' ? (r: number) => r === PlaceRank.State : (r: number) => r === PlaceRank.Country;
+    const verifiable = sets.some((s) => this.setHasRank(s, relevant));
+    if (ev.places.size === 0) {
+      faults.push(`${what}:unknown`);
+      return { penalty: what === 'city' ? 4 : 1, conflict: false };
+    }
+    if (!verifiable) {
+      faults.push(`${what}:unverified`);
+      return { penalty: 2, conflict: false };
+    }
+    faults.push(`${what}:conflict`);
+    return { penalty: what === 'city' ? 25 : 15, conflict: true };
+  }
+
+  private checkPostcode(ev: PostcodeEvidence, pc: number, street: number, lat: number, lon: number, faults: string[]): { penalty: number; conflict: boolean } {
+    if (!ev.given) return { penalty: 1, conflict: false };
+    if (ev.id < 0) { faults.push('postcode:unknown'); return { penalty: 3, conflict: false }; }
+    if (pc === ev.id) return { penalty: 0, conflict: false };
+    const idx = this.index;
+    if (street >= 0) {
+      for (let k = idx.stPcOff[street]; k < idx.stPcOff[street + 1]; k++) if (idx.stPcIds[k] === ev.id) {
+        if (pc >= 0) faults.push('postcode:street');
+        return { penalty: pc >= 0 ? 1 : 0, conflict: false };
+      }
+    }
+    if (pc < 0 && (street < 0 || idx.stPcOff[street + 1] === idx.stPcOff[street])) {
+      const d = haversine(lat, lon, idx.pcLat[ev.id], idx.pcLon[ev.id]);
+      if (d <= idx.pcRad[ev.id] + 1000) { faults.push('postcode:unverified'); return { penalty: 2, conflict: false }; }
+    }
+    faults.push('postcode:conflict');
+    return { penalty: 20, conflict: true };
+  }
+
+  // ------------------------------------------------------------------ house numbers on a street
+
+  private resolveNumber(street: number, h: HouseNumber | null): Resolved {
+    const idx = this.index;
+    const a0 = idx.stAddrOff[street], a1 = idx.stAddrOff[street + 1];
+    const streetPcs = idx.stPcOff[street + 1] > idx.stPcOff[street] ? idx.stPcIds[idx.stPcOff[street]] : -1;
+    const streetLevel = (faults: string[], lat = idx.stLat[street], lon = idx.stLon[street], level: keyof typeof BASE = 'street'): Resolved => ({
+      lat, lon, level, kind: 'street', houseNumber: '', faults, penalty: 0, pc: streetPcs, locSets: [idx.stLoc[street]], tight: false,
+    });
+    if (!h) return streetLevel([]);
+    // exact address point(s)
+    let lo = a0, hi = a1;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (idx.adNum[mid] < h.num) lo = mid + 1; else hi = mid; }
+    if (lo < a1 && idx.adNum[lo] === h.num) {
+      let pick = -1;
+      let sfxOk = false;
+      for (let k = lo; k < a1 && idx.adNum[k] === h.num; k++) {
+        const s = idx.keys.get(idx.adSfx[k]);
+        if (s === h.suffix || s.replace(/[^a-z0-9]/g, '') === h.suffix.replace(/[^a-z0-9]/g, '')) { pick = k; sfxOk = true; break; }
+        if (pick < 0) pick = k;
+      }
+      const faults: string[] = [];
+      let penalty = 0;
+      if (!sfxOk) { faults.push('number:suffix'); penalty += 3; }
+      return {
+        lat: idx.adLat[pick], lon: idx.adLon[pick], level: 'address', kind: 'address', houseNumber: idx.strings.get(idx.adHn[pick]),
+        faults, penalty, pc: idx.adPc[pick], locSets: [idx.adLoc[pick]], tight: true,
+      };
+    }
+    const n = h.num;
+    // OSM interpolation ranges
+    const r0 = idx.stRangeOff[street], r1 = idx.stRangeOff[street + 1];
+    const rangeHit = (src: number): Resolved | null => {
+      for (let k = r0; k < r1; k++) {
+        if (idx.rgSrc[k] !== src) continue;
+        const f = rangeFraction(idx.rgFrom[k], idx.rgTo[k], idx.rgStep[k], n);
+        if (f === null) continue;
+        const line: Line = { lat: idx.rgLat, lon: idx.rgLon, start: idx.rgPtOff[k], end: idx.rgPtOff[k + 1] };
+        let len = 0;
+        for (let i = line.start; i + 1 < line.end; i++) len += haversine(idx.rgLat[i], idx.rgLon[i], idx.rgLat[i + 1], idx.rgLon[i + 1]);
+        const p = pointAtMeasure(line, f * len);
+        const loc = idx.rgLoc[k] !== 0 ? [idx.rgLoc[k], idx.stLoc[street]] : [idx.stLoc[street]];
+        return {
+          lat: p.lat, lon: p.lon, level: src === RangeSource.Osm ? 'rangeOsm' : 'tiger', kind: 'interpolated', houseNumber: String(n),
+          faults: [src === RangeSource.Osm ? 'number:interpolated' : 'number:tiger'], penalty: 0,
+          pc: idx.rgPc[k] >= 0 ? idx.rgPc[k] : streetPcs, locSets: loc, tight: len <= 1500,
+        };
+      }
+      return null;
+    };
+    const osmR = rangeHit(RangeSource.Osm);
+    if (osmR) return osmR;
+    // between known numbers of the same parity (else any parity)
+    const between = this.betweenPoints(street, a0, a1, n);
+    if (between && between.tight) return between;
+    const tigerR = rangeHit(RangeSource.Tiger);
+    if (tigerR) return tigerR;
+    if (between) return between;
+    // close to the known numbers: nearest known number's point, street level
+    if (a1 > a0) {
+      const minN = idx.adNum[a0], maxN = idx.adNum[a1 - 1];
+      const slack = Math.max(6, Math.round(0.2 * maxN));
+      if (n > maxN && n - maxN <= slack) return streetLevel(['number:beyond'], idx.adLat[a1 - 1], idx.adLon[a1 - 1], 'near');
+      if (n < minN && minN - n <= slack) return streetLevel(['number:beyond'], idx.adLat[a0], idx.adLon[a0], 'near');
+    }
+    return streetLevel(['number:notfound']);
+  }
+
+  /** Interpolates number n between the nearest known numbers below and above on the street. */
+  private betweenPoints(street: number, a0: number, a1: number, n: number): Resolved | null {
+    const idx = this.index;
+    if (a1 - a0 < 2) return null;
+    let below = -1, above = -1, belowAny = -1, aboveAny = -1;
+    for (let k = a0; k < a1; k++) {
+      const v = idx.adNum[k];
+      if (v < n) { belowAny = k; if ((n - v) % 2 === 0) below = k; }
+      else if (v > n) { if (aboveAny < 0) aboveAny = k; if (above < 0 && (v - n) % 2 === 0) above = k; }
+    }
+    if (below < 0 || above < 0) { below = belowAny; above = aboveAny; }
+    if (below < 0 || above < 0) return null;
+    const nb = idx.adNum[below], na = idx.adNum[above];
+    if (na - nb > 200) return null;
+    const t = (n - nb) / (na - nb);
+    const span = haversine(idx.adLat[below], idx.adLon[below], idx.adLat[above], idx.adLon[above]);
+    let lat: number, lon: number;
+    const cb = idx.adChain[below], ca = idx.adChain[above];
+    if (cb >= 0 && cb === ca && idx.adDist[below] <= 120 && idx.adDist[above] <= 120) {
+      const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: idx.chainOff[cb], end: idx.chainOff[cb + 1] };
+      const m = idx.adMeasure[below] + t * (idx.adMeasure[above] - idx.adMeasure[below]);
+      const ob = idx.adOffset[below], oa = idx.adOffset[above];
+      const off = Math.sign(ob) === Math.sign(oa) ? ob + t * (oa - ob) : 0;
+      const p = pointAtMeasure(line, m, off);
+      lat = p.lat; lon = p.lon;
+    } else {
+      lat = idx.adLat[below] + t * (idx.adLat[above] - idx.adLat[below]);
+      lon = idx.adLon[below] + t * (idx.adLon[above] - idx.adLon[below]);
+    }
+    const pb = idx.adPc[below], pa = idx.adPc[above];
+    return {
+      lat, lon, level: 'between', kind: 'interpolated', houseNumber: String(n), faults: ['number:interpolated'], penalty: 0,
+      pc: pb === pa ? pb : pb >= 0 ? pb : pa, locSets: [idx.adLoc[below], idx.adLoc[above]], tight: span <= 400,
+    };
+  }
+
+  // ------------------------------------------------------------------ forward search
+
+  search(q: AddressQuery, opts: SearchOptions = {}): GeocodeCandidate[] {
+    const limit = Math.max(1, Math.min(50, opts.limit ?? 5));
+    const idx = this.index;
+    const streetRaw = typeof q.Street === 'string' ? q.Street : '';
+    const parsed = parseStreetLine(streetRaw);
+    let cityRaw = typeof q.City === 'string' ? q.City : '';
+    let pcRaw = typeof q.PostalCode === 'string' ? q.PostalCode : '';
+    // hints from the Street field fill empty City/PostalCode (never override them)
+    for (const hint of parsed.hints) {
+      for (const w of hint.split(' ')) if (!pcRaw && /\d/.test(w) && w.length >= 3 && this.resolvePostcode(w).id >= 0) pcRaw = w;
+      const words = hint.split(' ').filter((w) => !/\d/.test(w));
+      if (!cityRaw && words.length > 0) cityRaw = words.join(' ');
+    }
+    // postcode typed into City ("9490 Vaduz")
+    if (!pcRaw && cityRaw) {
+      for (const w of foldWords(cityRaw).split(' ')) if (/\d/.test(w) && w.length >= 3 && this.resolvePostcode(w).id >= 0) { pcRaw = w; break; }
+    }
+    const city = this.resolvePlace(cityRaw, 'city');
+    const state = this.resolvePlace(typeof q.State === 'string' ? q.State : '', 'state');
+    const country = this.resolvePlace(typeof q.Country === 'string' ? q.Country : '', 'country');
+    const pc = this.resolvePostcode(pcRaw);
+    const numberFirst = /^\s*\d/.test(streetRaw);
+
+    const cands: (GeocodeCandidate & { tie: number; conflict: boolean; weak: boolean; addrLevel: boolean })[] = [];
+    let qName = analyzeName(parsed.name);
+    let names = this.matchNames(qName);
+    if (names.length === 0 && qName.words.length >= 2) {
+      // "Main St Vaduz": trailing words that are a place → city hint
+      for (let cut = 1; cut <= Math.min(2, qName.words.length - 1) && names.length === 0; cut++) {
+        const tail = qName.words.slice(-cut).join(' ');
+        if (this.findKey(idx.pkKey, placeKey(tail)) >= 0) {
+          const n2 = analyzeName(qName.words.slice(0, -cut).join(' '));
+          const m2 = this.matchNames(n2);
+          if (m2.length > 0) { qName = n2; names = m2; if (!city.given) Object.assign(city, this.resolvePlace(tail, 'city')); }
+        }
+      }
+    }
+    // Candidate streets: the best names, expanded to their streets, pre-ranked by place evidence.
+    const topNames = names.slice(0, 12);
+    type Pre = { street: number; nm: NameMatch; pre: number };
+    const pre: Pre[] = [];
+    for (const nm of topNames) {
+      for (let s = idx.nmStreetOff[nm.name]; s < idx.nmStreetOff[nm.name + 1]; s++) {
+        let p = nm.penalty;
+        if (city.given) p += this.checkPlace(city, [idx.stLoc[s]], 'city', []).penalty;
+        if (pc.given && pc.id >= 0) {
+          let has = false;
+          for (let k = idx.stPcOff[s]; k < idx.stPcOff[s + 1]; k++) if (idx.stPcIds[k] === pc.id) has = true;
+          if (!has) p += 5;
+        }
+        pre.push({ street: s, nm, pre: p });
+      }
+    }
+    pre.sort((a, b) => a.pre - b.pre || a.street - b.street);
+    if (pre.length > 24) pre.length = 24;
+
+    for (const { street, nm } of pre) {
+      const r = this.resolveNumber(street, parsed.number);
+      const faults = [...nm.faults, ...r.faults];
+      let penalty = nm.penalty + r.penalty;
+      let conflict = false;
+      const c1 = this.checkPlace(city, r.locSets.concat(r.pc >= 0 ? [idx.pcLoc[r.pc]] : []), 'city', faults);
+      const c2 = this.checkPlace(state, r.locSets, 'state', faults);
+      const c3 = this.checkPlace(country, r.locSets, 'country', faults);
+      const c4 = this.checkPostcode(pc, r.pc, street, r.lat, r.lon, faults);
+      penalty += c1.penalty + c2.penalty + c3.penalty + c4.penalty;
+      conflict = c1.conflict || c2.conflict || c3.conflict || c4.conflict;
+      if (!parsed.number && streetRaw.length > 0) faults.push('number:missing');
+      const score = Math.max(0, BASE[r.level] - penalty);
+      // MatchCode from level and faults
+      let code: number;
+      if (r.kind === 'address') {
+        const clean = nm.edits === 0 && !nm.phoneticOnly && !nm.partial && !faults.some((f) => f === 'type:mismatch' || f === 'dir:mismatch' || f === 'dir:extra' || f === 'type:missing' || f === 'dir:missing' || f === 'number:suffix' || f.endsWith(':unknown') || f === 'name:articles' || f === 'type:extra');
+        code = clean ? 4 : 3;
+      } else if (r.kind === 'interpolated') {
+        code = r.tight && nm.edits <= 1 && !nm.partial ? 3 : 2;
+      } else code = 2;
+      if (nm.weak || nm.partial) code = Math.min(code, nm.partial ? 2 : code - 1);
+      if (faults.includes('dir:mismatch') || faults.includes('type:mismatch')) code = Math.min(code, 3);
+      if (conflict) code = Math.min(code, 1);
+      cands.push({
+        lat: r.lat, lon: r.lon, matchCode: CODE_NAMES[Math.max(1, code)], score: score / 100, kind: r.kind,
+        address: this.describe(street, r.houseNumber, r.pc, r.locSets, city, numberFirst),
+        faults, tie: street, conflict, weak: nm.weak, addrLevel: r.kind === 'address' || r.kind === 'interpolated',
+      });
+    }
+
+    // Area fallbacks: postcode centroid, locality centroid.
+    if (pc.id >= 0) {
+      const faults: string[] = ['level:postcode'];
+      let penalty = 0;
+      const sets = [idx.pcLoc[pc.id]];
+      const c1 = this.checkPlace(city, sets, 'city', faults);
+      const c2 = this.checkPlace(country, sets, 'country', faults);
+      penalty += c1.penalty + c2.penalty;
+      if (streetRaw.trim().length > 0) { penalty += 6; faults.push('street:notfound'); }
+      const conflict = c1.conflict || c2.conflict;
+      cands.push({
+        lat: idx.pcLat[pc.id], lon: idx.pcLon[pc.id], matchCode: conflict ? 'Poor' : 'Approx', score: Math.max(0, BASE.postcode - penalty) / 100,
+        kind: 'postcode', address: { PostalCode: idx.strings.get(idx.pcDisp[pc.id]), ...this.placeParts(sets) }, faults, tie: pc.id, conflict, weak: false, addrLevel: false,
+      });
+    }
+    if (city.places.size > 0 || (!city.given && (state.places.size > 0 || country.places.size > 0) && cands.length === 0)) {
+      const ev = city.places.size > 0 ? city : state.places.size > 0 ? state : country;
+      // the best place: lowest penalty, then most local rank, then id
+      const list = [...ev.places].sort((a, b) => a[1] - b[1] || idx.plRank[b[0]] - idx.plRank[a[0]] || a[0] - b[0]);
+      const used = new Set<string>();
+      for (const [p, pen] of list.slice(0, 6)) {
+        // one candidate per place name (a town's boundary and its place node are the same place)
+        const nm = idx.strings.get(idx.plName[p]);
+        if (used.has(nm) || used.size >= 3) continue;
+        used.add(nm);
+        const faults = ['level:locality'];
+        let penalty = pen;
+        if (streetRaw.trim().length > 0) { penalty += 6; faults.push('street:notfound'); }
+        let conflict = false;
+        if (pc.id >= 0) {
+          const d = haversine(idx.plLat[p], idx.plLon[p], idx.pcLat[pc.id], idx.pcLon[pc.id]);
+          if (d > idx.pcRad[pc.id] + 5000) { conflict = true; penalty += 20; faults.push('postcode:conflict'); }
+        }
+        const rank = idx.plRank[p];
+        const base = rank <= PlaceRank.State ? BASE.region : BASE.locality;
+        cands.push({
+          lat: idx.plLat[p], lon: idx.plLon[p], matchCode: conflict ? 'Poor' : 'Approx', score: Math.max(0, base - penalty) / 100, kind: 'locality',
+          address: this.placeOnly(p), faults, tie: p, conflict, weak: false, addrLevel: false,
+        });
+      }
+    }
+
+    cands.sort((a, b) => b.score - a.score || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.tie - b.tie || a.lat - b.lat);
+    // Ambiguity: another address-level candidate, as good, far away, and nothing to tell them apart.
+    if (cands.length >= 2 && cands[0].addrLevel) {
+      const b = cands[0];
+      for (let i = 1; i < cands.length; i++) {
+        const o = cands[i];
+        if (!o.addrLevel || b.score - o.score > 0.02) break;
+        if (haversine(b.lat, b.lon, o.lat, o.lon) > 250) {
+          b.faults.push('ambiguous');
+          b.matchCode = CODE_NAMES[Math.min(MATCH_CODE_VALUE[b.matchCode], 1)];
+          break;
+        }
+      }
+    }
+    // drop duplicates (same point and kind)
+    const out: GeocodeCandidate[] = [];
+    for (const c of cands) {
+      if (out.some((o) => o.kind === c.kind && Math.abs(o.lat - c.lat) < 1e-7 && Math.abs(o.lon - c.lon) < 1e-7)) continue;
+      out.push({ lat: c.lat, lon: c.lon, matchCode: c.matchCode, score: Math.round(c.score * 1e4) / 1e4, kind: c.kind, address: c.address, faults: c.faults });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ describing results
+
+  /** City/State/Country of a set of localities: the most local city-like place, the state, the country. */
+  private placeParts(sets: number[], prefer?: PlaceEvidence): MatchedAddress {
+    const idx = this.index;
+    let city = -1, cityRank = 0, st = -1, co = -1;
+    for (const s of sets) {
+      for (let k = idx.lsOff[s]; k < idx.lsOff[s + 1]; k++) {
+        const p = idx.lsIds[k];
+        const r = idx.plRank[p];
+        if (prefer && prefer.places.has(p) && r >= PlaceRank.County) { city = p; cityRank = 99; }
+        if (r === PlaceRank.City && cityRank < 4) { city = p; cityRank = 4; }
+        else if (r === PlaceRank.Suburb && cityRank < 3) { city = p; cityRank = 3; }
+        else if (r === PlaceRank.Hamlet && cityRank < 2) { city = p; cityRank = 2; }
+        else if (r === PlaceRank.County && cityRank < 1) { city = p; cityRank = 1; }
+        else if (r === PlaceRank.State && st < 0) st = p;
+        else if (r === PlaceRank.Country && co < 0) co = p;
+      }
+    }
+    const out: MatchedAddress = {};
+    if (city >= 0) out.City = idx.strings.get(idx.plName[city]);
+    if (st >= 0) out.State = idx.strings.get(idx.plName[st]);
+    if (co >= 0) out.Country = idx.strings.get(idx.plName[co]);
+    return out;
+  }
+
+  private placeOnly(p: number): MatchedAddress {
+    const idx = this.index;
+    const r = idx.plRank[p];
+    const name = idx.strings.get(idx.plName[p]);
+    return r === PlaceRank.Country ? { Country: name } : r === PlaceRank.State ? { State: name } : { City: name };
+  }
+
+  private describe(street: number, hn: string, pc: number, sets: number[], city: PlaceEvidence, numberFirst: boolean): MatchedAddress {
+    const idx = this.index;
+    const name = idx.strings.get(idx.stDisp[street]);
+    const out: MatchedAddress = { Street: hn ? (numberFirst ? `${hn} ${name}` : `${name} ${hn}`) : name, ...this.placeParts(sets, city) };
+    if (pc < 0 && idx.stPcOff[street + 1] > idx.stPcOff[street]) pc = idx.stPcIds[idx.stPcOff[street]];
+    if (pc >= 0) out.PostalCode = idx.strings.get(idx.pcDisp[pc]);
+    return out;
+  }
+
+  // ------------------------------------------------------------------ reverse
+
+  reverse(lat: number, lon: number, opts: ReverseOptions = {}): ReverseResult | null {
+    if (!Number.isFinite(lat) || !Number.isFinite(lon) || Math.abs(lat) > 90 || Math.abs(lon) > 180) return null;
+    const idx = this.index;
+    const maxDist = opts.maxDistance ?? 1000;
+    const addrRadius = Math.min(opts.addressRadius ?? 75, maxDist);
+    const { kx, ky } = metresPerDegree(lat);
+    const a = idx.addrGrid.nearest(lat, lon, addrRadius, idx.addressCount, (k) => {
+      const dx = (idx.adLon[k] - lon) * kx, dy = (idx.adLat[k] - lat) * ky;
+      return Math.sqrt(dx * dx + dy * dy);
+    });
+    if (a.item >= 0) {
+      const k = a.item;
+      let st = 0;
+      // the street of address k: binary search in stAddrOff
+      let lo = 0, hi = idx.streetCount - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (idx.stAddrOff[mid] <= k) lo = mid; else hi = mid - 1; }
+      st = lo;
+      const hn = idx.strings.get(idx.adHn[k]);
+      const name = idx.strings.get(idx.stDisp[st]);
+      const address: MatchedAddress = { Street: `${hn} ${name}`, ...this.placeParts([idx.adLoc[k]]) };
+      if (idx.adPc[k] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.adPc[k]]);
+      return { lat: idx.adLat[k], lon: idx.adLon[k], distance: a.dist, kind: 'address', address };
+    }
+    const s = idx.segGrid.nearest(lat, lon, maxDist, idx.ptLat.length, (i) => {
+      const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
+      return projectOnLine(line, lat, lon).dist;
+    });
+    if (s.item >= 0) {
+      const i = s.item;
+      const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
+      const p = projectOnLine(line, lat, lon);
+      const st = idx.ptStreet[i];
+      const address: MatchedAddress = { Street: idx.strings.get(idx.stDisp[st]), ...this.placeParts([idx.stLoc[st]]) };
+      if (idx.stPcOff[st + 1] > idx.stPcOff[st] && idx.stPcIds[idx.stPcOff[st]] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.stPcIds[idx.stPcOff[st]]]);
+      return { lat: p.lat, lon: p.lon, distance: s.dist, kind: 'street', address };
+    }
+    // nearest settlement within 20 km
+    let best = -1, bd = 20000;
+    for (let p = 0; p < idx.placeCount; p++) {
+      const r = idx.plRank[p];
+      if (r < PlaceRank.City) continue;
+      const d = haversine(lat, lon, idx.plLat[p], idx.plLon[p]);
+      if (d < bd) { bd = d; best = p; }
+    }
+    if (best >= 0) return { lat: idx.plLat[best], lon: idx.plLon[best], distance: bd, kind: 'locality', address: this.placeOnly(best) };
+    return null;
+  }
+}
+
+/** Missing-word count when all of `a`'s significant words appear in order in `b` (or vice versa); 0 if not contained. */
+function containedMissing(a: string[], b: string[]): number {
+  const sig = (w: string) => w.length >= 4 || /\d/.test(w);
+  const check = (x: string[], y: string[]): number => {
+    if (x.length === 0 || !x.some(sig)) return 0;
+    let j = 0;
+    for (const w of x) {
+      while (j < y.length && y[j] !== w) j++;
+      if (j === y.length) return 0;
+      j++;
+    }
+    const missing = y.length - x.length;
+    return missing > 0 ? missing : 0;
+  };
+  return check(a, b) || check(b, a);
+}
+
+export function matchCodeValue(c: MatchCodeName): number {
+  return MATCH_CODE_VALUE[c];
+}
