@@ -1,0 +1,215 @@
+/**
+ * Cheapest feasible insertion of one job (or of a pickup with its delivery) into the current
+ * routes. Candidate positions are either every position of every route (small instances), or
+ * granular: next to the job's nearest neighbours, plus one empty vehicle per vehicle class.
+ * The cost delta is computed first in O(1); the feasibility check (O(1) from the cached
+ * segments) only runs for candidates that would beat the best so far. Optional "blinks"
+ * (SISR) skip each candidate with a small probability.
+ */
+import type { Rng } from '../core/rng.js';
+import { Pieces } from './evaluator.js';
+import type { Neighbours } from './neighbours.js';
+import type { State } from './state.js';
+
+export class Insertion {
+  /** Best: cost delta, vehicle, position after which to insert (pickup position for pairs), delivery position for pairs. */
+  bestCost = Infinity;
+  bestV = -1;
+  bestP = -1;
+  bestQ = -1;
+  /** Second best in another route (for regret). */
+  secondCost = Infinity;
+  /** Reason the last job found no position (most frequent check failure). */
+  failReason: string = 'notInserted';
+
+  private readonly P = new Pieces();
+  private readonly seenStamp: Int32Array;
+  private stamp = 1;
+  private readonly reasonCount = new Map<string, number>();
+  private readonly bestPerRoute: Float64Array;
+  private readonly routeList: Int32Array;
+
+  constructor(readonly st: State, readonly nb: Neighbours, readonly kIns: number) {
+    this.seenStamp = new Int32Array(st.pb.V * 1);
+    this.bestPerRoute = new Float64Array(st.pb.V).fill(Infinity);
+    this.routeList = new Int32Array(st.pb.V);
+  }
+
+  /**
+   * Finds the best insertion of job u (its delivery too when u is a pickup of a separate pair).
+   * `full` = scan every position of every route. Returns false when there is none.
+   */
+  find(u: number, full: boolean, blink = 0, rng: Rng | null = null, wantSecond = false): boolean {
+    const st = this.st;
+    const pb = st.pb;
+    this.bestCost = Infinity;
+    this.bestV = -1;
+    this.bestP = -1;
+    this.bestQ = -1;
+    this.secondCost = Infinity;
+    this.reasonCount.clear();
+    if (pb.jPairRole[u] !== 0) return this.findPair(pb.jPairRole[u] === 1 ? u : pb.jMate[u], full, blink, rng, wantSecond);
+    const routes = st.routes;
+    const allowed = pb.allowed;
+    const V = pb.V;
+    const now = ++this.stamp;
+    let nr = 0;
+    // candidate routes
+    if (full) {
+      for (let v = 0; v < V; v++) if (routes[v].len > 0) this.routeList[nr++] = v;
+    } else {
+      const k = Math.min(this.kIns, this.nb.k);
+      const list = this.nb.list;
+      for (let i = 0; i < k; i++) {
+        const w = list[u * this.nb.k + i];
+        if (w < 0) break;
+        const v = st.routeOf[w];
+        if (v < 0 || this.seenStamp[v] === now) continue;
+        this.seenStamp[v] = now;
+        this.routeList[nr++] = v;
+      }
+    }
+    // one empty route per class
+    for (let c = 0; c < pb.nClasses; c++) {
+      const v = st.emptyVehicle(c);
+      if (v >= 0) this.routeList[nr++] = v;
+    }
+    const outRow = pb.outRow, inPl = pb.inPl;
+    for (let i = 0; i < nr; i++) {
+      const v = this.routeList[i];
+      if (allowed !== null && allowed[u * V + v] === 0) continue;
+      const r = routes[v];
+      const prof = pb.vProfile[v];
+      const C = pb.cost[prof];
+      const mul = pb.vCostMul[v];
+      const base = r.len === 0 ? pb.vFixed[v] : 0;
+      const intc = pb.nIntCost[prof * (pb.J + 2 * V) + u];
+      let routeBest = Infinity;
+      // quick capacity filter (loads only grow by insertion)
+      if (pb.hasLoad && !this.fitsLoad(u, v)) { this.note('capacity'); continue; }
+      if (pb.hasMaxStops && r.stops[r.len + 1] + pb.jStops[u] > pb.vMaxStops[v]) { this.note('maxStops'); continue; }
+      for (let p = 0; p <= r.len; p++) {
+        const a = r.nodes[p], b = r.nodes[p + 1];
+        const d = base + mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - C[outRow[a] + inPl[b]] + intc);
+        this.st.ev.work++;
+        if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;
+        if (blink > 0 && rng !== null && rng.next() < blink) continue;
+        if (!this.feasibleSingle(u, v, p)) continue;
+        if (d < routeBest) routeBest = d;
+        if (d < this.bestCost) { this.bestCost = d; this.bestV = v; this.bestP = p; }
+      }
+      if (wantSecond) this.bestPerRoute[v] = routeBest;
+    }
+    if (wantSecond && this.bestV >= 0) {
+      for (let i = 0; i < nr; i++) {
+        const v = this.routeList[i];
+        if (v !== this.bestV && this.bestPerRoute[v] < this.secondCost) this.secondCost = this.bestPerRoute[v];
+      }
+      for (let i = 0; i < nr; i++) this.bestPerRoute[this.routeList[i]] = Infinity;
+    }
+    if (this.bestV < 0) this.failReason = this.topReason();
+    return this.bestV >= 0;
+  }
+
+  private fitsLoad(u: number, v: number): boolean {
+    const pb = this.st.pb;
+    const K = pb.K;
+    const r = this.st.routes[v];
+    for (let k = 0; k < K; k++) {
+      const cap = pb.vCap[v * K + k];
+      if (cap === Infinity) continue;
+      if (r.depLoad(k) + pb.jDep[u * K + k] > cap) return false;
+    }
+    return true;
+  }
+
+  private note(reason: string): void {
+    this.reasonCount.set(reason, (this.reasonCount.get(reason) ?? 0) + 1);
+  }
+
+  private topReason(): string {
+    let best = 'notInserted';
+    let n = 0;
+    for (const [r, c] of this.reasonCount) if (c > n) { n = c; best = r; }
+    return best;
+  }
+
+  feasibleSingle(u: number, v: number, p: number): boolean {
+    const r = this.st.routes[v];
+    const P = this.P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len);
+    const ok = this.st.ev.check(v, P);
+    if (!ok) this.note(this.st.ev.reason);
+    return ok;
+  }
+
+  /** Pickup pu with its delivery: best (p, q): pickup after position p, delivery after position q ≥ p. */
+  private findPair(pu: number, full: boolean, blink: number, rng: Rng | null, wantSecond: boolean): boolean {
+    const st = this.st;
+    const pb = st.pb;
+    const du = pb.jMate[pu];
+    const routes = st.routes;
+    const allowed = pb.allowed;
+    const V = pb.V;
+    const now = ++this.stamp;
+    let nr = 0;
+    if (full) {
+      for (let v = 0; v < V; v++) if (routes[v].len > 0) this.routeList[nr++] = v;
+    } else {
+      const k = Math.min(this.kIns, this.nb.k);
+      for (const x of [pu, du]) for (let i = 0; i < k; i++) {
+        const w = this.nb.list[x * this.nb.k + i];
+        if (w < 0) break;
+        const v = st.routeOf[w];
+        if (v < 0 || this.seenStamp[v] === now) continue;
+        this.seenStamp[v] = now;
+        this.routeList[nr++] = v;
+      }
+    }
+    for (let c = 0; c < pb.nClasses; c++) {
+      const v = st.emptyVehicle(c);
+      if (v >= 0) this.routeList[nr++] = v;
+    }
+    const P = this.P;
+    for (let i = 0; i < nr; i++) {
+      const v = this.routeList[i];
+      if (allowed !== null && (allowed[pu * V + v] === 0 || allowed[du * V + v] === 0)) { this.note('skills'); continue; }
+      const r = routes[v];
+      let routeBest = Infinity;
+      if (pb.hasMaxStops && r.stops[r.len + 1] + pb.jStops[pu] + pb.jStops[du] > pb.vMaxStops[v]) { this.note('maxStops'); continue; }
+      for (let p = 0; p <= r.len; p++) {
+        for (let q = p; q <= r.len; q++) {
+          P.clear().range(v, 0, p).node(pu).range(v, p + 1, q).node(du).range(v, q + 1, r.len);
+          const d = st.ev.cost(v, P) - r.cost;
+          if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;
+          if (blink > 0 && rng !== null && rng.next() < blink) continue;
+          if (!st.ev.check(v, P)) { this.note(st.ev.reason); continue; }
+          if (d < routeBest) routeBest = d;
+          if (d < this.bestCost) { this.bestCost = d; this.bestV = v; this.bestP = p; this.bestQ = q; }
+        }
+      }
+      if (wantSecond) this.bestPerRoute[v] = routeBest;
+    }
+    if (wantSecond && this.bestV >= 0) {
+      for (let i = 0; i < nr; i++) {
+        const v = this.routeList[i];
+        if (v !== this.bestV && this.bestPerRoute[v] < this.secondCost) this.secondCost = this.bestPerRoute[v];
+      }
+      for (let i = 0; i < nr; i++) this.bestPerRoute[this.routeList[i]] = Infinity;
+    }
+    if (this.bestV < 0) this.failReason = this.topReason();
+    return this.bestV >= 0;
+  }
+
+  /** Applies the last found insertion of u. */
+  apply(u: number): void {
+    const st = this.st;
+    const pb = st.pb;
+    if (pb.jPairRole[u] === 0) { st.insert(u, this.bestV, this.bestP); return; }
+    const pu = pb.jPairRole[u] === 1 ? u : pb.jMate[u];
+    const du = pb.jMate[pu];
+    const v = this.bestV;
+    const r = st.routes[v];
+    const P = this.P.clear().range(v, 0, this.bestP).node(pu).range(v, this.bestP + 1, this.bestQ).node(du).range(v, this.bestQ + 1, r.len);
+    st.apply(v, P);
+  }
+}

@@ -1,0 +1,437 @@
+/**
+ * Granular local search (first improvement) over the operators
+ *   relocate (before/after a neighbour), Or-opt (2 and 3 consecutive jobs, 2 also reversed),
+ *   swap, cross-exchange (2↔1, 2↔2), 2-opt (intra-route reversal), 2-opt* (tail exchange),
+ *   move to an empty vehicle, and SWAP* (Vidal 2022) between route pairs.
+ *
+ * Each move is a description of the one or two new routes as pieces (see evaluator.ts): its cost
+ * delta is computed in O(pieces), and only an improving move is checked for feasibility. The
+ * search is driven by a work queue of jobs (initially all, or only those around a ruined area);
+ * when a move is applied, the jobs of the changed routes are queued again, and a (u, v) pair is
+ * only re-evaluated when one of the two routes changed since u was last examined.
+ */
+import type { Rng } from '../core/rng.js';
+import { Pieces } from './evaluator.js';
+import type { Neighbours } from './neighbours.js';
+import type { State } from './state.js';
+
+export interface LsParams {
+  /** Neighbours examined per job. */
+  k: number;
+  /** Run SWAP* between overlapping routes. */
+  swapStar: boolean;
+}
+
+export class LocalSearch {
+  private readonly A = new Pieces();
+  private readonly B = new Pieces();
+  private readonly queue: Int32Array;
+  private qHead = 0;
+  private qLen = 0;
+  private readonly inQueue: Uint8Array;
+  private readonly lastTest: Int32Array;
+  /** Moves applied (statistics). */
+  moves = 0;
+  private readonly swapStamp: Int32Array;
+  private readonly pairSeen: Int32Array;
+  private pairStamp = 1;
+
+  constructor(readonly st: State, readonly nb: Neighbours, readonly rng: Rng, public params: LsParams) {
+    const J = st.pb.J;
+    this.queue = new Int32Array(J);
+    this.inQueue = new Uint8Array(J);
+    this.lastTest = new Int32Array(J);
+    this.swapStamp = new Int32Array(st.pb.V);
+    this.pairSeen = new Int32Array(st.pb.V);
+  }
+
+  private push(u: number): void {
+    if (this.inQueue[u]) return;
+    this.inQueue[u] = 1;
+    const J = this.queue.length;
+    this.queue[(this.qHead + this.qLen) % J] = u;
+    this.qLen++;
+  }
+
+  private pop(): number {
+    const u = this.queue[this.qHead];
+    this.qHead = (this.qHead + 1) % this.queue.length;
+    this.qLen--;
+    this.inQueue[u] = 0;
+    return u;
+  }
+
+  /** Queues every job of route v. */
+  private pushRoute(v: number): void {
+    const r = this.st.routes[v];
+    for (let i = 1; i <= r.len; i++) this.push(r.nodes[i]);
+  }
+
+  /** Runs to a local optimum. `seeds`: jobs to start from (default: every assigned job, shuffled). */
+  run(seeds?: ArrayLike<number>): void {
+    const st = this.st;
+    const J = st.pb.J;
+    if (seeds === undefined) {
+      const all: number[] = [];
+      for (let u = 0; u < J; u++) if (st.routeOf[u] >= 0) all.push(u);
+      this.rng.shuffle(all);
+      for (const u of all) { this.lastTest[u] = 0; this.push(u); }
+    } else {
+      for (let i = 0; i < seeds.length; i++) { const u = seeds[i]; if (st.routeOf[u] >= 0) { this.lastTest[u] = 0; this.push(u); } }
+    }
+    for (;;) {
+      while (this.qLen > 0) {
+        const u = this.pop();
+        if (st.routeOf[u] < 0) continue;
+        this.examine(u);
+      }
+      if (!this.params.swapStar || !this.swapStarPass()) break;
+    }
+  }
+
+  private examine(u: number): void {
+    const st = this.st;
+    const nb = this.nb;
+    const k = Math.min(this.params.k, nb.k);
+    const since = this.lastTest[u];
+    this.lastTest[u] = st.clock;
+    for (let i = 0; i < k; i++) {
+      const v = nb.list[u * nb.k + i];
+      if (v < 0) break;
+      const rv = st.routeOf[v];
+      const ru = st.routeOf[u];
+      if (rv < 0) continue;
+      if (st.routes[ru].stamp <= since && st.routes[rv].stamp <= since) continue;
+      if (this.tryPair(u, v)) { this.push(u); return; }
+    }
+    if (this.tryEmpty(u)) this.push(u);
+  }
+
+  private applied(va: number, vb: number): void {
+    this.moves++;
+    this.pushRoute(va);
+    if (vb >= 0 && vb !== va) this.pushRoute(vb);
+  }
+
+  /** Evaluates candidate(s); applies and returns true when strictly improving and feasible. */
+  private attempt(va: number, vb: number): boolean {
+    const st = this.st;
+    const ev = st.ev;
+    const ra = st.routes[va];
+    if (vb < 0) {
+      const c = ev.cost(va, this.A);
+      if (c - ra.cost >= 0) return false;
+      if (!ev.check(va, this.A)) return false;
+      st.apply(va, this.A);
+      this.applied(va, -1);
+      return true;
+    }
+    const rb = st.routes[vb];
+    const d = ev.cost(va, this.A) + ev.cost(vb, this.B) - ra.cost - rb.cost;
+    if (d >= 0) return false;
+    if (!ev.check(va, this.A) || !ev.check(vb, this.B)) return false;
+    st.apply(va, this.A, vb, this.B);
+    this.applied(va, vb);
+    return true;
+  }
+
+  private tryPair(u: number, v: number): boolean {
+    const st = this.st;
+    const J = st.pb.J;
+    const va = st.routeOf[u], vb = st.routeOf[v];
+    const ra = st.routes[va], rb = st.routes[vb];
+    const pu = st.posOf[u], pv = st.posOf[v];
+    const A = this.A, B = this.B;
+    const la = ra.len, lb = rb.len;
+    const x = ra.nodes[pu + 1];
+    const xJob = x < J;
+    const x2Job = xJob && pu + 2 <= la;
+    const yJob = pv + 1 <= lb;
+    if (va !== vb) {
+      // relocate u after v
+      A.clear().range(va, 0, pu - 1).range(va, pu + 1, la);
+      B.clear().range(vb, 0, pv).node(u).range(vb, pv + 1, lb);
+      if (this.attempt(va, vb)) return true;
+      // relocate u before v
+      B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv, lb);
+      if (this.attempt(va, vb)) return true;
+      if (xJob) {
+        // Or-opt 2, forward and reversed
+        A.clear().range(va, 0, pu - 1).range(va, pu + 2, la);
+        B.clear().range(vb, 0, pv).range(va, pu, pu + 1).range(vb, pv + 1, lb);
+        if (this.attempt(va, vb)) return true;
+        B.clear().range(vb, 0, pv).rev(va, pu, pu + 1).range(vb, pv + 1, lb);
+        if (this.attempt(va, vb)) return true;
+        if (x2Job) {
+          A.clear().range(va, 0, pu - 1).range(va, pu + 3, la);
+          B.clear().range(vb, 0, pv).range(va, pu, pu + 2).range(vb, pv + 1, lb);
+          if (this.attempt(va, vb)) return true;
+        }
+      }
+      // swap u ↔ v
+      A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 1, la);
+      B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv + 1, lb);
+      if (this.attempt(va, vb)) return true;
+      if (xJob) {
+        // (u,x) ↔ v
+        A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 2, la);
+        B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 1, lb);
+        if (this.attempt(va, vb)) return true;
+        if (yJob) {
+          // (u,x) ↔ (v,y)
+          A.clear().range(va, 0, pu - 1).range(vb, pv, pv + 1).range(va, pu + 2, la);
+          B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 2, lb);
+          if (this.attempt(va, vb)) return true;
+        }
+      }
+      // 2-opt*: u → v, pred(v) → x
+      A.clear().range(va, 0, pu).range(vb, pv, lb);
+      B.clear().range(vb, 0, pv - 1).range(va, pu + 1, la);
+      if (this.attempt(va, vb)) return true;
+      // 2-opt*: v → x... and u → y (the other tail pairing around the same arcs)
+      A.clear().range(va, 0, pu).range(vb, pv + 1, lb);
+      B.clear().range(vb, 0, pv).range(va, pu + 1, la);
+      if (this.attempt(va, vb)) return true;
+      return false;
+    }
+    // ---- intra-route
+    // relocate u after v / before v
+    if (this.relocateIntra(va, pu, 1, pv, false)) return true;
+    if (pv - 1 !== pu && this.relocateIntra(va, pu, 1, pv - 1, false)) return true;
+    if (xJob) {
+      if (this.relocateIntra(va, pu, 2, pv, false)) return true;
+      if (this.relocateIntra(va, pu, 2, pv, true)) return true;
+      if (x2Job && this.relocateIntra(va, pu, 3, pv, false)) return true;
+    }
+    // swap
+    {
+      const a = Math.min(pu, pv), b = Math.max(pu, pv);
+      const na = ra.nodes[a], nbb = ra.nodes[b];
+      A.clear().range(va, 0, a - 1).node(nbb).range(va, a + 1, b - 1).node(na).range(va, b + 1, la);
+      if (this.attempt(va, -1)) return true;
+    }
+    // 2-opt: create arc u → v
+    if (pu < pv) {
+      A.clear().range(va, 0, pu).rev(va, pu + 1, pv).range(va, pv + 1, la);
+      if (this.attempt(va, -1)) return true;
+    } else if (pv < pu - 1) {
+      // create arc v → u by reversing (v+1 .. u)
+      A.clear().range(va, 0, pv).rev(va, pv + 1, pu).range(va, pu + 1, la);
+      if (this.attempt(va, -1)) return true;
+    }
+    return false;
+  }
+
+  /** Moves the block of `len` jobs starting at position s (optionally reversed) to after position t, within route v. */
+  private relocateIntra(v: number, s: number, len: number, t: number, reversed: boolean): boolean {
+    const r = this.st.routes[v];
+    const e = s + len - 1;
+    if (e > r.len) return false;
+    if (t >= s - 1 && t <= e) return false;
+    const A = this.A.clear();
+    if (t < s) {
+      A.range(v, 0, t);
+      if (reversed) A.rev(v, s, e); else A.range(v, s, e);
+      A.range(v, t + 1, s - 1).range(v, e + 1, r.len);
+    } else {
+      A.range(v, 0, s - 1).range(v, e + 1, t);
+      if (reversed) A.rev(v, s, e); else A.range(v, s, e);
+      A.range(v, t + 1, r.len);
+    }
+    return this.attempt(v, -1);
+  }
+
+  /** Moves u alone into an empty vehicle (one per vehicle class). */
+  private tryEmpty(u: number): boolean {
+    const st = this.st;
+    const pb = st.pb;
+    const va = st.routeOf[u];
+    const ra = st.routes[va];
+    if (ra.len === 1 && pb.nClasses === 1) return false;
+    const pu = st.posOf[u];
+    for (let c = 0; c < pb.nClasses; c++) {
+      const v = st.emptyVehicle(c);
+      if (v < 0 || v === va) continue;
+      this.A.clear().range(va, 0, pu - 1).range(va, pu + 1, ra.len);
+      this.B.clear().node(u);
+      if (this.attempt(va, v)) return true;
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------------ SWAP*
+  /** One pass of SWAP* over route pairs changed since their last test. Returns true if any move was applied. */
+  private swapStarPass(): boolean {
+    const st = this.st;
+    const pb = st.pb;
+    const V = pb.V;
+    const J = pb.J;
+    const nb = this.nb;
+    const kk = Math.min(8, nb.k);
+    let improved = false;
+    for (let va = 0; va < V; va++) {
+      const ra = st.routes[va];
+      if (ra.len === 0) continue;
+      // routes that neighbour ra
+      const stamp = ++this.pairStamp;
+      const cand: number[] = [];
+      for (let i = 1; i <= ra.len; i++) {
+        const u = ra.nodes[i];
+        for (let j = 0; j < kk; j++) {
+          const w = nb.list[u * nb.k + j];
+          if (w < 0) break;
+          const vb = st.routeOf[w];
+          if (vb <= va || this.pairSeen[vb] === stamp) continue;
+          this.pairSeen[vb] = stamp;
+          cand.push(vb);
+        }
+      }
+      for (const vb of cand) {
+        const rb = st.routes[vb];
+        const last = Math.max(this.swapStamp[va], this.swapStamp[vb]);
+        if (ra.stamp <= last && rb.stamp <= last) continue;
+        if (this.swapStar(va, vb)) { improved = true; this.pushRoute(va); this.pushRoute(vb); }
+        if (st.routes[va].len === 0) break;
+      }
+    }
+    for (let v = 0; v < V; v++) this.swapStamp[v] = st.clock;
+    void J;
+    return improved;
+  }
+
+  // scratch for SWAP*
+  private ssPos = new Int32Array(0);
+  private ssCost = new Float64Array(0);
+  private ssRem = new Float64Array(0);
+
+  /** Top-3 cheapest insertion positions (by cost only) of each job of `from` into route `into`. */
+  private top3(from: number, into: number, base: number): void {
+    const st = this.st;
+    const pb = st.pb;
+    const rf = st.routes[from], ri = st.routes[into];
+    const prof = pb.vProfile[into];
+    const C = pb.cost[prof];
+    const mul = pb.vCostMul[into];
+    const outRow = pb.outRow, inPl = pb.inPl;
+    const NN = pb.J + 2 * pb.V;
+    for (let i = 1; i <= rf.len; i++) {
+      const u = rf.nodes[i];
+      const o = base + (i - 1) * 3;
+      this.ssCost[o] = this.ssCost[o + 1] = this.ssCost[o + 2] = Infinity;
+      this.ssPos[o] = this.ssPos[o + 1] = this.ssPos[o + 2] = -1;
+      const intc = pb.nIntCost[prof * NN + u];
+      for (let p = 0; p <= ri.len; p++) {
+        const a = ri.nodes[p], b = ri.nodes[p + 1];
+        const d = mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - C[outRow[a] + inPl[b]] + intc);
+        if (d < this.ssCost[o + 2]) {
+          if (d < this.ssCost[o + 1]) {
+            this.ssCost[o + 2] = this.ssCost[o + 1]; this.ssPos[o + 2] = this.ssPos[o + 1];
+            if (d < this.ssCost[o]) {
+              this.ssCost[o + 1] = this.ssCost[o]; this.ssPos[o + 1] = this.ssPos[o];
+              this.ssCost[o] = d; this.ssPos[o] = p;
+            } else { this.ssCost[o + 1] = d; this.ssPos[o + 1] = p; }
+          } else { this.ssCost[o + 2] = d; this.ssPos[o + 2] = p; }
+        }
+      }
+      st.ev.work += ri.len + 1;
+    }
+  }
+
+  private swapStar(va: number, vb: number): boolean {
+    const st = this.st;
+    const pb = st.pb;
+    const ra = st.routes[va], rb = st.routes[vb];
+    const la = ra.len, lb = rb.len;
+    if (la === 0 || lb === 0) return false;
+    const allowed = pb.allowed;
+    const need = 3 * (la + lb);
+    if (this.ssPos.length < need) { this.ssPos = new Int32Array(need * 2); this.ssCost = new Float64Array(need * 2); }
+    if (this.ssRem.length < la + lb) this.ssRem = new Float64Array((la + lb) * 2);
+    this.top3(va, vb, 0); // jobs of A into B: offset 0
+    this.top3(vb, va, 3 * la); // jobs of B into A
+    const outRow = pb.outRow, inPl = pb.inPl;
+    const removal = (v: number, pos: number, slot: number): void => {
+      const r = st.routes[v];
+      const C = pb.cost[pb.vProfile[v]];
+      const a = r.nodes[pos - 1], u = r.nodes[pos], b = r.nodes[pos + 1];
+      const NN = pb.J + 2 * pb.V;
+      this.ssRem[slot] = pb.vCostMul[v] * (C[outRow[a] + inPl[b]] - C[outRow[a] + inPl[u]] - C[outRow[u] + inPl[b]] - pb.nIntCost[pb.vProfile[v] * NN + u]);
+    };
+    for (let i = 1; i <= la; i++) removal(va, i, i - 1);
+    for (let i = 1; i <= lb; i++) removal(vb, i, la + i - 1);
+    // insertion of w into route r at the place of removed job at position pr (cost of "in place")
+    const inPlace = (v: number, pr: number, w: number): number => {
+      const r = st.routes[v];
+      const C = pb.cost[pb.vProfile[v]];
+      const a = r.nodes[pr - 1], b = r.nodes[pr + 1];
+      const NN = pb.J + 2 * pb.V;
+      return pb.vCostMul[v] * (C[outRow[a] + inPl[w]] + C[outRow[w] + inPl[b]] - C[outRow[a] + inPl[b]] + pb.nIntCost[pb.vProfile[v] * NN + w]);
+    };
+    // best insertion of w (top-3 slot o) into route with job at position pr removed: position index (after p) or -2 for "in place"
+    let bestD = 0;
+    let bU = -1, bV = -1, bPu = -1, bPv = -1;
+    const cands: number[] = [];
+    for (let i = 1; i <= la; i++) {
+      const u = ra.nodes[i];
+      if (allowed !== null && allowed[u * pb.V + vb] === 0) continue;
+      for (let j = 1; j <= lb; j++) {
+        const v = rb.nodes[j];
+        if (allowed !== null && allowed[v * pb.V + va] === 0) continue;
+        let d = this.ssRem[i - 1] + this.ssRem[la + j - 1];
+        if (d >= 0) continue;
+        // v into A without u
+        const ov = 3 * la + (j - 1) * 3;
+        let insV = inPlace(va, i, v);
+        let posV = -2;
+        for (let t = 0; t < 3; t++) {
+          const p = this.ssPos[ov + t];
+          if (p < 0) break;
+          if (p === i - 1 || p === i) continue; // adjacent to u
+          if (this.ssCost[ov + t] < insV) { insV = this.ssCost[ov + t]; posV = p; }
+          break;
+        }
+        d += insV;
+        if (d >= 0) continue;
+        const ou = (i - 1) * 3;
+        let insU = inPlace(vb, j, u);
+        let posU = -2;
+        for (let t = 0; t < 3; t++) {
+          const p = this.ssPos[ou + t];
+          if (p < 0) break;
+          if (p === j - 1 || p === j) continue;
+          if (this.ssCost[ou + t] < insU) { insU = this.ssCost[ou + t]; posU = p; }
+          break;
+        }
+        d += insU;
+        if (d >= 0) continue;
+        cands.push(d, i, j, posV, posU);
+        if (d < bestD) { bestD = d; bU = i; bV = j; bPu = posU; bPv = posV; }
+      }
+    }
+    if (cands.length === 0) return false;
+    void bU; void bV; void bPu; void bPv;
+    // evaluate the most promising candidates exactly (feasibility can fail under time windows)
+    const order: number[] = [];
+    for (let c = 0; c < cands.length; c += 5) order.push(c);
+    order.sort((x, y) => cands[x] - cands[y] || cands[x + 1] - cands[y + 1] || cands[x + 2] - cands[y + 2]);
+    const limit = Math.min(order.length, 6);
+    for (let q = 0; q < limit; q++) {
+      const c = order[q];
+      const i = cands[c + 1], j = cands[c + 2], posV = cands[c + 3], posU = cands[c + 4];
+      const u = ra.nodes[i], v = rb.nodes[j];
+      this.buildSwapStar(this.A, va, i, v, posV);
+      this.buildSwapStar(this.B, vb, j, u, posU);
+      if (this.attempt(va, vb)) return true;
+    }
+    return false;
+  }
+
+  /** Route v with the job at position i removed and job w inserted after position p (or in its place when p = -2). */
+  private buildSwapStar(P: Pieces, v: number, i: number, w: number, p: number): void {
+    const r = this.st.routes[v];
+    P.clear();
+    if (p === -2) { P.range(v, 0, i - 1).node(w).range(v, i + 1, r.len); return; }
+    if (p < i) P.range(v, 0, p).node(w).range(v, p + 1, i - 1).range(v, i + 1, r.len);
+    else P.range(v, 0, i - 1).range(v, i + 1, p).node(w).range(v, p + 1, r.len);
+  }
+}

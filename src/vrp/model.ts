@@ -1,0 +1,789 @@
+/**
+ * The dispatch solver's problem model.
+ *
+ * Callers describe a problem with plain arrays ({@link VrpInput}); {@link buildProblem} turns it
+ * into the internal, index-based {@link Problem}: integer matrices (Int32Array on
+ * SharedArrayBuffers, so worker threads see them without copying) and struct-of-arrays job and
+ * vehicle data. Nothing in the hot paths allocates or looks at the input objects again.
+ *
+ * Vocabulary:
+ * - a *place* is a row/column of the matrices;
+ * - a *stop* is one visit the caller asked for (input index);
+ * - a *job* is what the solver moves around: one stop, or a non-stop pickup→delivery pair
+ *   merged into one composite job (its two stops are always visited back to back);
+ * - a *node* is a job (ids 0..J-1) or a vehicle's start (J+2v) / end (J+2v+1) depot node.
+ *
+ * Time windows constrain the *start of service*. Every time, duration and cost is an integer in
+ * the caller's units (the dispatch layer uses seconds and metres; the benchmark readers scale).
+ */
+import { EngineError, invalidInput } from '../core/errors.js';
+
+/** "Unbounded" for times (kept finite so that differences never produce NaN). */
+export const BIG = 1e13;
+/** Travel time/cost stored for unreachable pairs (callers pass a negative or non-finite value). */
+export const UNREACHABLE = 1_000_000_000;
+
+export interface VrpStop {
+  /** Place index (row/column of the matrices). */
+  place: number;
+  /** Service duration at the stop. */
+  service?: number;
+  /** Amount per capacity dimension (delivered from the depot; for a pickup of a pair: carried to its delivery). */
+  demand?: ArrayLike<number>;
+  /**
+   * Up to two windows for the start of service, `[open, close]` (either end may be ±Infinity).
+   * Absent or empty = any time. With two windows either may be used.
+   */
+  windows?: ReadonlyArray<readonly [number, number]>;
+  /** Larger = more important; when not everything fits, the lowest priorities are left out first. */
+  priority?: number;
+  /** Skills the serving vehicle must have (all of them). */
+  skills?: ReadonlyArray<string | number>;
+  /** Pre-assignment: the only vehicle index allowed to serve this stop. */
+  vehicle?: number;
+  /** Stops with this flag keep their input order relative to each other within a route. */
+  keepOrder?: boolean;
+  /** Free-form label carried to the solution (e.g. the caller's name for it). */
+  label?: string;
+}
+
+export interface VrpPair {
+  /** Stop index of the pickup. */
+  pickup: number;
+  /** Stop index of the delivery. */
+  delivery: number;
+  /** The delivery must come immediately after the pickup (default false here; the dispatch layer maps DeliveryNonStop). */
+  nonStop?: boolean;
+}
+
+export interface VrpVehicle {
+  /** Start place; undefined = the route starts at its first stop (no travel before it). */
+  start?: number;
+  /** End place; undefined = open route (it ends at the last stop). */
+  end?: number;
+  /** Capacity per dimension; 0, undefined or Infinity = unlimited. */
+  capacity?: ArrayLike<number>;
+  /** Maximum number of stops (a pickup/delivery pair counts two); 0/undefined = unlimited. */
+  maxStops?: number;
+  /** Maximum route duration, waits and service included (start departure → end arrival); 0/undefined = unlimited. */
+  maxDuration?: number;
+  /** Availability: earliest departure from the start, latest arrival at the end. */
+  shift?: readonly [number, number];
+  /** Skills the vehicle has. */
+  skills?: ReadonlyArray<string | number>;
+  /** Integer multiplier of the objective matrix for this vehicle (e.g. scaled FuelCost); default 1. */
+  costFactor?: number;
+  /** Cost added when the vehicle is used at all (hook for minimum-vehicles modes); default 0. */
+  fixedCost?: number;
+  /** Index into `VrpInput.time` when several travel-time profiles are given (e.g. Speed overrides); default 0. */
+  timeProfile?: number;
+  label?: string;
+}
+
+export interface VrpInput {
+  /** Number of places (matrices are places × places, row-major). */
+  places: number;
+  /** Travel time, or several profiles of it. Non-negative; negative/non-finite = unreachable. Rounded to integers. */
+  time: ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
+  /** Distance (reported, and the objective when `objective` is 'distance'). Default: the first time profile. */
+  distance?: ArrayLike<number>;
+  /** What is minimised (before the per-vehicle costFactor): 'distance' (default) or 'time'. */
+  objective?: 'distance' | 'time';
+  /** Capacity dimensions (length of every demand/capacity array); default: longest given. */
+  dimensions?: number;
+  stops: ReadonlyArray<VrpStop>;
+  vehicles: ReadonlyArray<VrpVehicle>;
+  pairs?: ReadonlyArray<VrpPair>;
+  /** Departure time of vehicles without a shift start (the clock for estimates); default 0. */
+  startTime?: number;
+}
+
+/** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
+export type UnassignedReason =
+  | 'skills' | 'preassigned' | 'capacity' | 'maxStops' | 'timeWindow' | 'shift' | 'maxDuration'
+  | 'unreachable' | 'pair' | 'noVehicle' | 'notInserted';
+
+export const REASON_CODES: readonly UnassignedReason[] = [
+  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'maxDuration', 'unreachable', 'pair', 'noVehicle', 'notInserted',
+];
+
+export const REASON_TEXT: Record<UnassignedReason, string> = {
+  skills: 'no vehicle has the skills (Conditions) it needs',
+  preassigned: 'its pre-assigned vehicle cannot serve it',
+  capacity: 'it does not fit the vehicles\' capacity',
+  maxStops: 'the vehicles\' stop limit (MaxStops) is reached',
+  timeWindow: 'its time window cannot be met',
+  shift: 'it cannot be served within the vehicles\' shifts (Tin/Tout)',
+  maxDuration: 'it would make a route longer than the vehicle\'s MaxMinutes',
+  unreachable: 'it cannot be reached by road from the vehicles\' start or end',
+  pair: 'its pickup/delivery partner cannot be served with it',
+  noVehicle: 'there is no vehicle',
+  notInserted: 'no room left in any route (lower priority than the stops served)',
+};
+
+/** Internal problem: typed arrays only (plus labels). Built by {@link buildProblem}; rebuilt in workers by {@link Problem.fromTransfer}. */
+export class Problem {
+  /** Matrix side (places, plus one "nowhere" place when a vehicle has an open start or end). */
+  N!: number;
+  /** Places given by the caller. */
+  nPlaces!: number;
+  /** Index of the "nowhere" place (zero travel to and from everything), or -1. */
+  dummy!: number;
+  nStops!: number;
+  /** Jobs (solver units). */
+  J!: number;
+  /** Vehicles. */
+  V!: number;
+  /** Capacity dimensions. */
+  K!: number;
+  /** Time profiles. */
+  P!: number;
+  objective!: 'distance' | 'time';
+
+  dist!: Int32Array;
+  time!: Int32Array[];
+  /** Cost base per profile (dist, or that profile's time). */
+  cost!: Int32Array[];
+
+  // ---- per node (jobs then depots), length J + 2V
+  inPl!: Int32Array;
+  outPl!: Int32Array;
+  /** outPl * N, for row lookups. */
+  outRow!: Int32Array;
+
+  // ---- per (profile, node): Vidal time data of the node as a segment (hull of windows), length P*(J+2V)
+  nE!: Float64Array;
+  nL!: Float64Array;
+  nD!: Float64Array;
+  /** Internal cost (composite jobs: pickup→delivery leg), base units, per (profile, node). */
+  nIntCost!: Float64Array;
+  /** Internal distance per node. */
+  nIntDist!: Float64Array;
+  /** Node has a stop with two windows (exact check needed beyond the hull). */
+  nMulti!: Uint8Array;
+
+  // ---- per job
+  /** Stops of a job: first, and second (composite) or -1. */
+  jStop0!: Int32Array;
+  jStop1!: Int32Array;
+  jStops!: Int32Array;
+  /** Load: amount from the depot, net change on board, max rise within the job; J*K. */
+  jDep!: Float64Array;
+  jDelta!: Float64Array;
+  jRise!: Float64Array;
+  /** Paired job (separate pickup/delivery), or -1. */
+  jMate!: Int32Array;
+  /** 1 = pickup of a separate pair, 2 = delivery, 0 = none. */
+  jPairRole!: Uint8Array;
+  /** Keep-order rank (stop index), or -1. */
+  jKeep!: Int32Array;
+  /** Priority rank 0..R-1 (higher = more important). */
+  jPrio!: Int32Array;
+  R!: number;
+  /** Allowed[j * V + v] (skills, pre-assignment and isolation feasibility), or null when all allowed. */
+  allowed!: Uint8Array | null;
+  /** Reason code index a job is infeasible in isolation for every vehicle, -1 when servable. */
+  jInfeasible!: Int32Array;
+  /** Stop → job. */
+  stopJob!: Int32Array;
+
+  // ---- per stop (for exact checks and output)
+  sPlace!: Int32Array;
+  sService!: Float64Array;
+  /** Windows: 2 per stop [open0, close0, open1, close1]; sWinCount 0..2. */
+  sWin!: Float64Array;
+  sWinCount!: Uint8Array;
+  sDemand!: Float64Array;
+  sPriority!: Float64Array;
+
+  // ---- per vehicle
+  vProfile!: Int32Array;
+  vCostMul!: Float64Array;
+  vFixed!: Float64Array;
+  vCap!: Float64Array;
+  vMaxStops!: Float64Array;
+  vMaxDur!: Float64Array;
+  vTin!: Float64Array;
+  vTout!: Float64Array;
+  vStartPl!: Int32Array;
+  vEndPl!: Int32Array;
+  vHasStart!: Uint8Array;
+  vHasEnd!: Uint8Array;
+  /** Vehicles with identical attributes share a class (empty-route moves try one per class). */
+  vClass!: Int32Array;
+  nClasses!: number;
+
+  // ---- flags
+  hasTime!: boolean;
+  hasLoad!: boolean;
+  hasPairs!: boolean;
+  hasKeep!: boolean;
+  hasMulti!: boolean;
+  hasMaxStops!: boolean;
+  hasMaxDur!: boolean;
+  /** Every job has zero rise (no pickups): loads only fall along a route. */
+  loadMonotone!: boolean;
+  /** All vehicles share one profile and cost multiplier. */
+  uniformCost!: boolean;
+
+  stopLabels!: (string | undefined)[];
+  vehicleLabels!: (string | undefined)[];
+
+  startNode(v: number): number { return this.J + 2 * v; }
+  endNode(v: number): number { return this.J + 2 * v + 1; }
+
+  /** Plain record for structured cloning into a worker (matrices stay shared). */
+  toTransfer(): Record<string, unknown> {
+    return { ...this } as Record<string, unknown>;
+  }
+
+  static fromTransfer(o: Record<string, unknown>): Problem {
+    return Object.assign(new Problem(), o);
+  }
+}
+
+/** Copies a matrix into an Int32Array (on a SharedArrayBuffer) of side N, rounding; unreachable → UNREACHABLE. */
+function intMatrix(src: ArrayLike<number>, n: number, N: number, path: string): Int32Array {
+  if (src.length !== n * n) throw invalidInput(path, `must have places × places = ${n * n} entries (got ${src.length})`);
+  if (N === n && src instanceof Int32Array && src.buffer instanceof SharedArrayBuffer) {
+    let ok = true;
+    for (let i = 0; i < src.length; i++) if (src[i] < 0) { ok = false; break; }
+    if (ok) return src;
+  }
+  const out = new Int32Array(new SharedArrayBuffer(N * N * 4));
+  for (let i = 0; i < n; i++) {
+    const ro = i * N;
+    const ri = i * n;
+    for (let j = 0; j < n; j++) {
+      const x = src[ri + j];
+      out[ro + j] = !(x >= 0) || !Number.isFinite(x) || x >= UNREACHABLE ? UNREACHABLE : Math.round(x);
+    }
+  }
+  return out;
+}
+
+/** Vidal-style concatenation of (E,L,D) with travel t; returns null when a window is missed. */
+function concatTW(E1: number, L1: number, D1: number, t: number, E2: number, L2: number, D2: number): [number, number, number] | null {
+  const delta = D1 + t;
+  if (E1 + delta > L2) return null;
+  const wt = Math.max(E2 - delta - L1, 0);
+  return [Math.max(E2 - delta, E1) - wt, Math.min(L2 - delta, L1), D1 + D2 + t + wt];
+}
+
+/**
+ * Validates the input and builds the internal problem. Throws EngineError('InvalidInput') naming
+ * the offending field. Stops that no vehicle can serve (checked one at a time) are marked in
+ * `jInfeasible` with a reason instead of failing.
+ */
+export function buildProblem(input: VrpInput): Problem {
+  const pb = new Problem();
+  const n = input.places;
+  if (!Number.isInteger(n) || n < 1) throw invalidInput('places', 'must be a positive integer');
+  const stops = input.stops ?? [];
+  const vehicles = input.vehicles ?? [];
+  const pairs = input.pairs ?? [];
+  const S = stops.length;
+  const V = vehicles.length;
+  const needDummy = vehicles.some((v) => v.start === undefined || v.end === undefined);
+  const N = needDummy ? n + 1 : n;
+  pb.N = N;
+  pb.nPlaces = n;
+  pb.dummy = needDummy ? n : -1;
+  pb.nStops = S;
+  pb.V = V;
+  pb.objective = input.objective ?? 'distance';
+  if (pb.objective !== 'distance' && pb.objective !== 'time') throw invalidInput('objective', 'must be "distance" or "time"');
+
+  const timeList: ArrayLike<number>[] = isMatrixList(input.time) ? [...(input.time as ReadonlyArray<ArrayLike<number>>)] : [input.time as ArrayLike<number>];
+  if (timeList.length === 0) throw invalidInput('time', 'at least one travel-time matrix is needed');
+  pb.P = timeList.length;
+  pb.time = timeList.map((m, i) => intMatrix(m, n, N, timeList.length > 1 ? `time[${i}]` : 'time'));
+  pb.dist = input.distance ? intMatrix(input.distance, n, N, 'distance') : pb.time[0];
+  pb.cost = pb.objective === 'distance' ? pb.time.map(() => pb.dist) : pb.time;
+
+  // ---- capacity dimensions
+  let K = input.dimensions ?? 0;
+  if (input.dimensions === undefined) {
+    for (const s of stops) K = Math.max(K, s.demand?.length ?? 0);
+    for (const v of vehicles) K = Math.max(K, v.capacity?.length ?? 0);
+  }
+  pb.K = K;
+
+  // ---- stops
+  pb.sPlace = new Int32Array(S);
+  pb.sService = new Float64Array(S);
+  pb.sWin = new Float64Array(S * 4);
+  pb.sWinCount = new Uint8Array(S);
+  pb.sDemand = new Float64Array(S * K);
+  pb.sPriority = new Float64Array(S);
+  pb.stopLabels = stops.map((s) => s.label);
+  const skillIds = new Map<string, number>();
+  const skillOf = (x: string | number): number => {
+    const key = typeof x === 'string' ? x.trim().toLowerCase() : `#${x}`;
+    let id = skillIds.get(key);
+    if (id === undefined) skillIds.set(key, (id = skillIds.size));
+    return id;
+  };
+  const stopSkills: number[][] = [];
+  let hasTW = false;
+  let hasMulti = false;
+  for (let s = 0; s < S; s++) {
+    const st = stops[s];
+    const path = `stops[${s}]`;
+    if (!Number.isInteger(st.place) || st.place < 0 || st.place >= n) throw invalidInput(`${path}.place`, `must be a place index in 0..${n - 1}`);
+    pb.sPlace[s] = st.place;
+    const svc = st.service ?? 0;
+    if (!(svc >= 0) || !Number.isFinite(svc)) throw invalidInput(`${path}.service`, 'must be a non-negative number');
+    pb.sService[s] = Math.round(svc);
+    const wins = (st.windows ?? []).filter((w) => !(w[0] === -Infinity && w[1] === Infinity));
+    if (wins.length > 2) throw invalidInput(`${path}.windows`, 'at most two time windows per stop');
+    const ws = [...wins].map((w, i) => {
+      const a = w[0] === -Infinity ? -BIG : Math.ceil(w[0]);
+      const b = w[1] === Infinity ? BIG : Math.floor(w[1]);
+      if (!Number.isFinite(a) || !Number.isFinite(b) || Number.isNaN(w[0]) || Number.isNaN(w[1])) throw invalidInput(`${path}.windows[${i}]`, 'must be numbers');
+      if (a > b) throw invalidInput(`${path}.windows[${i}]`, `opens after it closes (${w[0]} > ${w[1]})`);
+      return [a, b] as [number, number];
+    }).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    // Overlapping windows merge into one.
+    if (ws.length === 2 && ws[1][0] <= ws[0][1]) { ws[0][1] = Math.max(ws[0][1], ws[1][1]); ws.pop(); }
+    pb.sWinCount[s] = ws.length;
+    for (let i = 0; i < 2; i++) {
+      pb.sWin[s * 4 + 2 * i] = ws[i] ? ws[i][0] : -BIG;
+      pb.sWin[s * 4 + 2 * i + 1] = ws[i] ? ws[i][1] : BIG;
+    }
+    if (ws.length > 0) hasTW = true;
+    if (ws.length > 1) hasMulti = true;
+    const dem = st.demand ?? [];
+    if (dem.length > K) throw invalidInput(`${path}.demand`, `has more than ${K} dimensions`);
+    for (let k = 0; k < dem.length; k++) {
+      const q = dem[k];
+      if (!(q >= 0) || !Number.isFinite(q)) throw invalidInput(`${path}.demand[${k}]`, 'must be a non-negative number');
+      pb.sDemand[s * K + k] = q;
+    }
+    const pr = st.priority ?? 0;
+    if (!Number.isFinite(pr)) throw invalidInput(`${path}.priority`, 'must be a finite number');
+    pb.sPriority[s] = pr;
+    if (st.vehicle !== undefined && (!Number.isInteger(st.vehicle) || st.vehicle < 0 || st.vehicle >= V)) {
+      throw invalidInput(`${path}.vehicle`, `must be a vehicle index in 0..${V - 1}`);
+    }
+    stopSkills.push((st.skills ?? []).map(skillOf));
+  }
+
+  // ---- pairs → jobs
+  const pairOfStop = new Int32Array(S).fill(-1);
+  for (let i = 0; i < pairs.length; i++) {
+    const p = pairs[i];
+    const path = `pairs[${i}]`;
+    for (const f of ['pickup', 'delivery'] as const) {
+      const s = p[f];
+      if (!Number.isInteger(s) || s < 0 || s >= S) throw invalidInput(`${path}.${f}`, `must be a stop index in 0..${S - 1}`);
+      if (pairOfStop[s] >= 0) throw invalidInput(`${path}.${f}`, `stop ${s} is already in another pair`);
+    }
+    if (p.pickup === p.delivery) throw invalidInput(path, 'pickup and delivery must be different stops');
+    pairOfStop[p.pickup] = i;
+    pairOfStop[p.delivery] = i;
+    const vp = stops[p.pickup].vehicle;
+    const vd = stops[p.delivery].vehicle;
+    if (vp !== undefined && vd !== undefined && vp !== vd) throw invalidInput(path, 'pickup and delivery are pre-assigned to different vehicles');
+  }
+  const jobStops: [number, number][] = [];
+  const jobMate: number[] = [];
+  const jobRole: number[] = [];
+  const stopJob = new Int32Array(S).fill(-1);
+  for (let s = 0; s < S; s++) {
+    if (stopJob[s] >= 0) continue;
+    const pi = pairOfStop[s];
+    if (pi < 0) {
+      stopJob[s] = jobStops.length;
+      jobStops.push([s, -1]);
+      jobMate.push(-1);
+      jobRole.push(0);
+      continue;
+    }
+    const p = pairs[pi];
+    if (p.nonStop) {
+      const j = jobStops.length;
+      stopJob[p.pickup] = j;
+      stopJob[p.delivery] = j;
+      jobStops.push([p.pickup, p.delivery]);
+      jobMate.push(-1);
+      jobRole.push(0);
+    } else {
+      const jp = jobStops.length;
+      const jd = jp + 1;
+      stopJob[p.pickup] = jp;
+      stopJob[p.delivery] = jd;
+      jobStops.push([p.pickup, -1], [p.delivery, -1]);
+      jobMate.push(jd, jp);
+      jobRole.push(1, 2);
+    }
+  }
+  const J = jobStops.length;
+  pb.J = J;
+  pb.stopJob = stopJob;
+  const NN = J + 2 * V;
+
+  // ---- vehicles
+  pb.vProfile = new Int32Array(V);
+  pb.vCostMul = new Float64Array(V);
+  pb.vFixed = new Float64Array(V);
+  pb.vCap = new Float64Array(V * K);
+  pb.vMaxStops = new Float64Array(V);
+  pb.vMaxDur = new Float64Array(V);
+  pb.vTin = new Float64Array(V);
+  pb.vTout = new Float64Array(V);
+  pb.vStartPl = new Int32Array(V);
+  pb.vEndPl = new Int32Array(V);
+  pb.vHasStart = new Uint8Array(V);
+  pb.vHasEnd = new Uint8Array(V);
+  pb.vehicleLabels = vehicles.map((v) => v.label);
+  const vehSkills: Set<number>[] = [];
+  const t0 = input.startTime ?? 0;
+  if (!Number.isFinite(t0)) throw invalidInput('startTime', 'must be a finite number');
+  let hasMaxStops = false;
+  let hasMaxDur = false;
+  for (let v = 0; v < V; v++) {
+    const ve = vehicles[v];
+    const path = `vehicles[${v}]`;
+    for (const f of ['start', 'end'] as const) {
+      const x = ve[f];
+      if (x !== undefined && (!Number.isInteger(x) || x < 0 || x >= n)) throw invalidInput(`${path}.${f}`, `must be a place index in 0..${n - 1}`);
+    }
+    pb.vHasStart[v] = ve.start === undefined ? 0 : 1;
+    pb.vHasEnd[v] = ve.end === undefined ? 0 : 1;
+    pb.vStartPl[v] = ve.start ?? pb.dummy;
+    pb.vEndPl[v] = ve.end ?? pb.dummy;
+    const prof = ve.timeProfile ?? 0;
+    if (!Number.isInteger(prof) || prof < 0 || prof >= pb.P) throw invalidInput(`${path}.timeProfile`, `must be in 0..${pb.P - 1}`);
+    pb.vProfile[v] = prof;
+    const mul = ve.costFactor ?? 1;
+    if (!(mul >= 0) || !Number.isFinite(mul)) throw invalidInput(`${path}.costFactor`, 'must be a non-negative number');
+    pb.vCostMul[v] = Math.round(mul);
+    const fc = ve.fixedCost ?? 0;
+    if (!(fc >= 0) || !Number.isFinite(fc)) throw invalidInput(`${path}.fixedCost`, 'must be a non-negative number');
+    pb.vFixed[v] = Math.round(fc);
+    const cap = ve.capacity ?? [];
+    if (cap.length > K) throw invalidInput(`${path}.capacity`, `has more than ${K} dimensions`);
+    for (let k = 0; k < K; k++) {
+      const c = k < cap.length ? cap[k] : 0;
+      if (!(c >= 0)) throw invalidInput(`${path}.capacity[${k}]`, 'must be a non-negative number');
+      pb.vCap[v * K + k] = c === 0 ? Infinity : c;
+    }
+    const ms = ve.maxStops ?? 0;
+    if (!(ms >= 0)) throw invalidInput(`${path}.maxStops`, 'must be non-negative');
+    pb.vMaxStops[v] = ms === 0 ? Infinity : ms;
+    if (ms > 0) hasMaxStops = true;
+    const md = ve.maxDuration ?? 0;
+    if (!(md >= 0)) throw invalidInput(`${path}.maxDuration`, 'must be non-negative');
+    pb.vMaxDur[v] = md === 0 || md === Infinity ? BIG : Math.floor(md);
+    if (md > 0 && md !== Infinity) hasMaxDur = true;
+    const sh = ve.shift;
+    let tin = t0;
+    let tout = BIG;
+    if (sh) {
+      tin = sh[0] === -Infinity ? -BIG : Math.ceil(sh[0]);
+      tout = sh[1] === Infinity ? BIG : Math.floor(sh[1]);
+      if (Number.isNaN(tin) || Number.isNaN(tout)) throw invalidInput(`${path}.shift`, 'must be numbers');
+      if (tin > tout) throw invalidInput(`${path}.shift`, 'starts after it ends');
+    }
+    pb.vTin[v] = tin;
+    pb.vTout[v] = tout;
+    if (tout < BIG) hasTW = true;
+    vehSkills.push(new Set((ve.skills ?? []).map(skillOf)));
+  }
+  pb.hasMaxStops = hasMaxStops;
+  pb.hasMaxDur = hasMaxDur;
+  pb.hasTime = hasTW || hasMaxDur;
+  pb.hasMulti = hasMulti;
+
+  // vehicle classes
+  const classKey = new Map<string, number>();
+  pb.vClass = new Int32Array(V);
+  for (let v = 0; v < V; v++) {
+    const ve = vehicles[v];
+    const key = [
+      pb.vStartPl[v], pb.vEndPl[v], pb.vProfile[v], pb.vCostMul[v], pb.vFixed[v], pb.vMaxStops[v], pb.vMaxDur[v], pb.vTin[v], pb.vTout[v],
+      Array.from(pb.vCap.subarray(v * K, v * K + K)).join(','), [...vehSkills[v]].sort().join(','),
+      stops.some((s) => s.vehicle === v) ? `own${v}` : '', ve.label === undefined ? '' : '',
+    ].join('|');
+    let c = classKey.get(key);
+    if (c === undefined) classKey.set(key, (c = classKey.size));
+    pb.vClass[v] = c;
+  }
+  pb.nClasses = classKey.size;
+  pb.uniformCost = V === 0 || (pb.vProfile.every((p) => p === pb.vProfile[0]) && pb.vCostMul.every((m) => m === pb.vCostMul[0]));
+
+  // ---- nodes
+  pb.inPl = new Int32Array(NN);
+  pb.outPl = new Int32Array(NN);
+  pb.outRow = new Int32Array(NN);
+  pb.nE = new Float64Array(pb.P * NN);
+  pb.nL = new Float64Array(pb.P * NN);
+  pb.nD = new Float64Array(pb.P * NN);
+  pb.nIntCost = new Float64Array(pb.P * NN);
+  pb.nIntDist = new Float64Array(NN);
+  pb.nMulti = new Uint8Array(NN);
+  pb.jStop0 = new Int32Array(J);
+  pb.jStop1 = new Int32Array(J);
+  pb.jStops = new Int32Array(J);
+  pb.jDep = new Float64Array(J * K);
+  pb.jDelta = new Float64Array(J * K);
+  pb.jRise = new Float64Array(J * K);
+  pb.jMate = Int32Array.from(jobMate);
+  pb.jPairRole = Uint8Array.from(jobRole);
+  pb.jKeep = new Int32Array(J).fill(-1);
+  pb.jPrio = new Int32Array(J);
+  pb.jInfeasible = new Int32Array(J).fill(-1);
+  pb.hasPairs = jobRole.some((r) => r !== 0);
+  let loadMonotone = true;
+  const hullOf = (s: number): [number, number] => {
+    const c = pb.sWinCount[s];
+    if (c === 0) return [-BIG, BIG];
+    return [pb.sWin[s * 4], pb.sWin[s * 4 + 2 * (c - 1) + 1]];
+  };
+  const compositeBad = new Uint8Array(pb.P * J);
+  for (let j = 0; j < J; j++) {
+    const [a, b] = jobStops[j];
+    pb.jStop0[j] = a;
+    pb.jStop1[j] = b;
+    pb.jStops[j] = b >= 0 ? 2 : 1;
+    pb.inPl[j] = pb.sPlace[a];
+    pb.outPl[j] = pb.sPlace[b >= 0 ? b : a];
+    pb.nMulti[j] = pb.sWinCount[a] > 1 || (b >= 0 && pb.sWinCount[b] > 1) ? 1 : 0;
+    if (stops[a].keepOrder || (b >= 0 && stops[b].keepOrder)) pb.jKeep[j] = stops[a].keepOrder ? a : b;
+    for (let p = 0; p < pb.P; p++) {
+      const o = p * NN + j;
+      const [ea, la] = hullOf(a);
+      if (b < 0) {
+        pb.nE[o] = ea;
+        pb.nL[o] = la;
+        pb.nD[o] = pb.sService[a];
+      } else {
+        const t = pb.time[p][pb.sPlace[a] * N + pb.sPlace[b]];
+        const [eb, lb] = hullOf(b);
+        const c = concatTW(ea, la, pb.sService[a], t, eb, lb, pb.sService[b]);
+        if (c === null) {
+          compositeBad[p * J + j] = 1;
+          pb.nE[o] = ea; pb.nL[o] = -BIG; pb.nD[o] = 0;
+        } else {
+          pb.nE[o] = c[0]; pb.nL[o] = c[1]; pb.nD[o] = c[2];
+        }
+        pb.nIntCost[o] = pb.cost[p][pb.sPlace[a] * N + pb.sPlace[b]];
+      }
+    }
+    if (b >= 0) pb.nIntDist[j] = pb.dist[pb.sPlace[a] * N + pb.sPlace[b]];
+    for (let k = 0; k < K; k++) {
+      if (b >= 0) {
+        const q = pb.sDemand[a * K + k] + pb.sDemand[b * K + k];
+        pb.jRise[j * K + k] = q;
+        if (q > 0) loadMonotone = false;
+      } else if (jobRole[j] === 1) {
+        const q = pb.sDemand[a * K + k] + pb.sDemand[jobStops[jobMate[j]][0] * K + k];
+        pb.jDelta[j * K + k] = q;
+        pb.jRise[j * K + k] = q;
+        if (q > 0) loadMonotone = false;
+      } else if (jobRole[j] === 2) {
+        const q = pb.sDemand[a * K + k] + pb.sDemand[jobStops[jobMate[j]][0] * K + k];
+        pb.jDelta[j * K + k] = -q;
+      } else {
+        pb.jDep[j * K + k] = pb.sDemand[a * K + k];
+        pb.jDelta[j * K + k] = -pb.sDemand[a * K + k];
+      }
+    }
+  }
+  pb.loadMonotone = loadMonotone;
+  pb.hasLoad = K > 0 && (pb.vCap.some((c) => c !== Infinity));
+  pb.hasKeep = pb.jKeep.some((r) => r >= 0);
+  for (let v = 0; v < V; v++) {
+    const sn = J + 2 * v;
+    const en = sn + 1;
+    pb.inPl[sn] = pb.outPl[sn] = pb.vStartPl[v];
+    pb.inPl[en] = pb.outPl[en] = pb.vEndPl[v];
+    for (let p = 0; p < pb.P; p++) {
+      pb.nE[p * NN + sn] = pb.vTin[v];
+      pb.nL[p * NN + sn] = pb.vTout[v];
+      pb.nE[p * NN + en] = -BIG;
+      pb.nL[p * NN + en] = pb.vTout[v];
+    }
+  }
+  for (let i = 0; i < NN; i++) pb.outRow[i] = pb.outPl[i] * N;
+
+  // ---- priorities → ranks
+  const prios = [...new Set(Array.from({ length: J }, (_, j) => jobPriority(pb, j)))].sort((x, y) => x - y);
+  pb.R = Math.max(1, prios.length);
+  const rankOf = new Map(prios.map((p, i) => [p, i]));
+  for (let j = 0; j < J; j++) pb.jPrio[j] = rankOf.get(jobPriority(pb, j))!;
+
+  // ---- allowed matrix and isolation feasibility
+  const allowed = new Uint8Array(J * V);
+  let allAllowed = true;
+  const reasonCount = new Int32Array(REASON_CODES.length);
+  for (let j = 0; j < J; j++) {
+    if (jobRole[j] === 2) continue; // handled with its pickup
+    const js = jobRole[j] === 1 ? [j, jobMate[j]] : [j];
+    const jstops = js.flatMap((x) => (jobStops[x][1] >= 0 ? [jobStops[x][0], jobStops[x][1]] : [jobStops[x][0]]));
+    reasonCount.fill(0);
+    let any = false;
+    for (let v = 0; v < V; v++) {
+      const r = isolationReason(pb, js, jstops, v, stops, stopSkills, vehSkills[v], compositeBad);
+      if (r === null) {
+        for (const x of js) allowed[x * V + v] = 1;
+        any = true;
+      } else {
+        allAllowed = false;
+        reasonCount[REASON_CODES.indexOf(r)]++;
+      }
+    }
+    if (!any) {
+      let best = REASON_CODES.indexOf('noVehicle');
+      if (V > 0) {
+        // The reason of the "closest" vehicles: the later a check fails, the closer the vehicle came.
+        for (let i = REASON_CODES.length - 1; i >= 0; i--) if (reasonCount[i] > 0) { best = i; break; }
+        if (reasonCount[REASON_CODES.indexOf('preassigned')] > 0 && jstops.some((s) => stops[s].vehicle !== undefined)) best = REASON_CODES.indexOf('preassigned');
+      }
+      for (const x of js) pb.jInfeasible[x] = best;
+    }
+  }
+  pb.allowed = allAllowed ? null : allowed;
+  return pb;
+}
+
+function jobPriority(pb: Problem, j: number): number {
+  const a = pb.jStop0[j];
+  const b = pb.jStop1[j];
+  let p = pb.sPriority[a];
+  if (b >= 0) p = Math.max(p, pb.sPriority[b]);
+  const m = pb.jMate[j];
+  if (m >= 0) p = Math.max(p, pb.sPriority[pb.jStop0[m]]);
+  return p;
+}
+
+function isMatrixList(x: unknown): boolean {
+  return Array.isArray(x) && x.length > 0 && typeof x[0] === 'object' && x[0] !== null && 'length' in (x[0] as object);
+}
+
+/**
+ * Why job(s) `js` (one job, or a pickup and its delivery) cannot be served alone by vehicle v,
+ * or null when they can. Checks go from the structural to the temporal; the order defines which
+ * reason is reported when several apply.
+ */
+function isolationReason(
+  pb: Problem, js: number[], jstops: number[], v: number, stops: ReadonlyArray<VrpStop>, stopSkills: number[][],
+  vs: Set<number>, compositeBad: Uint8Array,
+): UnassignedReason | null {
+  for (const s of jstops) if (stops[s].vehicle !== undefined && stops[s].vehicle !== v) return 'preassigned';
+  for (const s of jstops) for (const k of stopSkills[s]) if (!vs.has(k)) return 'skills';
+  const K = pb.K;
+  for (let k = 0; k < K; k++) {
+    let dep = 0;
+    let S = 0;
+    let M = 0;
+    for (const j of js) {
+      M = Math.max(M, S + pb.jRise[j * K + k]);
+      S += pb.jDelta[j * K + k];
+      dep += pb.jDep[j * K + k];
+    }
+    if (dep + M > pb.vCap[v * K + k]) return 'capacity';
+  }
+  let nst = 0;
+  for (const j of js) nst += pb.jStops[j];
+  if (nst > pb.vMaxStops[v]) return 'maxStops';
+  const p = pb.vProfile[v];
+  for (const j of js) if (compositeBad[p * pb.J + j]) return 'timeWindow';
+  // Reachability.
+  const T = pb.time[p];
+  const N = pb.N;
+  let prev = pb.vStartPl[v];
+  for (const s of jstops) {
+    if (T[prev * N + pb.sPlace[s]] >= UNREACHABLE) return 'unreachable';
+    prev = pb.sPlace[s];
+  }
+  if (T[prev * N + pb.vEndPl[v]] >= UNREACHABLE) return 'unreachable';
+  const r = exactCheckStops(pb, v, jstops, true);
+  if (r === 'ok') return null;
+  return r;
+}
+
+/**
+ * Exact feasibility of visiting `stops` (in order) with vehicle v: windows (two per stop),
+ * shift and maximum duration. With `classify`, a failure is attributed: 'timeWindow' when the
+ * stops can't be served even with an unbounded shift, else 'shift', or 'maxDuration'.
+ */
+export function exactCheckStops(pb: Problem, v: number, stopsSeq: ArrayLike<number>, classify = false): 'ok' | 'timeWindow' | 'shift' | 'maxDuration' {
+  const r = scheduleStops(pb, v, stopsSeq, pb.vTin[v], pb.vTout[v]);
+  if (r === null) {
+    if (!classify) return 'timeWindow';
+    return scheduleStops(pb, v, stopsSeq, -BIG, BIG) === null ? 'timeWindow' : 'shift';
+  }
+  if (pb.vMaxDur[v] < BIG && minDuration(pb, v, stopsSeq) > pb.vMaxDur[v]) return 'maxDuration';
+  return 'ok';
+}
+
+/** Earliest schedule departing at `depart` (not before tin): completion time at the end, or null when infeasible. */
+export function scheduleStops(pb: Problem, v: number, seq: ArrayLike<number>, tin: number, tout: number, depart = tin): number | null {
+  const T = pb.time[pb.vProfile[v]];
+  const N = pb.N;
+  let t = Math.max(depart, tin);
+  let prev = pb.vStartPl[v];
+  for (let i = 0; i < seq.length; i++) {
+    const s = seq[i];
+    const pl = pb.sPlace[s];
+    const a = t + T[prev * N + pl];
+    const st = serviceStart(pb, s, a);
+    if (st === null) return null;
+    t = st + pb.sService[s];
+    prev = pl;
+  }
+  const end = t + T[prev * N + pb.vEndPl[v]];
+  return end <= tout ? end : null;
+}
+
+/** Service start at stop s for arrival a (first window that closes at or after a), or null. */
+export function serviceStart(pb: Problem, s: number, a: number): number | null {
+  const c = pb.sWinCount[s];
+  if (c === 0) return a;
+  for (let w = 0; w < c; w++) {
+    const o = pb.sWin[s * 4 + 2 * w];
+    const cl = pb.sWin[s * 4 + 2 * w + 1];
+    if (a <= cl) return a > o ? a : o;
+  }
+  return null;
+}
+
+/** Latest departure from the start that still lets the route be served (multi-window aware), or null. */
+export function latestDeparture(pb: Problem, v: number, seq: ArrayLike<number>): number | null {
+  const T = pb.time[pb.vProfile[v]];
+  const N = pb.N;
+  let latest = pb.vTout[v]; // latest arrival at the next place
+  let next = pb.vEndPl[v];
+  for (let i = seq.length - 1; i >= 0; i--) {
+    const s = seq[i];
+    const pl = pb.sPlace[s];
+    const x = latest - T[pl * N + next] - pb.sService[s]; // latest service start allowed by what follows
+    const c = pb.sWinCount[s];
+    let best = -Infinity;
+    if (c === 0) best = x;
+    else for (let w = 0; w < c; w++) {
+      const o = pb.sWin[s * 4 + 2 * w];
+      const cl = pb.sWin[s * 4 + 2 * w + 1];
+      if (o <= x) best = Math.max(best, Math.min(cl, x));
+    }
+    if (best === -Infinity) return null;
+    latest = best;
+    next = pl;
+  }
+  const dep = Math.min(latest - T[pb.vStartPl[v] * N + next], pb.vTout[v]);
+  return dep >= pb.vTin[v] ? dep : null;
+}
+
+/**
+ * Minimal route duration over all feasible departure times (waits and service included):
+ * duration(t) = completion(t) − t never increases with t, so it is reached at the latest
+ * feasible departure. Infinity when infeasible.
+ */
+export function minDuration(pb: Problem, v: number, seq: ArrayLike<number>): number {
+  const ld = latestDeparture(pb, v, seq);
+  if (ld === null) return Infinity;
+  const end = scheduleStops(pb, v, seq, pb.vTin[v], pb.vTout[v], ld);
+  return end === null ? Infinity : end - ld;
+}

@@ -1,0 +1,355 @@
+/**
+ * One independent search (one thread): construction, local search, then iterated
+ * ruin-and-recreate with simulated-annealing acceptance.
+ *
+ * - Ruin: SISR string removals (Christiaens & Vanden Berghe 2020): around a random seed job,
+ *   strings (or split strings) of consecutive jobs are cut out of a few nearby routes.
+ * - Recreate: cheapest feasible insertion in a randomly chosen order (random / largest demand /
+ *   farthest / closest / tightest deadline), highest priority first, with blinks.
+ * - Local search localized to the ruined area (see localsearch.ts).
+ * - Acceptance: lexicographic on the unassigned-per-priority profile (never accept a worse one),
+ *   then simulated annealing on cost with an exponentially decreasing temperature.
+ *
+ * The stop criterion is a budget in iterations, in deterministic work units, or a wall-clock
+ * deadline; the temperature follows the fraction of the budget used. With an iteration or work
+ * budget the search is a pure function of (problem, parameters, seed).
+ */
+import { Rng } from '../core/rng.js';
+import { BIG } from './model.js';
+import type { Problem } from './model.js';
+import { buildNeighbours, type Neighbours } from './neighbours.js';
+import { State } from './state.js';
+import { Insertion } from './insertion.js';
+import { LocalSearch } from './localsearch.js';
+import { regretInsert, savings } from './construct.js';
+
+export interface SearchParams {
+  /** Granular neighbourhood size for local search. */
+  kLs: number;
+  /** Neighbours used for insertion positions (granular insertion). */
+  kIns: number;
+  /** Neighbour list length (ruin adjacency). */
+  kList: number;
+  /** Use full-scan insertion when there are at most this many jobs. */
+  fullInsertMax: number;
+  /** SISR: average number of removed jobs, maximal string length, split rate, split continuation probability. */
+  cBar: number;
+  lMax: number;
+  splitRate: number;
+  splitDepth: number;
+  /** Blink rate in recreate. */
+  blink: number;
+  /** Temperatures relative to the mean arc cost of the first solution. */
+  t0: number;
+  tf: number;
+  /** Probability of running the localized local search after a recreate. */
+  lsRate: number;
+  /** SWAP* inside the local search. */
+  swapStar: boolean;
+}
+
+export function defaultParams(pb: Problem): SearchParams {
+  const J = pb.J;
+  return {
+    kLs: J > 2000 ? 12 : J > 500 ? 16 : 20,
+    kIns: J > 2000 ? 20 : 30,
+    kList: Math.min(Math.max(J - 1, 1), J > 2000 ? 40 : 60),
+    fullInsertMax: 250,
+    cBar: 10,
+    lMax: 10,
+    splitRate: 0.5,
+    splitDepth: 0.5,
+    blink: 0.01,
+    t0: 0.1,
+    tf: 0.002,
+    lsRate: 1,
+    swapStar: true,
+  };
+}
+
+export interface SearchResult {
+  routes: Int32Array[];
+  cost: number;
+  unassigned: Int32Array;
+  iterations: number;
+  work: number;
+  improvements: number;
+  /** Failure reason per job that was never inserted (construction's verdict). */
+  reasons: Map<number, string>;
+  stoppedBy: 'iterations' | 'work' | 'time' | 'cancelled' | 'none';
+}
+
+export class Search {
+  readonly st: State;
+  readonly nb: Neighbours;
+  readonly rng: Rng;
+  readonly ins: Insertion;
+  readonly ls: LocalSearch;
+  best: Int32Array[] = [];
+  bestCost = Infinity;
+  readonly bestUn: Int32Array;
+  curCost = Infinity;
+  readonly curUn: Int32Array;
+  iterations = 0;
+  improvements = 0;
+  private t0 = 0;
+  private tf = 0;
+  private readonly removed: number[] = [];
+  private readonly ruined: Uint8Array;
+  private readonly drop: Uint8Array;
+  private readonly depotCost: Float64Array;
+  private readonly deadlineOf: Float64Array;
+  private readonly demandOf: Float64Array;
+  reasons = new Map<number, string>();
+
+  constructor(readonly pb: Problem, readonly params: SearchParams, seed: number) {
+    this.rng = new Rng(seed);
+    this.st = new State(pb);
+    this.nb = buildNeighbours(pb, params.kList, this.st.excluded);
+    this.ins = new Insertion(this.st, this.nb, params.kIns);
+    this.ls = new LocalSearch(this.st, this.nb, this.rng.fork(1), { k: params.kLs, swapStar: params.swapStar });
+    this.bestUn = new Int32Array(pb.R);
+    this.curUn = new Int32Array(pb.R);
+    this.ruined = new Uint8Array(pb.V);
+    this.drop = new Uint8Array(pb.J);
+    const J = pb.J;
+    this.depotCost = new Float64Array(J);
+    this.deadlineOf = new Float64Array(J);
+    this.demandOf = new Float64Array(J);
+    const C = pb.cost[0];
+    const sp = pb.V > 0 ? pb.vStartPl[0] : 0;
+    for (let u = 0; u < J; u++) {
+      this.depotCost[u] = pb.V > 0 ? C[sp * pb.N + pb.inPl[u]] : 0;
+      this.deadlineOf[u] = pb.nL[u];
+      let d = 0;
+      for (let k = 0; k < pb.K; k++) d += pb.jDep[u * pb.K + k] + pb.jRise[u * pb.K + k];
+      this.demandOf[u] = d;
+    }
+  }
+
+  get full(): boolean {
+    return this.pb.J <= this.params.fullInsertMax;
+  }
+
+  /** Construction (savings and regret, keep the better) followed by local search. */
+  construct(): void {
+    const st = this.st;
+    let bestSnap: Int32Array[] | null = null;
+    let bestCost = Infinity;
+    const bestUn = new Int32Array(this.pb.R);
+    let bestReasons = new Map<number, string>();
+    const consider = (reasons: Map<number, string>): void => {
+      this.ls.run();
+      const c = st.totalCost();
+      const cmp = bestSnap === null ? -1 : State.compareUnassigned(st.unassigned, bestUn);
+      if (cmp < 0 || (cmp === 0 && c < bestCost)) {
+        bestSnap = st.snapshot();
+        bestCost = c;
+        bestUn.set(st.unassigned);
+        bestReasons = reasons;
+      }
+    };
+    if (savings(st, this.nb)) {
+      const r = regretInsert(st, this.ins, this.full);
+      consider(r);
+      st.load(this.pb.V === 0 ? [] : st.routes.map(() => new Int32Array(0)));
+    }
+    const r2 = regretInsert(st, this.ins, this.full);
+    consider(r2);
+    st.load(bestSnap!);
+    this.reasons = bestReasons;
+    this.curCost = bestCost;
+    this.curUn.set(st.unassigned);
+    this.saveBest();
+    // temperature scale: mean arc cost of the first solution
+    let arcs = 0;
+    for (const r of st.routes) if (r.len > 0) arcs += r.len + 1;
+    const mean = arcs > 0 ? bestCost / arcs : 1;
+    this.t0 = this.params.t0 * mean;
+    this.tf = this.params.tf * mean;
+  }
+
+  private saveBest(): void {
+    this.best = this.st.snapshot();
+    this.bestCost = this.curCost;
+    this.bestUn.set(this.curUn);
+  }
+
+  /** One ruin-and-recreate iteration; `progress` in [0,1] sets the temperature. */
+  iterate(progress: number): void {
+    const st = this.st;
+    const pb = this.pb;
+    this.iterations++;
+    st.beginLog();
+    this.ruin();
+    // every unassigned job is offered for insertion
+    const removed = this.removed;
+    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !this.drop[u]) { removed.push(u); this.drop[u] = 1; }
+    this.recreate();
+    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) this.ls.run(removed);
+    for (const u of removed) this.drop[u] = 0;
+    const c = st.totalCost();
+    const cmp = State.compareUnassigned(st.unassigned, this.curUn);
+    let accept: boolean;
+    if (cmp !== 0) accept = cmp < 0;
+    else {
+      const T = this.t0 * Math.pow(this.tf / this.t0, Math.min(1, Math.max(0, progress)));
+      accept = c < this.curCost - T * Math.log(this.rng.next() + 1e-300);
+    }
+    if (accept) {
+      st.commit();
+      this.curCost = c;
+      this.curUn.set(st.unassigned);
+      const cb = State.compareUnassigned(this.curUn, this.bestUn);
+      if (cb < 0 || (cb === 0 && c < this.bestCost)) { this.saveBest(); this.improvements++; }
+    } else st.rollback();
+  }
+
+  private ruin(): void {
+    const st = this.st;
+    const pb = this.pb;
+    const p = this.params;
+    const removed = this.removed;
+    removed.length = 0;
+    let assigned = 0;
+    let used = 0;
+    for (const r of st.routes) if (r.len > 0) { assigned += r.len; used++; }
+    if (assigned === 0) return;
+    const avgLen = assigned / used;
+    const lsMax = Math.min(p.lMax, avgLen);
+    const ksMax = (4 * p.cBar) / (1 + lsMax) - 1;
+    const ks = Math.floor(this.rng.next() * ksMax) + 1;
+    // seed: a random assigned job
+    let seed = -1;
+    for (let tries = 0; tries < 100 && seed < 0; tries++) {
+      const u = this.rng.int(pb.J);
+      if (st.routeOf[u] >= 0) seed = u;
+    }
+    if (seed < 0) for (let u = 0; u < pb.J; u++) if (st.routeOf[u] >= 0) { seed = u; break; }
+    const ruined = this.ruined;
+    const touched: number[] = [];
+    let done = 0;
+    const nb = this.nb;
+    for (let i = -1; i < nb.k && done < ks; i++) {
+      const c = i < 0 ? seed : nb.list[seed * nb.k + i];
+      if (c < 0) break;
+      const v = st.routeOf[c];
+      if (v < 0 || ruined[v]) continue;
+      ruined[v] = 1;
+      touched.push(v);
+      const r = st.routes[v];
+      const lMaxT = Math.min(r.len, lsMax);
+      const l = Math.floor(this.rng.next() * lMaxT) + 1;
+      const pc = st.posOf[c];
+      if (this.rng.next() < p.splitRate && r.len > l) {
+        // split string: l removed around m preserved
+        let m = 1;
+        while (m < r.len - l && this.rng.next() < p.splitDepth) m++;
+        const total = l + m;
+        const lo = Math.max(1, pc - total + 1), hi = Math.min(pc, r.len - total + 1);
+        const s = lo + this.rng.int(hi - lo + 1);
+        const keepAt = s + this.rng.int(l + 1); // preserved block [keepAt, keepAt+m)
+        for (let x = s; x < s + total; x++) if (x < keepAt || x >= keepAt + m) this.mark(r.nodes[x]);
+      } else {
+        const lo = Math.max(1, pc - l + 1), hi = Math.min(pc, r.len - l + 1);
+        const s = lo + this.rng.int(hi - lo + 1);
+        for (let x = s; x < s + l; x++) this.mark(r.nodes[x]);
+      }
+      done++;
+    }
+    // mates of removed pair jobs go too (their routes are edited below)
+    for (let i = 0; i < removed.length; i++) {
+      const m = pb.jMate[removed[i]];
+      if (m >= 0 && !this.drop[m]) {
+        this.mark(m);
+        const v = st.routeOf[m];
+        if (!ruined[v]) { ruined[v] = 1; touched.push(v); }
+      }
+    }
+    for (const v of touched) { st.removeJobs(v, this.drop); ruined[v] = 0; }
+  }
+
+  private mark(u: number): void {
+    if (this.drop[u]) return;
+    this.drop[u] = 1;
+    this.removed.push(u);
+  }
+
+  private recreate(): void {
+    const st = this.st;
+    const pb = this.pb;
+    const list = this.removed.slice();
+    // order
+    const w = this.rng.next() * (pb.hasTime ? 13 : 11);
+    if (w < 4) this.rng.shuffle(list);
+    else if (w < 8) { this.rng.shuffle(list); list.sort((a, b) => this.demandOf[b] - this.demandOf[a]); }
+    else if (w < 10) list.sort((a, b) => this.depotCost[b] - this.depotCost[a] || a - b);
+    else if (w < 11) list.sort((a, b) => this.depotCost[a] - this.depotCost[b] || a - b);
+    else list.sort((a, b) => this.deadlineOf[a] - this.deadlineOf[b] || a - b);
+    if (pb.R > 1) list.sort((a, b) => pb.jPrio[b] - pb.jPrio[a]); // stable: keeps the order within a rank
+    const full = this.full;
+    const blink = this.params.blink;
+    for (const u of list) {
+      if (st.routeOf[u] >= 0) continue; // a pair's mate inserted with it
+      if (this.ins.find(u, full, blink, this.rng)) this.ins.apply(u);
+      else if (blink > 0 && this.ins.find(u, full, 0, null)) this.ins.apply(u);
+    }
+  }
+
+  // ---- budget (whole search; `runSlice` may be called repeatedly)
+  private bIt = Infinity;
+  private bWork = Infinity;
+  private bDeadline = Infinity;
+  private bStart = 0;
+  private bWork0 = 0;
+  private bIt0 = 0;
+
+  setBudget(b: { iterations?: number; work?: number; timeLimitMs?: number }): void {
+    this.bIt = b.iterations ?? Infinity;
+    this.bWork = b.work ?? Infinity;
+    this.bStart = performance.now();
+    this.bDeadline = b.timeLimitMs !== undefined ? this.bStart + b.timeLimitMs : Infinity;
+    this.bWork0 = this.st.ev.work;
+    this.bIt0 = this.iterations;
+  }
+
+  /** Iterates until the budget is used, the search is cancelled, or the wall clock passes sliceEnd ('slice'). */
+  runSlice(sliceEnd: number, cancelled?: () => boolean, onTick?: (s: Search) => void): SearchResult['stoppedBy'] | 'slice' {
+    const ev = this.st.ev;
+    if (this.pb.J === 0 || this.pb.V === 0 || this.bestCost === Infinity) return 'none';
+    for (let n = 0; ; n++) {
+      const it = this.iterations - this.bIt0;
+      const w = ev.work - this.bWork0;
+      if (it >= this.bIt) return 'iterations';
+      if (w >= this.bWork) return 'work';
+      if ((n & 7) === 0) {
+        if (cancelled?.()) return 'cancelled';
+        const now = performance.now();
+        if (now >= this.bDeadline) return 'time';
+        if (now >= sliceEnd) return 'slice';
+        if (onTick) onTick(this);
+      }
+      let progress: number;
+      if (this.bIt !== Infinity) progress = it / this.bIt;
+      else if (this.bWork !== Infinity) progress = w / this.bWork;
+      else if (this.bDeadline !== Infinity) progress = (performance.now() - this.bStart) / (this.bDeadline - this.bStart);
+      else progress = 0.5;
+      this.iterate(progress);
+    }
+  }
+
+  result(stoppedBy: SearchResult['stoppedBy']): SearchResult {
+    return {
+      routes: this.best,
+      cost: this.bestCost,
+      unassigned: this.bestUn,
+      iterations: this.iterations,
+      work: this.st.ev.work,
+      improvements: this.improvements,
+      reasons: this.reasons,
+      stoppedBy,
+    };
+  }
+}
+
+export { BIG };

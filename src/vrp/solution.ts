@@ -1,0 +1,190 @@
+/**
+ * Turning the search's routes (job sequences) into a reported solution: stop sequences, exact
+ * schedules (two windows per stop honoured), legs, loads, totals, and reasons for left-out stops.
+ *
+ * Schedule convention: among the feasible departure times from the start, take the earliest that
+ * satisfies the maximum duration, then delay the departure as long as that does not make the
+ * route end later — i.e. the earliest finish, and no avoidable waiting at the start. Route
+ * duration = end arrival − start departure, waits and service included.
+ */
+import { BIG, REASON_TEXT, latestDeparture, scheduleStops, serviceStart, type Problem, type UnassignedReason } from './model.js';
+
+export interface RouteStopVisit {
+  /** Stop index (input order). */
+  stop: number;
+  /** Arrival, start of service, departure (same units as the input times). */
+  arrival: number;
+  start: number;
+  departure: number;
+  /** Waiting before service. */
+  wait: number;
+  /** The leg that reaches this stop (from the previous stop or the start). */
+  legDistance: number;
+  legTime: number;
+  /** Load on board after this stop, per capacity dimension. */
+  load: number[];
+}
+
+export interface SolutionRoute {
+  vehicle: number;
+  stops: RouteStopVisit[];
+  /** Departure from the start place (or arrival at the first stop when the vehicle has no start). */
+  startTime: number;
+  /** Arrival at the end place (or departure from the last stop for open routes). */
+  endTime: number;
+  /** Last leg, to the end place (0 for open routes). */
+  endLegDistance: number;
+  endLegTime: number;
+  /** Load on board when leaving the start. */
+  startLoad: number[];
+  distance: number;
+  travelTime: number;
+  serviceTime: number;
+  waitTime: number;
+  duration: number;
+  /** Objective value of the route (costFactor × objective matrix + fixed cost). */
+  cost: number;
+}
+
+export interface UnassignedStop {
+  stop: number;
+  reason: UnassignedReason;
+  message: string;
+}
+
+export interface SolveStats {
+  seed: number;
+  workers: number;
+  iterations: number;
+  work: number;
+  improvements: number;
+  seconds: number;
+  stoppedBy: string;
+  /** Index of the search whose solution was kept. */
+  bestWorker: number;
+  perWorker: { iterations: number; cost: number; unassigned: number; stoppedBy: string }[];
+}
+
+export interface Solution {
+  routes: SolutionRoute[];
+  unassigned: UnassignedStop[];
+  cost: number;
+  distance: number;
+  travelTime: number;
+  duration: number;
+  vehicles: number;
+  stats: SolveStats;
+}
+
+/** Completion time at the end when departing at t (earliest schedule), or null. */
+function completion(pb: Problem, v: number, seq: number[], t: number): number | null {
+  return scheduleStops(pb, v, seq, -BIG, BIG, t);
+}
+
+/** Departure time per the schedule convention above; null when the route is infeasible. */
+export function chooseDeparture(pb: Problem, v: number, seq: number[]): number | null {
+  const ld = latestDeparture(pb, v, seq);
+  if (ld === null) return null;
+  const tin = pb.vTin[v];
+  const maxDur = pb.vMaxDur[v];
+  let t0 = tin;
+  const c0 = completion(pb, v, seq, t0);
+  if (c0 === null) return null;
+  if (maxDur < BIG && c0 - t0 > maxDur) {
+    // duration(t) = c(t) − t never increases: smallest t with duration ≤ max
+    let lo = t0, hi = ld;
+    const ch = completion(pb, v, seq, hi);
+    if (ch === null || ch - hi > maxDur) return null;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      const c = completion(pb, v, seq, mid);
+      if (c !== null && c - mid <= maxDur) hi = mid; else lo = mid;
+    }
+    t0 = hi;
+  }
+  const end = completion(pb, v, seq, t0)!;
+  // latest t in [t0, ld] with the same end
+  let lo = t0, hi = ld;
+  const cl = completion(pb, v, seq, ld);
+  if (cl !== null && cl <= end) return ld;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    const c = completion(pb, v, seq, mid);
+    if (c !== null && c <= end) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+/** Expands jobs to stops. */
+export function stopsOf(pb: Problem, jobs: ArrayLike<number>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < jobs.length; i++) {
+    const u = jobs[i];
+    out.push(pb.jStop0[u]);
+    if (pb.jStop1[u] >= 0) out.push(pb.jStop1[u]);
+  }
+  return out;
+}
+
+/** Load change at a stop (per dimension k), and the depot amount it needs. */
+function stopLoad(pb: Problem, s: number, k: number): { dep: number; delta: number } {
+  const j = pb.stopJob[s];
+  const K = pb.K;
+  if (pb.jStop1[j] >= 0) {
+    const q = pb.jRise[j * K + k];
+    return { dep: 0, delta: s === pb.jStop0[j] ? q : -q };
+  }
+  if (pb.jPairRole[j] !== 0) return { dep: 0, delta: pb.jDelta[j * K + k] };
+  return { dep: pb.jDep[j * K + k], delta: pb.jDelta[j * K + k] };
+}
+
+export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): SolutionRoute {
+  const seq = stopsOf(pb, jobs);
+  const dep = chooseDeparture(pb, v, seq);
+  if (dep === null) throw new Error(`internal: route of vehicle ${v} is infeasible`);
+  const T = pb.time[pb.vProfile[v]];
+  const D = pb.dist;
+  const C = pb.cost[pb.vProfile[v]];
+  const N = pb.N;
+  const K = pb.K;
+  const load: number[] = [];
+  for (let k = 0; k < K; k++) {
+    let s0 = 0;
+    for (const s of seq) s0 += stopLoad(pb, s, k).dep;
+    load.push(s0);
+  }
+  const startLoad = load.slice();
+  let t = dep;
+  let prev = pb.vStartPl[v];
+  let dist = 0, travel = 0, service = 0, wait = 0, cost = 0;
+  const stops: RouteStopVisit[] = [];
+  for (const s of seq) {
+    const pl = pb.sPlace[s];
+    const lt = T[prev * N + pl];
+    const ld = D[prev * N + pl];
+    const arrival = t + lt;
+    const start = serviceStart(pb, s, arrival);
+    if (start === null) throw new Error(`internal: stop ${s} misses its window`);
+    const departure = start + pb.sService[s];
+    for (let k = 0; k < K; k++) load[k] += stopLoad(pb, s, k).delta;
+    stops.push({ stop: s, arrival, start, departure, wait: start - arrival, legDistance: ld, legTime: lt, load: load.slice() });
+    dist += ld; travel += lt; service += pb.sService[s]; wait += start - arrival; cost += C[prev * N + pl];
+    t = departure;
+    prev = pl;
+  }
+  const el = T[prev * N + pb.vEndPl[v]];
+  const ed = D[prev * N + pb.vEndPl[v]];
+  cost += C[prev * N + pb.vEndPl[v]];
+  dist += ed; travel += el;
+  const end = t + el;
+  const startTime = pb.vHasStart[v] ? dep : stops.length > 0 ? stops[0].arrival : dep;
+  return {
+    vehicle: v, stops, startTime, endTime: end, endLegDistance: ed, endLegTime: el, startLoad,
+    distance: dist, travelTime: travel, serviceTime: service, waitTime: wait, duration: end - startTime,
+    cost: seq.length === 0 ? 0 : pb.vCostMul[v] * cost + pb.vFixed[v],
+  };
+}
+
+export function unassignedStop(stop: number, reason: UnassignedReason): UnassignedStop {
+  return { stop, reason, message: REASON_TEXT[reason] };
+}

@@ -1,0 +1,207 @@
+/**
+ * The dispatch solver's entry point: `solve(input, options)`.
+ *
+ * Runs W independent searches (W = `workers`; on the WorkerPool when W > 1, in this thread
+ * otherwise) with seeds derived from `seed`, keeps the best by (unassigned per priority, cost,
+ * search index), and reports routes with exact schedules and reasons for left-out stops.
+ *
+ * Budgets (the first reached stops a search):
+ * - `iterations`: ruin-and-recreate iterations per search — deterministic;
+ * - `timeLimitMs` with `deterministic: true` (default when a time limit is given): converted to a
+ *   deterministic work budget (see {@link WORK_PER_MS}); the wall clock is only a safety net at
+ *   `hardLimitFactor` × the limit — results are identical run to run unless that net is hit;
+ * - `timeLimitMs` with `deterministic: false`: wall clock — the result varies with machine load;
+ * - none of these: an effort level (`effort`, MinimumOptimization: 1 = construction + local
+ *   search only, 4 = default, larger = more) gives the iterations.
+ * An aborted signal stops every search at its next check; the best solution so far is returned.
+ */
+import { availableParallelism } from 'node:os';
+import { EngineError } from '../core/errors.js';
+import { Rng } from '../core/rng.js';
+import type { ProgressEvent } from '../core/cancel.js';
+import type { WorkerPool } from '../workers/pool.js';
+import { buildProblem, Problem, REASON_CODES, type UnassignedReason, type VrpInput } from './model.js';
+import { defaultParams, Search, type SearchParams } from './search.js';
+import { Insertion } from './insertion.js';
+import { buildNeighbours } from './neighbours.js';
+import { describeRoute, unassignedStop, type Solution, type SolveStats } from './solution.js';
+import { State } from './state.js';
+
+/** Calibrated work units per millisecond of one search on one idle core of the reference machine (see docs/vrp.md). */
+export const WORK_PER_MS = 9000;
+
+export interface SolveOptions {
+  seed?: number;
+  /** Per-search ruin-and-recreate iterations (deterministic). */
+  iterations?: number;
+  /** Time budget. */
+  timeLimitMs?: number;
+  /** With a time limit: convert it to a deterministic work budget (default true). */
+  deterministic?: boolean;
+  /** Wall-clock safety net in deterministic mode, as a multiple of timeLimitMs (default 2). */
+  hardLimitFactor?: number;
+  /** MinimumOptimization (1 = quick … 4 default … larger = more). */
+  effort?: number;
+  /** Independent searches (default: the pool's threads, or 1 without a pool). */
+  workers?: number;
+  pool?: WorkerPool;
+  signal?: AbortSignal;
+  onProgress?: (e: ProgressEvent) => void;
+  /** Search parameter overrides (tuning, tests). */
+  params?: Partial<SearchParams>;
+}
+
+/** Iterations per search for an effort level. */
+export function effortIterations(effort: number, jobs: number): number {
+  const e = Math.max(1, Math.floor(effort));
+  if (e <= 1) return 0;
+  return Math.round(Math.max(200, 20 * jobs) * 2 ** (e - 2) / 4);
+}
+
+export interface SearchTaskSpec {
+  seed: number;
+  params: SearchParams;
+  budget: { iterations?: number; work?: number; timeLimitMs?: number };
+}
+
+export interface SearchTaskResult {
+  routes: Int32Array[];
+  cost: number;
+  unassigned: Int32Array;
+  iterations: number;
+  work: number;
+  improvements: number;
+  reasons: [number, string][];
+  stoppedBy: string;
+}
+
+/** Runs one search to completion (used in this thread and by the `vrp-solve` worker task). */
+export async function runSearch(
+  pb: Problem, spec: SearchTaskSpec, cancelled: () => boolean, tick?: (s: Search) => void, yieldEveryMs = 0,
+): Promise<SearchTaskResult> {
+  const s = new Search(pb, spec.params, spec.seed);
+  s.construct();
+  s.setBudget(spec.budget);
+  let stoppedBy: string;
+  for (;;) {
+    stoppedBy = s.runSlice(yieldEveryMs > 0 ? performance.now() + yieldEveryMs : Infinity, cancelled, tick);
+    if (stoppedBy !== 'slice') break;
+    // Between slices the event loop runs, so that an AbortSignal can fire; results do not depend on slicing.
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  if (cancelled()) stoppedBy = 'cancelled';
+  const r = s.result(stoppedBy as never);
+  return {
+    routes: r.routes, cost: r.cost, unassigned: r.unassigned, iterations: r.iterations, work: r.work,
+    improvements: r.improvements, reasons: [...r.reasons], stoppedBy,
+  };
+}
+
+export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}): Promise<Solution> {
+  const t0 = performance.now();
+  const pb = input instanceof Problem ? input : buildProblem(input);
+  const seed = (opts.seed ?? 1) >>> 0;
+  const W = Math.max(1, Math.floor(opts.workers ?? opts.pool?.threads ?? 1));
+  const params: SearchParams = { ...defaultParams(pb), ...(opts.params ?? {}) };
+  const budget: SearchTaskSpec['budget'] = {};
+  if (opts.iterations !== undefined) {
+    budget.iterations = Math.max(0, Math.floor(opts.iterations));
+    if (opts.timeLimitMs !== undefined) budget.timeLimitMs = opts.timeLimitMs;
+  } else if (opts.timeLimitMs !== undefined) {
+    if (opts.deterministic ?? true) {
+      budget.work = Math.max(1, Math.round(opts.timeLimitMs * WORK_PER_MS));
+      budget.timeLimitMs = opts.timeLimitMs * (opts.hardLimitFactor ?? 2);
+    } else budget.timeLimitMs = opts.timeLimitMs;
+  } else budget.iterations = effortIterations(opts.effort ?? 4, pb.J);
+  if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+
+  const specs: SearchTaskSpec[] = [];
+  for (let i = 0; i < W; i++) specs.push({ seed: Rng.derive(seed, i), params, budget });
+  const results: SearchTaskResult[] = [];
+  const progress = (done: number, best: number, it: number): void => {
+    opts.onProgress?.({ phase: 'dispatch', done, total: budget.iterations ?? budget.work ?? 0, info: { bestCost: best, iterations: it } });
+  };
+  if (W === 1) {
+    let lastTick = 0;
+    const tick = (s: Search): void => {
+      const now = performance.now();
+      if (opts.onProgress && now - lastTick >= 100) {
+        lastTick = now;
+        progress(budget.iterations !== undefined ? s.iterations : s.st.ev.work, s.bestCost, s.iterations);
+      }
+    };
+    results.push(await runSearch(pb, specs[0], () => opts.signal?.aborted === true, tick, 50));
+  } else {
+    const { WorkerPool } = await import('../workers/pool.js');
+    const own = opts.pool ? null : new WorkerPool({ threads: Math.min(W, availableParallelism()) });
+    const pool = opts.pool ?? own!;
+    const control = new SharedArrayBuffer(4 + 8 * 3 * W);
+    const flag = new Int32Array(control, 0, 1);
+    const stats = new Float64Array(control, 8, 3 * W);
+    const onAbort = (): void => { Atomics.store(flag, 0, 1); };
+    opts.signal?.addEventListener('abort', onAbort);
+    const timer = opts.onProgress ? setInterval(() => {
+      let best = Infinity, done = 0, it = 0;
+      for (let i = 0; i < W; i++) { done += stats[3 * i]; it += stats[3 * i + 1]; if (stats[3 * i + 2] > 0) best = Math.min(best, stats[3 * i + 2]); }
+      progress(done, best, it);
+    }, 200) : null;
+    try {
+      const transfer = pb.toTransfer();
+      const out = await Promise.all(specs.map((spec, i) => pool.run<SearchTaskResult>({ kind: 'vrp-solve', problem: transfer, spec, control, index: i })));
+      results.push(...out);
+    } finally {
+      if (timer) clearInterval(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (own) await own.close();
+    }
+  }
+  // best by (unassigned profile, cost, index)
+  let bi = 0;
+  for (let i = 1; i < results.length; i++) {
+    const c = State.compareUnassigned(results[i].unassigned, results[bi].unassigned);
+    if (c < 0 || (c === 0 && results[i].cost < results[bi].cost)) bi = i;
+  }
+  const best = results[bi];
+  const stats: SolveStats = {
+    seed, workers: W, iterations: results.reduce((a, r) => a + r.iterations, 0), work: results.reduce((a, r) => a + r.work, 0),
+    improvements: best.improvements, seconds: (performance.now() - t0) / 1000, stoppedBy: best.stoppedBy, bestWorker: bi,
+    perWorker: results.map((r) => ({ iterations: r.iterations, cost: r.cost, unassigned: r.unassigned.reduce((a, b) => a + b, 0), stoppedBy: r.stoppedBy })),
+  };
+  return assemble(pb, best.routes, new Map(best.reasons), stats);
+}
+
+/** Builds the reported solution; stops still unassigned get a final insertion try, then a reason. */
+export function assemble(pb: Problem, routes: Int32Array[], reasons: Map<number, string>, stats: SolveStats): Solution {
+  const st = new State(pb);
+  st.load(routes);
+  // Last chance: insert what fits now (highest priority first), to report reasons that hold for the returned routes.
+  const ins = new Insertion(st, buildNeighbours(pb, 1), 1);
+  const open: number[] = [];
+  for (let j = 0; j < pb.J; j++) if (st.routeOf[j] < 0 && !st.excluded[j] && pb.jPairRole[j] !== 2) open.push(j);
+  open.sort((a, b) => pb.jPrio[b] - pb.jPrio[a] || a - b);
+  const why = new Map<number, UnassignedReason>();
+  for (const u of open) {
+    if (ins.find(u, true)) { ins.apply(u); continue; }
+    const r = (REASON_CODES as readonly string[]).includes(ins.failReason) ? (ins.failReason as UnassignedReason) : 'notInserted';
+    why.set(u, r);
+    if (pb.jPairRole[u] === 1) why.set(pb.jMate[u], r);
+  }
+  void reasons;
+  const out: Solution['routes'] = [];
+  let cost = 0, distance = 0, travel = 0, duration = 0;
+  for (let v = 0; v < pb.V; v++) {
+    const r = st.routes[v];
+    if (r.len === 0) continue;
+    const d = describeRoute(pb, v, r.jobs());
+    out.push(d);
+    cost += d.cost; distance += d.distance; travel += d.travelTime; duration += d.duration;
+  }
+  const unassigned: Solution['unassigned'] = [];
+  for (let s = 0; s < pb.nStops; s++) {
+    const j = pb.stopJob[s];
+    if (st.routeOf[j] >= 0) continue;
+    const code = pb.jInfeasible[j] >= 0 ? REASON_CODES[pb.jInfeasible[j]] : why.get(j) ?? 'notInserted';
+    unassigned.push(unassignedStop(s, code));
+  }
+  return { routes: out, unassigned, cost, distance, travelTime: travel, duration, vehicles: out.length, stats };
+}
