@@ -189,16 +189,19 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
   let next = 0;
   let rowsDone = 0;
   let failed: unknown = null;
-  const inflight = Math.min(tiles.length, 2 * pool.threads);
+  // Cancellation is checked between tiles (a tile is at most `tileCells` cells, a fraction of a
+  // second): running tiles are not torn down (piscina's abort of a running task terminates the
+  // worker and races with its reply), their results are just dropped.
+  const cancelled = (): boolean => opts.signal?.aborted === true;
   const runOne = async (): Promise<void> => {
-    while (next < tiles.length && failed === null) {
-      throwIfAborted(opts.signal);
+    while (next < tiles.length && failed === null && !cancelled()) {
       const [r0, r1] = tiles[next++];
       const task: MatrixTask = {
         kind: 'matrix', datasetKey, prefix: opts.prefix!, targetsKey,
         sources: sliceEndpoints(sources, r0, r1), targets, withAux, kernel: kind,
       };
-      const res = await pool.run<MatrixTaskResult>(task as unknown as { kind: string }, { signal: opts.signal });
+      const res = await pool.run<MatrixTaskResult>(task as unknown as { kind: string });
+      if (failed !== null || cancelled()) return;
       if (res.cost.length !== (r1 - r0) * T) throw new EngineError('Internal', 'Matrix tile came back with the wrong size.');
       cost.set(res.cost, r0 * T);
       if (aux && res.aux) aux.set(res.aux, r0 * T);
@@ -206,16 +209,24 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
       onProgress?.({ phase: 'matrix', done: rowsDone, total: S, info: { tiles: tiles.length } });
     }
   };
-  const workers: Promise<void>[] = [];
+  const runners: Promise<void>[] = [];
+  const inflight = Math.min(tiles.length, 2 * pool.threads);
   for (let i = 0; i < inflight; i++) {
-    workers.push(runOne().catch((e) => {
+    runners.push(runOne().catch((e) => {
       if (failed === null) failed = e;
     }));
   }
-  await Promise.all(workers);
-  if (failed !== null) {
-    if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
-    throw failed;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([Promise.all(runners), aborted]);
+  } finally {
+    if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
   }
+  if (cancelled()) throw new EngineError('Cancelled', 'The operation was cancelled.');
+  if (failed !== null) throw failed;
   return { numSources: S, numTargets: T, cost, aux, tiles: tiles.length };
 }
