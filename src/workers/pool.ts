@@ -9,6 +9,7 @@
  */
 import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
+import type { MessagePort } from 'node:worker_threads';
 import { EngineError, toErrorRecord, type ErrorRecord } from '../core/errors.js';
 
 export interface PoolOptions {
@@ -48,10 +49,10 @@ export class WorkerPool {
    * Runs one task on a worker. `transfer` lists buffers to move (not copy) to the worker.
    * Rejects with an EngineError (code preserved across the thread boundary).
    */
-  async run<T>(task: TaskEnvelope, opts: { signal?: AbortSignal; transfer?: ArrayBuffer[] } = {}): Promise<T> {
+  async run<T>(task: TaskEnvelope, opts: { signal?: AbortSignal; transfer?: (ArrayBuffer | MessagePort)[] } = {}): Promise<T> {
     let reply: TaskReply;
     try {
-      reply = (await this.piscina.run(task, { signal: opts.signal ?? null, transferList: opts.transfer })) as TaskReply;
+      reply = (await this.piscina.run(task, { signal: opts.signal ?? null, transferList: opts.transfer as any })) as TaskReply;
     } catch (e) {
       if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
       throw EngineError.fromRecord(toErrorRecord(e));

@@ -1,0 +1,144 @@
+/**
+ * Building a dataset from an OSM extract: decode → road graph (car profile, restrictions, SCC)
+ * → two contraction hierarchies (fastest and shortest; built side by side on the worker pool when
+ * one is given) → snapping index → sections. Every phase is timed and reports progress.
+ */
+import { MessageChannel } from 'node:worker_threads';
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { BinFile, BinWriter } from '../core/binfile.js';
+import { throwIfAborted, type LongWorkOptions, type ProgressEvent } from '../core/cancel.js';
+import { EngineError } from '../core/errors.js';
+import { buildContractionHierarchy, ContractionHierarchy } from '../ch/index.js';
+import { buildRoadGraph } from '../graph/build.js';
+import type { RoadGraph } from '../graph/road-graph.js';
+import { Snapper } from '../graph/snap.js';
+import { OsmPbfFile } from '../osm/pbf.js';
+import type { WorkerPool } from '../workers/pool.js';
+import { DATASET_TAG, DATASET_VERSION, SECTION, type DatasetMeta } from './dataset.js';
+
+export interface BuildDatasetOptions extends LongWorkOptions {
+  /** Dataset name (default: the extract's file name without extension). */
+  name?: string;
+  /** Source file name recorded in the metadata. */
+  sourceName?: string;
+  /** Builds the two hierarchies in parallel on this pool (else one after the other, in-thread). */
+  pool?: WorkerPool;
+}
+
+export interface BuiltDataset {
+  writer: BinWriter;
+  meta: DatasetMeta;
+}
+
+export const ODBL_ATTRIBUTION = '© OpenStreetMap contributors, ODbL 1.0 (https://www.openstreetmap.org/copyright)';
+
+const ENGINE_VERSION = '0.1.0';
+
+/** Builds a dataset in memory from the bytes of an `.osm.pbf` extract. */
+export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = {}): Promise<BuiltDataset> {
+  const timings: Record<string, number> = {};
+  const progress = (e: ProgressEvent) => opts.onProgress?.(e);
+  let t0 = performance.now();
+  const mark = (phase: string) => {
+    const t = performance.now();
+    timings[phase] = Math.round(t - t0);
+    t0 = t;
+  };
+
+  progress({ phase: 'decode', done: 0, total: 1 });
+  const osm = new OsmPbfFile(pbf);
+  mark('decode');
+
+  const { graph, stats } = buildRoadGraph(osm, { signal: opts.signal, onProgress: opts.onProgress });
+  if (graph.numNodes < 2) throw new EngineError('InvalidInput', 'The extract holds no drivable road network (fewer than two connected junctions).', { path: 'extract' });
+  mark('graph');
+  throwIfAborted(opts.signal);
+
+  const t1 = performance.now();
+  const [chTime, chDist] = await buildHierarchies(graph, opts);
+  timings['ch'] = Math.round(performance.now() - t1);
+  t0 = performance.now();
+  throwIfAborted(opts.signal);
+
+  progress({ phase: 'snap-index', done: 0, total: 1 });
+  const snapper = Snapper.build(graph);
+  mark('snap-index');
+
+  const w = new BinWriter(DATASET_TAG, DATASET_VERSION);
+  graph.toSections(w, SECTION.graph);
+  chTime.toSections(w, SECTION.chTime);
+  chDist.toSections(w, SECTION.chDist);
+  snapper.toSections(w, SECTION.snap);
+  mark('sections');
+
+  const bb = graph.bbox();
+  const meta: DatasetMeta = {
+    name: opts.name ?? 'dataset',
+    source: {
+      file: opts.sourceName ?? '(memory)',
+      bytes: pbf.byteLength,
+      bbox: osm.header.bbox,
+      writingProgram: osm.header.writingProgram,
+      replicationTimestamp: osm.header.replicationTimestamp,
+    },
+    createdAt: new Date().toISOString(),
+    engineVersion: ENGINE_VERSION,
+    profile: 'car',
+    attribution: ODBL_ATTRIBUTION,
+    counts: { nodes: graph.numNodes, arcs: graph.numArcs, edges: graph.numEdges, chTimeArcs: chTime.numArcs, chDistArcs: chDist.numArcs },
+    bbox: bb,
+    timingsMs: timings,
+    stats: stats as unknown as Record<string, unknown>,
+  };
+  w.addJson(SECTION.meta, meta);
+  return { writer: w, meta };
+}
+
+/** Reads an extract, builds its dataset and writes it atomically to `outPath`. */
+export async function buildDatasetFile(extractPath: string, outPath: string, opts: BuildDatasetOptions = {}): Promise<{ meta: DatasetMeta; bytes: number; totalMs: number }> {
+  const t = performance.now();
+  let pbf: Uint8Array;
+  try {
+    if (!statSync(extractPath).isFile()) throw new Error('not a file');
+    pbf = readFileSync(extractPath);
+  } catch {
+    throw new EngineError('InvalidInput', `Cannot read the extract "${extractPath}".`, { path: 'extract' });
+  }
+  const name = opts.name ?? basename(extractPath).replace(/\.osm\.pbf$|\.pbf$/i, '');
+  const { writer, meta } = await buildDataset(pbf, { ...opts, name, sourceName: basename(extractPath) });
+  const tw = performance.now();
+  const bytes = writer.writeFile(outPath);
+  meta.timingsMs.write = Math.round(performance.now() - tw);
+  return { meta, bytes, totalMs: Math.round(performance.now() - t) };
+}
+
+/** The fastest-path (time, aux length) and shortest-path (length, aux time) hierarchies. */
+async function buildHierarchies(graph: RoadGraph, opts: BuildDatasetOptions): Promise<[ContractionHierarchy, ContractionHierarchy]> {
+  const base = { numNodes: graph.numNodes, tail: graph.tail, head: graph.head };
+  if (!opts.pool) {
+    const chTime = buildContractionHierarchy({ ...base, weight: graph.timeMs, aux: graph.lengthCm }, { signal: opts.signal, onProgress: relabel(opts, 'ch-time') });
+    const chDist = buildContractionHierarchy({ ...base, weight: graph.lengthCm, aux: graph.timeMs }, { signal: opts.signal, onProgress: relabel(opts, 'ch-distance') });
+    return [chTime, chDist];
+  }
+  const pool = opts.pool;
+  const one = async (phase: string, weight: Uint32Array, aux: Uint32Array): Promise<ContractionHierarchy> => {
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (e: ProgressEvent) => opts.onProgress?.(e));
+    try {
+      const r = await pool.run<{ buffer: ArrayBuffer }>(
+        { kind: 'ch-build', numNodes: base.numNodes, tail: base.tail, head: base.head, weight, aux, port: port2, phase },
+        { signal: opts.signal, transfer: [port2] },
+      );
+      return ContractionHierarchy.fromSections(BinFile.from(r.buffer), '');
+    } finally {
+      port1.close();
+    }
+  };
+  return Promise.all([one('ch-time', graph.timeMs, graph.lengthCm), one('ch-distance', graph.lengthCm, graph.timeMs)]);
+}
+
+function relabel(opts: LongWorkOptions, phase: string): ((e: ProgressEvent) => void) | undefined {
+  const cb = opts.onProgress;
+  return cb ? (e) => cb({ ...e, phase }) : undefined;
+}

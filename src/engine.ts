@@ -1,0 +1,263 @@
+/**
+ * The public engine: opens a dataset (or builds one from an extract) and answers the service's
+ * operations with the contract's records. Records in, records out; bad input never throws — it
+ * comes back as `Status: 'Failed'` with `Errors` naming the field. Enum fields of returned records
+ * hold names (`'Success'`, `'Exact'`); encode them for the wire with the record schemas
+ * (`DistanceResultSchema.encode(result)` → integers, `{ enums: 'name' }` → names).
+ */
+import { EngineError, isEngineError } from './core/errors.js';
+import type { LongWorkOptions } from './core/cancel.js';
+import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
+import { Dataset } from './dataset/dataset.js';
+import type { Snap } from './graph/snap.js';
+import { computeMatrix, type EndpointEntries, UNREACHABLE } from './matrix/index.js';
+import { Router, type Metric } from './route/router.js';
+import { WorkerPool } from './workers/pool.js';
+import {
+  DistanceSpecificationSchema, failedFromError, failedFromIssues,
+  type DistanceResult, type Location, type MatchCodeName, type DistanceUnitName, type Issue,
+} from './records/index.js';
+import { readFileSync } from 'node:fs';
+
+export interface EngineOptions {
+  /** Worker threads for matrices, dispatch and geocoding batches (default: one per core). */
+  threads?: number;
+  /** Snapping radius in metres (default 1000). */
+  snapRadiusM?: number;
+  /** Memory bound for one distance matrix (default 2 GiB); past it operations fail with TooBig. */
+  maxMatrixBytes?: number;
+}
+
+export interface TravelMatrix {
+  size: number;
+  /** Row-major, seconds (fractional); Infinity where unreachable. */
+  timeS: Float64Array;
+  /** Row-major, metres; Infinity where unreachable. */
+  distanceM: Float64Array;
+}
+
+export const METRES_PER_MILE = 1609.344;
+
+export function metresToUnit(m: number, unit: DistanceUnitName): number {
+  return unit === 'Kilometer' ? m / 1000 : m / METRES_PER_MILE;
+}
+
+/** A location resolved to the road network. */
+export interface PlacedLocation {
+  snap: Snap;
+  matchCode: MatchCodeName;
+}
+
+export class Engine {
+  readonly dataset: Dataset;
+  readonly options: EngineOptions;
+  private readonly router: Router;
+  private pool: WorkerPool | null = null;
+  private sharedBuffer: SharedArrayBuffer | null = null;
+
+  private constructor(dataset: Dataset, options: EngineOptions) {
+    this.dataset = dataset;
+    this.options = options;
+    this.router = new Router(dataset.graph, dataset.snapper, dataset.chTime, dataset.chDist);
+  }
+
+  /** Opens a dataset file (`*.dkds`) or a buffer holding one. */
+  static async open(source: string | ArrayBufferLike, options: EngineOptions = {}): Promise<Engine> {
+    const ds = typeof source === 'string'
+      ? Dataset.open(source, { snapRadiusM: options.snapRadiusM })
+      : Dataset.fromBuffer(source, { snapRadiusM: options.snapRadiusM });
+    return new Engine(ds, options);
+  }
+
+  /** Builds a dataset in memory from an `.osm.pbf` extract (path or bytes) and opens it. */
+  static async fromExtract(extract: string | Uint8Array, options: EngineOptions & Omit<BuildDatasetOptions, 'pool'> = {}): Promise<Engine> {
+    const bytes = typeof extract === 'string' ? readFileSync(extract) : extract;
+    const pool = new WorkerPool({ threads: Math.min(2, options.threads ?? 2) });
+    try {
+      const { writer } = await buildDataset(bytes, { ...options, pool });
+      return await Engine.open(writer.toBuffer(true), options);
+    } finally {
+      await pool.close();
+    }
+  }
+
+  /** The worker pool, created on first use with the dataset buffer shared to every thread. */
+  workers(): WorkerPool {
+    if (!this.pool) {
+      this.pool = new WorkerPool({ threads: this.options.threads, shared: { dataset: this.shared() } });
+    }
+    return this.pool;
+  }
+
+  private shared(): SharedArrayBuffer {
+    if (!this.sharedBuffer) {
+      const b = this.dataset.buffer;
+      if (b instanceof SharedArrayBuffer) this.sharedBuffer = b;
+      else {
+        const s = new SharedArrayBuffer(b.byteLength);
+        new Uint8Array(s).set(new Uint8Array(b));
+        this.sharedBuffer = s;
+      }
+    }
+    return this.sharedBuffer;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = null;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Locations
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Places a Location on the road network: its LatLong is snapped (MatchCode Exact — the caller's
+   * coordinates are used as given). Throws EngineError (InvalidInput / NoSegment) naming `path`.
+   */
+  placeLocation(loc: Location, path: string): PlacedLocation {
+    if (loc.LatLong) {
+      const { Latitude, Longitude } = loc.LatLong;
+      const snap = this.dataset.snapper.snap(Latitude, Longitude, { path: `${path}.LatLong` });
+      return { snap, matchCode: 'Exact' };
+    }
+    if (loc.Address) {
+      throw new EngineError('Unsupported', `${path}: has only an Address; this dataset has no geocoder index, give LatLong.`, { path: `${path}.Address` });
+    }
+    throw new EngineError('InvalidInput', `${path}: needs LatLong (or an Address to geocode).`, { path });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // CalculateDistance
+  // ------------------------------------------------------------------------------------------
+
+  /** Driving distance and time from StartLocation to FinishLocation (records in and out). */
+  calculateDistance(spec: unknown): DistanceResult {
+    const empty = { StartLocationMatchCode: 'None' as const, FinishLocationMatchCode: 'None' as const, Distance: 0, Time: 0 };
+    const parsed = DistanceSpecificationSchema.safeParse(spec);
+    if (!parsed.ok) return failedFromIssues(parsed.issues, empty);
+    const s = parsed.value;
+    const issues: Issue[] = [];
+    if (!s.StartLocation) issues.push({ path: 'StartLocation', message: 'is required' });
+    if (!s.FinishLocation) issues.push({ path: 'FinishLocation', message: 'is required' });
+    if (issues.length) return failedFromIssues(issues, empty);
+    let from: PlacedLocation;
+    let to: PlacedLocation;
+    try {
+      from = this.placeLocation(s.StartLocation!, 'StartLocation');
+    } catch (e) {
+      return failedFromError(e, empty);
+    }
+    try {
+      to = this.placeLocation(s.FinishLocation!, 'FinishLocation');
+    } catch (e) {
+      return failedFromError(e, { ...empty, StartLocationMatchCode: from.matchCode });
+    }
+    const codes = { StartLocationMatchCode: from.matchCode, FinishLocationMatchCode: to.matchCode };
+    const metric: Metric = s.RouteOptimize === 'MinimizeDistance' ? 'distance' : 'time';
+    const r = this.router.route(from.snap, to.snap, metric);
+    if (!r.found) {
+      return failedFromError(new EngineError('NoRoute', 'No drivable route connects StartLocation to FinishLocation.'), { ...empty, ...codes });
+    }
+    return {
+      Status: 'Success',
+      Errors: [],
+      ...codes,
+      Distance: metresToUnit(r.lengthCm / 100, s.DistanceUnit),
+      Time: Math.round(r.timeMs / 1000),
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Matrices
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Travel times and distances between every pair of placed locations under `metric` (the path
+   * chosen by the metric; both its time and its length are reported). Large matrices run on the
+   * worker pool; past `maxMatrixBytes` this throws TooBig.
+   */
+  async travelMatrix(places: readonly PlacedLocation[], opts: LongWorkOptions & { metric?: Metric } = {}): Promise<TravelMatrix> {
+    const metric = opts.metric ?? 'time';
+    const time = metric === 'time';
+    const n = places.length;
+    const sources = entries(places, 'source', time);
+    const targets = entries(places, 'target', time);
+    const ch = time ? this.dataset.chTime : this.dataset.chDist;
+    const big = n * n > 250_000;
+    const m = await computeMatrix(ch, sources, targets, {
+      withAux: true,
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      maxMatrixBytes: this.options.maxMatrixBytes,
+      ...(big ? { pool: this.workers(), prefix: time ? 'cht.' : 'chd.', datasetKey: 'dataset' } : {}),
+    });
+    const timeS = new Float64Array(n * n);
+    const distanceM = new Float64Array(n * n);
+    const aux = m.aux!;
+    for (let i = 0; i < n * n; i++) {
+      const c = m.cost[i];
+      if (c === UNREACHABLE) {
+        timeS[i] = Infinity;
+        distanceM[i] = Infinity;
+      } else {
+        timeS[i] = (time ? c : aux[i]) / 1000;
+        distanceM[i] = (time ? aux[i] : c) / 100;
+      }
+    }
+    // A drive within one edge can beat the paths through its end nodes.
+    const byEdge = new Map<number, number[]>();
+    places.forEach((p, i) => {
+      const list = byEdge.get(p.snap.edge);
+      if (list) list.push(i);
+      else byEdge.set(p.snap.edge, [i]);
+    });
+    for (const list of byEdge.values()) {
+      if (list.length < 2) continue;
+      for (const i of list) {
+        for (const j of list) {
+          if (i === j) continue;
+          const d = this.dataset.snapper.sameArcDirect(places[i].snap, places[j].snap);
+          if (!d) continue;
+          const k = i * n + j;
+          const cur = time ? timeS[k] * 1000 : distanceM[k] * 100;
+          if ((time ? d.timeMs : d.lengthCm) <= cur) {
+            timeS[k] = d.timeMs / 1000;
+            distanceM[k] = d.lengthCm / 100;
+          }
+        }
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      timeS[i * n + i] = 0;
+      distanceM[i * n + i] = 0;
+    }
+    return { size: n, timeS, distanceM };
+  }
+}
+
+function entries(places: readonly PlacedLocation[], side: 'source' | 'target', time: boolean): EndpointEntries {
+  const count = places.length;
+  const start = new Uint32Array(count + 1);
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    start[i] = total;
+    total += (side === 'source' ? places[i].snap.sourceEntries : places[i].snap.targetEntries).length;
+  }
+  start[count] = total;
+  const node = new Uint32Array(total);
+  const cost = new Uint32Array(total);
+  const aux = new Uint32Array(total);
+  let k = 0;
+  for (const p of places) {
+    for (const e of side === 'source' ? p.snap.sourceEntries : p.snap.targetEntries) {
+      node[k] = e.node;
+      cost[k] = time ? e.timeMs : e.lengthCm;
+      aux[k] = time ? e.lengthCm : e.timeMs;
+      k++;
+    }
+  }
+  return { count, start, node, cost, aux };
+}
+
+export { isEngineError };

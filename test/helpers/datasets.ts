@@ -1,0 +1,24 @@
+/** Builds (once per test process) datasets from the committed fixtures. */
+import { readFileSync } from 'node:fs';
+import { buildDataset } from '../../src/dataset/build.js';
+import { Dataset } from '../../src/dataset/dataset.js';
+
+const cache = new Map<string, Promise<{ dataset: Dataset; buffer: ArrayBufferLike }>>();
+
+export const FIXTURE = {
+  monaco: new URL('../../fixtures/monaco-latest.osm.pbf', import.meta.url).pathname,
+  andorra: new URL('../../fixtures/andorra.osm.pbf', import.meta.url).pathname,
+};
+
+export function fixtureDataset(name: keyof typeof FIXTURE): Promise<{ dataset: Dataset; buffer: ArrayBufferLike }> {
+  let p = cache.get(name);
+  if (!p) {
+    p = (async () => {
+      const { writer } = await buildDataset(readFileSync(FIXTURE[name]), { name });
+      const buffer = writer.toBuffer(true);
+      return { dataset: Dataset.fromBuffer(buffer), buffer };
+    })();
+    cache.set(name, p);
+  }
+  return p;
+}
