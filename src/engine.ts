@@ -5,7 +5,7 @@
  * hold names (`'Success'`, `'Exact'`); encode them for the wire with the record schemas
  * (`DistanceResultSchema.encode(result)` → integers, `{ enums: 'name' }` → names).
  */
-import { EngineError, isEngineError } from './core/errors.js';
+import { EngineError, invalidInput as invalid, isEngineError } from './core/errors.js';
 import type { LongWorkOptions } from './core/cancel.js';
 import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
 import { Dataset } from './dataset/dataset.js';
@@ -118,6 +118,8 @@ export class Engine {
   placeLocation(loc: Location, path: string): PlacedLocation {
     if (loc.LatLong) {
       const { Latitude, Longitude } = loc.LatLong;
+      if (Latitude < -90 || Latitude > 90) throw invalid(`${path}.LatLong.Latitude`, `must be between -90 and 90 (got ${Latitude})`);
+      if (Longitude < -180 || Longitude > 180) throw invalid(`${path}.LatLong.Longitude`, `must be between -180 and 180 (got ${Longitude})`);
       const snap = this.dataset.snapper.snap(Latitude, Longitude, { path: `${path}.LatLong` });
       return { snap, matchCode: 'Exact' };
     }

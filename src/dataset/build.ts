@@ -48,6 +48,7 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
 
   progress({ phase: 'decode', done: 0, total: 1 });
   const osm = new OsmPbfFile(pbf);
+  progress({ phase: 'decode', done: 1, total: 1 });
   mark('decode');
 
   const { graph, stats } = buildRoadGraph(osm, { signal: opts.signal, onProgress: opts.onProgress });
@@ -63,6 +64,7 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
 
   progress({ phase: 'snap-index', done: 0, total: 1 });
   const snapper = Snapper.build(graph);
+  progress({ phase: 'snap-index', done: 1, total: 1 });
   mark('snap-index');
 
   const w = new BinWriter(DATASET_TAG, DATASET_VERSION);

@@ -70,7 +70,7 @@ describe('CalculateDistance', () => {
       [{ DistanceUnit: 0 }, /StartLocation: is required/],
       [spec({ DistanceUnit: 'Parsec' }), /DistanceUnit: must be one of Mile=0, Kilometer=1/],
       [spec({ StartLocation: { LatLong: { Latitude: Number.NaN, Longitude: 7.4 } } }), /StartLocation\.LatLong\.Latitude: must be a finite number/],
-      [spec({ StartLocation: { LatLong: { Latitude: 123, Longitude: 7.4 } } }), /StartLocation\.LatLong.*latitude/i],
+      [spec({ StartLocation: { LatLong: { Latitude: 123, Longitude: 7.4 } } }), /StartLocation\.LatLong\.Latitude: must be between -90 and 90 \(got 123\)/],
       [spec({ FinishLocation: { LatLong: { Latitude: 43.9, Longitude: 7.9 } } }), /FinishLocation.*nearest road.*\[NoSegment\]/],
       [spec({ FinishLocation: { LatLong: { Latitude: 7.4277, Longitude: 43.7396 } } }), /swapped/i],
       [spec({ FinishLocation: {} }), /FinishLocation: needs LatLong/],

@@ -1,4 +1,13 @@
 /** Registry of CLI sub-commands: one line per command. */
 import type { Command } from '../command.js';
+import { buildCommand } from './build.js';
+import { demoCommand } from './demo.js';
+import { distanceCommand } from './distance.js';
+import { solveCommand } from './solve.js';
 
-export const COMMANDS: Command[] = [];
+export const COMMANDS: Command[] = [
+  demoCommand,
+  buildCommand,
+  distanceCommand,
+  solveCommand,
+];

@@ -1,0 +1,51 @@
+import { parseArgs } from 'node:util';
+import { availableParallelism } from 'node:os';
+import type { Command } from '../command.js';
+import { EXIT } from '../command.js';
+import { buildDatasetFile } from '../../dataset/build.js';
+import { WorkerPool } from '../../workers/pool.js';
+import { ProgressPrinter } from '../progress.js';
+
+export const buildCommand: Command = {
+  name: 'build',
+  summary: 'Build a dataset (road graph, hierarchies, snapping and geocoding indexes) from an OSM extract',
+  usage: 'dispatchkit build <extract.osm.pbf> -o <dataset.dkds> [--name NAME] [--threads N] [--quiet]',
+  async run(argv) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        out: { type: 'string', short: 'o' },
+        name: { type: 'string' },
+        threads: { type: 'string' },
+        quiet: { type: 'boolean', short: 'q' },
+      },
+    });
+    if (positionals.length !== 1 || !values.out) {
+      process.stderr.write(`Usage: ${this.usage}\n`);
+      return EXIT.usage;
+    }
+    const threads = values.threads ? Number(values.threads) : Math.min(2, availableParallelism());
+    if (!Number.isInteger(threads) || threads < 1) {
+      process.stderr.write('--threads must be a positive integer\n');
+      return EXIT.usage;
+    }
+    const progress = new ProgressPrinter(process.stderr, values.quiet);
+    const pool = threads > 1 ? new WorkerPool({ threads: Math.min(2, threads) }) : undefined;
+    try {
+      const r = await buildDatasetFile(positionals[0], values.out, { name: values.name, pool, onProgress: progress.onProgress });
+      progress.end();
+      const m = r.meta;
+      const lines = [
+        `dataset   ${values.out} (${(r.bytes / 2 ** 20).toFixed(1)} MiB)`,
+        `network   ${m.counts.nodes.toLocaleString('en-US')} junctions, ${m.counts.arcs.toLocaleString('en-US')} arcs; CH ${m.counts.chTimeArcs.toLocaleString('en-US')} (time) / ${m.counts.chDistArcs.toLocaleString('en-US')} (distance) arcs`,
+        `timings   ${Object.entries(m.timingsMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; total ${(r.totalMs / 1000).toFixed(2)} s`,
+        `data      ${m.attribution}`,
+      ];
+      process.stderr.write(lines.join('\n') + '\n');
+      return EXIT.ok;
+    } finally {
+      await pool?.close();
+    }
+  },
+};

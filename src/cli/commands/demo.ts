@@ -1,0 +1,103 @@
+/**
+ * `npm start`: the main job on the embedded Monaco extract. Builds the dataset on first run
+ * (data/monaco-latest.dkds), then answers a sample CalculateDistance and a small travel matrix.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Command } from '../command.js';
+import { EXIT } from '../command.js';
+import { Engine } from '../../engine.js';
+import { buildDatasetFile } from '../../dataset/build.js';
+import { WorkerPool } from '../../workers/pool.js';
+import { DistanceResultSchema, type Location } from '../../records/index.js';
+import { ProgressPrinter } from '../progress.js';
+import { PACKAGE_ROOT } from '../io.js';
+
+export const DEMO_PLACES: { name: string; lat: number; lon: number }[] = [
+  { name: 'Casino de Monte-Carlo', lat: 43.7395, lon: 7.428 },
+  { name: 'Palais Princier', lat: 43.7314, lon: 7.42 },
+  { name: 'Port Hercule', lat: 43.735, lon: 7.4225 },
+  { name: 'Stade Louis II', lat: 43.7276, lon: 7.4155 },
+  { name: 'Jardin Exotique', lat: 43.7311, lon: 7.4135 },
+  { name: 'Plage du Larvotto', lat: 43.745, lon: 7.4365 },
+  { name: 'Gare de Monaco', lat: 43.739, lon: 7.42 },
+];
+
+function fmtDuration(s: number): string {
+  const m = Math.floor(s / 60);
+  return m > 0 ? `${m} min ${String(Math.round(s % 60)).padStart(2, '0')} s` : `${Math.round(s)} s`;
+}
+
+export async function ensureDemoDataset(quiet = false): Promise<string> {
+  const dataDir = fileURLToPath(new URL('data/', PACKAGE_ROOT));
+  const path = `${dataDir}monaco-latest.dkds`;
+  if (existsSync(path)) return path;
+  mkdirSync(dataDir, { recursive: true });
+  const extract = fileURLToPath(new URL('fixtures/monaco-latest.osm.pbf', PACKAGE_ROOT));
+  process.stderr.write(`Building the demo dataset from ${extract} (first run only) …\n`);
+  const progress = new ProgressPrinter(process.stderr, quiet);
+  const pool = new WorkerPool({ threads: 2 });
+  try {
+    const r = await buildDatasetFile(extract, path, { pool, onProgress: progress.onProgress });
+    progress.end();
+    process.stderr.write(`Built ${path} in ${(r.totalMs / 1000).toFixed(1)} s.\n\n`);
+  } finally {
+    await pool.close();
+  }
+  return path;
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'The main job on the embedded Monaco extract: build the dataset if absent, answer sample requests',
+  usage: 'dispatchkit demo [--data <dataset.dkds>]',
+  async run(argv) {
+    const { values } = parseArgs({ args: argv, options: { data: { type: 'string' } } });
+    const path = values.data ?? (await ensureDemoDataset());
+    const t0 = performance.now();
+    const engine = await Engine.open(path);
+    const loadMs = performance.now() - t0;
+    const out: string[] = [];
+    const m = engine.dataset.meta;
+    out.push(`dispatchkit — ${m.name}: ${m.counts.nodes.toLocaleString('en-US')} junctions, ${m.counts.arcs.toLocaleString('en-US')} road arcs (loaded in ${loadMs.toFixed(0)} ms)`);
+    out.push(`Map data ${m.attribution}`);
+    out.push('');
+
+    // 1. CalculateDistance, records in and out.
+    const [a, b] = [DEMO_PLACES[0], DEMO_PLACES[3]];
+    const spec = {
+      StartLocation: { Name: a.name, LatLong: { Latitude: a.lat, Longitude: a.lon } },
+      FinishLocation: { Name: b.name, LatLong: { Latitude: b.lat, Longitude: b.lon } },
+      DistanceUnit: 'Kilometer',
+      RouteOptimize: 'MinimizeTime',
+    };
+    const t1 = performance.now();
+    const r = engine.calculateDistance(spec);
+    const us = (performance.now() - t1) * 1000;
+    out.push(`CalculateDistance: ${a.name} → ${b.name}`);
+    if (r.Status === 'Success') {
+      out.push(`  ${r.Distance.toFixed(2)} km, ${fmtDuration(r.Time)} by the fastest path (answered in ${us.toFixed(0)} µs)`);
+    } else {
+      out.push(`  ${r.Status}: ${r.Errors?.map((e) => e.Message).join('; ')}`);
+    }
+    out.push(`  DistanceResult: ${JSON.stringify(DistanceResultSchema.encode(r, { enums: 'name' }))}`);
+    out.push('');
+
+    // 2. A travel matrix between the sample places.
+    const places = DEMO_PLACES.map((p, i) => engine.placeLocation({ Name: p.name, LatLong: { Latitude: p.lat, Longitude: p.lon } } as Location, `places[${i}]`));
+    const mx = await engine.travelMatrix(places, { metric: 'time' });
+    const short = DEMO_PLACES.map((p) => p.name.split(' ').slice(-1)[0].slice(0, 8));
+    out.push('Travel times by car, minutes (rows: from, columns: to)');
+    out.push(''.padEnd(24) + short.map((s) => s.padStart(9)).join(''));
+    DEMO_PLACES.forEach((p, i) => {
+      const cells = DEMO_PLACES.map((_, j) => (mx.timeS[i * mx.size + j] / 60).toFixed(1).padStart(9));
+      out.push(p.name.padEnd(24) + cells.join(''));
+    });
+    out.push('');
+    out.push('Next: `dispatchkit --help` for build, distance, dispatch, geocode and solve.');
+    process.stdout.write(out.join('\n') + '\n');
+    await engine.close();
+    return EXIT.ok;
+  },
+};
