@@ -3,11 +3,9 @@ import type { Command } from '../command.js';
 import { buildCommand } from './build.js';
 import { demoCommand } from './demo.js';
 import { distanceCommand } from './distance.js';
-import { solveCommand } from './solve.js';
 
 export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
   distanceCommand,
-  solveCommand,
 ];
