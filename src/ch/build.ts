@@ -50,6 +50,8 @@ export interface ChBuildStats {
   chArcs: number;
   shortcuts: number;
   witnessSearches: number;
+  /** Nodes settled by all witness searches (a machine-independent work measure). */
+  witnessSettled: number;
   ms: number;
 }
 
@@ -157,6 +159,7 @@ class Contractor {
   eCount = 0;
   shortcuts = 0;
   witnessSearches = 0;
+  witnessSettled = 0;
 
   readonly level: Int32Array;
   readonly deleted: Int32Array;
@@ -270,6 +273,7 @@ class Contractor {
       const x = heap.pop();
       if (tgtMark[x] === te && --remaining === 0) break;
       if (++settled > limit) break;
+      this.witnessSettled++;
       const dx = dist[x];
       const b = start[x];
       const end = b + len[x];
@@ -492,6 +496,7 @@ export function buildContractionHierarchyWithStats(g: ArcGraph, opts: ChBuildOpt
       chArcs: c.eCount,
       shortcuts: c.shortcuts,
       witnessSearches: c.witnessSearches,
+      witnessSettled: c.witnessSettled,
       ms: performance.now() - t0,
     },
   };

@@ -17,21 +17,21 @@ import { ContractionHierarchy, ORIGINAL } from './hierarchy.js';
 export class ChQuery {
   readonly ch: ContractionHierarchy;
   private readonly n: number;
+  /** Tentative distances; Infinity = not reached (reset through the touched lists). */
   private readonly fDist: Float64Array;
   private readonly bDist: Float64Array;
-  private readonly fSeen: Uint32Array;
-  private readonly bSeen: Uint32Array;
   /** CH arc used to reach a node (index into fwd / bwd), -1 for a root (source / target entry). */
   private readonly fPredArc: Int32Array;
   private readonly bPredArc: Int32Array;
-  private readonly fPredNode: Int32Array;
-  private readonly bPredNode: Int32Array;
   /** Entry aux of roots. */
   private readonly fRootAux: Float64Array;
   private readonly bRootAux: Float64Array;
+  private readonly fTouched: Int32Array;
+  private readonly bTouched: Int32Array;
+  private fCount = 0;
+  private bCount = 0;
   private readonly fHeap: MinIdHeap;
   private readonly bHeap: MinIdHeap;
-  private epoch = 1;
   private best = Infinity;
   private meet = -1;
   private state: 0 | 1 = 0; // 0: collecting entries, 1: ran
@@ -42,16 +42,14 @@ export class ChQuery {
   constructor(ch: ContractionHierarchy) {
     this.ch = ch;
     const n = (this.n = ch.numNodes);
-    this.fDist = new Float64Array(n);
-    this.bDist = new Float64Array(n);
-    this.fSeen = new Uint32Array(n);
-    this.bSeen = new Uint32Array(n);
+    this.fDist = new Float64Array(n).fill(Infinity);
+    this.bDist = new Float64Array(n).fill(Infinity);
     this.fPredArc = new Int32Array(n);
     this.bPredArc = new Int32Array(n);
-    this.fPredNode = new Int32Array(n);
-    this.bPredNode = new Int32Array(n);
     this.fRootAux = new Float64Array(n);
     this.bRootAux = new Float64Array(n);
+    this.fTouched = new Int32Array(n);
+    this.bTouched = new Int32Array(n);
     this.fHeap = new MinIdHeap(n);
     this.bHeap = new MinIdHeap(n);
   }
@@ -59,11 +57,14 @@ export class ChQuery {
   reset(): this {
     this.fHeap.clear();
     this.bHeap.clear();
-    if (++this.epoch === 0xffffffff) {
-      this.fSeen.fill(0);
-      this.bSeen.fill(0);
-      this.epoch = 1;
-    }
+    const fDist = this.fDist;
+    const fT = this.fTouched;
+    for (let i = 0, c = this.fCount; i < c; i++) fDist[fT[i]] = Infinity;
+    const bDist = this.bDist;
+    const bT = this.bTouched;
+    for (let i = 0, c = this.bCount; i < c; i++) bDist[bT[i]] = Infinity;
+    this.fCount = 0;
+    this.bCount = 0;
     this.best = Infinity;
     this.meet = -1;
     this.state = 0;
@@ -73,35 +74,33 @@ export class ChQuery {
 
   /** Adds a source entry: the path may start at input node `node` having already cost `cost` (and `aux`). */
   addSource(node: number, cost = 0, aux = 0): this {
-    this.entry(node, cost, aux, true);
+    const x = this.check(node, cost);
+    if (cost >= this.fDist[x]) return this;
+    if (this.fDist[x] === Infinity) this.fTouched[this.fCount++] = x;
+    this.fDist[x] = cost;
+    this.fHeap.set(x, cost);
+    this.fRootAux[x] = aux;
+    this.fPredArc[x] = -1;
     return this;
   }
 
   /** Adds a target entry: the path may end at input node `node`, then costing `cost` (and `aux`) more. */
   addTarget(node: number, cost = 0, aux = 0): this {
-    this.entry(node, cost, aux, false);
+    const x = this.check(node, cost);
+    if (cost >= this.bDist[x]) return this;
+    if (this.bDist[x] === Infinity) this.bTouched[this.bCount++] = x;
+    this.bDist[x] = cost;
+    this.bHeap.set(x, cost);
+    this.bRootAux[x] = aux;
+    this.bPredArc[x] = -1;
     return this;
   }
 
-  private entry(node: number, cost: number, aux: number, forward: boolean): void {
+  private check(node: number, cost: number): number {
     if (this.state !== 0) throw new EngineError('Internal', 'ChQuery: call reset() before adding entries to a query that has run.');
     if (!(node >= 0 && node < this.n) || !Number.isInteger(node)) throw new EngineError('InvalidInput', `Node ${node} is outside 0..${this.n - 1}.`, { path: 'node' });
-    if (!(cost >= 0)) throw new EngineError('InvalidInput', `Entry cost must be a non-negative number, got ${cost}.`, { path: 'cost' });
-    const x = this.ch.rank[node];
-    const seen = forward ? this.fSeen : this.bSeen;
-    const dist = forward ? this.fDist : this.bDist;
-    const heap = forward ? this.fHeap : this.bHeap;
-    if (seen[x] === this.epoch) {
-      if (cost >= dist[x]) return;
-      heap.set(x, cost);
-    } else {
-      seen[x] = this.epoch;
-      heap.push(x, cost);
-    }
-    dist[x] = cost;
-    (forward ? this.fRootAux : this.bRootAux)[x] = aux;
-    (forward ? this.fPredArc : this.bPredArc)[x] = -1;
-    (forward ? this.fPredNode : this.bPredNode)[x] = -1;
+    if (!(cost >= 0 && cost < Infinity)) throw new EngineError('InvalidInput', `Entry cost must be a non-negative finite number, got ${cost}.`, { path: 'cost' });
+    return this.ch.rank[node];
   }
 
   run(): this {
@@ -114,15 +113,14 @@ export class ChQuery {
     const bW = bwd.weight;
     const fDist = this.fDist;
     const bDist = this.bDist;
-    const fSeen = this.fSeen;
-    const bSeen = this.bSeen;
     const fPredArc = this.fPredArc;
     const bPredArc = this.bPredArc;
-    const fPredNode = this.fPredNode;
-    const bPredNode = this.bPredNode;
+    const fTouched = this.fTouched;
+    const bTouched = this.bTouched;
+    let fCount = this.fCount;
+    let bCount = this.bCount;
     const fh = this.fHeap;
     const bh = this.bHeap;
-    const ep = this.epoch;
     let best = Infinity;
     let meet = -1;
     let settled = 0;
@@ -138,31 +136,25 @@ export class ChQuery {
       if (forwardNext) {
         const x = fh.pop();
         const dx = fDist[x];
-        if (bSeen[x] === ep) {
-          const c = dx + bDist[x];
-          if (c < best) { best = c; meet = x; }
-        }
-        // Stall on demand: a higher node y reached forward with d(y) + w(y→x) ≤ d(x) proves d(x) is not exact.
+        const c = dx + bDist[x];
+        if (c < best) { best = c; meet = x; }
+        // Stall on demand: a higher node y with d(y) + w(y→x) ≤ d(x) proves d(x) is not exact.
         let stalled = false;
         for (let a = bFirst[x], end = bFirst[x + 1]; a < end; a++) {
-          const y = bHead[a];
-          if (fSeen[y] === ep && fDist[y] + bW[a] <= dx) { stalled = true; break; }
+          if (fDist[bHead[a]] + bW[a] <= dx) { stalled = true; break; }
         }
         if (!stalled) {
           for (let a = fFirst[x], end = fFirst[x + 1]; a < end; a++) {
             const y = fHead[a];
             const d = dx + fW[a];
-            if (fSeen[y] !== ep) {
-              fSeen[y] = ep;
+            const old = fDist[y];
+            if (d < old) {
+              if (old === Infinity) {
+                fTouched[fCount++] = y;
+                fh.push(y, d);
+              } else fh.decreaseKey(y, d);
               fDist[y] = d;
               fPredArc[y] = a;
-              fPredNode[y] = x;
-              fh.push(y, d);
-            } else if (d < fDist[y]) {
-              fDist[y] = d;
-              fPredArc[y] = a;
-              fPredNode[y] = x;
-              fh.decreaseKey(y, d);
             }
           }
         }
@@ -170,36 +162,32 @@ export class ChQuery {
       } else {
         const x = bh.pop();
         const dx = bDist[x];
-        if (fSeen[x] === ep) {
-          const c = dx + fDist[x];
-          if (c < best) { best = c; meet = x; }
-        }
+        const c = dx + fDist[x];
+        if (c < best) { best = c; meet = x; }
         let stalled = false;
         for (let a = fFirst[x], end = fFirst[x + 1]; a < end; a++) {
-          const y = fHead[a];
-          if (bSeen[y] === ep && bDist[y] + fW[a] <= dx) { stalled = true; break; }
+          if (bDist[fHead[a]] + fW[a] <= dx) { stalled = true; break; }
         }
         if (!stalled) {
           for (let a = bFirst[x], end = bFirst[x + 1]; a < end; a++) {
             const y = bHead[a];
             const d = dx + bW[a];
-            if (bSeen[y] !== ep) {
-              bSeen[y] = ep;
+            const old = bDist[y];
+            if (d < old) {
+              if (old === Infinity) {
+                bTouched[bCount++] = y;
+                bh.push(y, d);
+              } else bh.decreaseKey(y, d);
               bDist[y] = d;
               bPredArc[y] = a;
-              bPredNode[y] = x;
-              bh.push(y, d);
-            } else if (d < bDist[y]) {
-              bDist[y] = d;
-              bPredArc[y] = a;
-              bPredNode[y] = x;
-              bh.decreaseKey(y, d);
             }
           }
         }
         forwardNext = true;
       }
     }
+    this.fCount = fCount;
+    this.bCount = bCount;
     this.best = best;
     this.meet = meet;
     this.settled = settled;
@@ -217,46 +205,84 @@ export class ChQuery {
     return this.meet >= 0;
   }
 
+  /** The node storing CH arc `a` of a side (its lower endpoint), by binary search on firstOut. */
+  private static lowerEnd(firstOut: Uint32Array, a: number): number {
+    let lo = 0;
+    let hi = firstOut.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (firstOut[mid] <= a) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** CH arcs from the source root up to the meeting node (in travel order). */
+  private upArcs(): number[] {
+    const out: number[] = [];
+    const first = this.ch.fwd.firstOut;
+    for (let x = this.meet; this.fPredArc[x] >= 0; ) {
+      const a = this.fPredArc[x];
+      out.push(a);
+      x = ChQuery.lowerEnd(first, a);
+    }
+    return out.reverse();
+  }
+
+  /** CH arcs from the meeting node down to the target root (in travel order). */
+  private downArcs(): number[] {
+    const out: number[] = [];
+    const first = this.ch.bwd.firstOut;
+    for (let x = this.meet; this.bPredArc[x] >= 0; ) {
+      const a = this.bPredArc[x];
+      out.push(a);
+      x = ChQuery.lowerEnd(first, a);
+    }
+    return out;
+  }
+
   /** Aux sum of the chosen path (entry aux values included); NaN if none. */
   aux(): number {
-    const m = this.meet;
-    if (m < 0) return NaN;
+    if (this.meet < 0) return NaN;
     const { fwd, bwd, hasAux } = this.ch;
-    let s = 0;
-    let x = m;
-    for (; this.fPredArc[x] >= 0; x = this.fPredNode[x]) if (hasAux) s += fwd.aux[this.fPredArc[x]];
-    s += this.fRootAux[x];
-    x = m;
-    for (; this.bPredArc[x] >= 0; x = this.bPredNode[x]) if (hasAux) s += bwd.aux[this.bPredArc[x]];
-    s += this.bRootAux[x];
+    let s = this.fRootAux[this.sourceRoot()] + this.bRootAux[this.targetRoot()];
+    if (hasAux) {
+      for (const a of this.upArcs()) s += fwd.aux[a];
+      for (const a of this.downArcs()) s += bwd.aux[a];
+    }
     return s;
+  }
+
+  private sourceRoot(): number {
+    const first = this.ch.fwd.firstOut;
+    let x = this.meet;
+    while (this.fPredArc[x] >= 0) x = ChQuery.lowerEnd(first, this.fPredArc[x]);
+    return x;
+  }
+
+  private targetRoot(): number {
+    const first = this.ch.bwd.firstOut;
+    let x = this.meet;
+    while (this.bPredArc[x] >= 0) x = ChQuery.lowerEnd(first, this.bPredArc[x]);
+    return x;
   }
 
   /** The source entry node (input id) the chosen path starts from, or -1. */
   usedSource(): number {
-    let x = this.meet;
-    if (x < 0) return -1;
-    while (this.fPredArc[x] >= 0) x = this.fPredNode[x];
-    return this.ch.order[x];
+    return this.meet < 0 ? -1 : this.ch.order[this.sourceRoot()];
   }
 
   /** The target entry node (input id) the chosen path ends at, or -1. */
   usedTarget(): number {
-    let x = this.meet;
-    if (x < 0) return -1;
-    while (this.bPredArc[x] >= 0) x = this.bPredNode[x];
-    return this.ch.order[x];
+    return this.meet < 0 ? -1 : this.ch.order[this.targetRoot()];
   }
 
   /** Input arc ids of the chosen path, source to target ([] if none, or if source = target). */
   arcPath(): number[] {
     const out: number[] = [];
-    const m = this.meet;
-    if (m < 0) return out;
-    const up: number[] = [];
-    for (let x = m; this.fPredArc[x] >= 0; x = this.fPredNode[x]) up.push(this.fPredArc[x]);
-    for (let i = up.length - 1; i >= 0; i--) this.unpack(up[i], 0, out);
-    for (let x = m; this.bPredArc[x] >= 0; x = this.bPredNode[x]) this.unpack(this.bPredArc[x], 1, out);
+    if (this.meet < 0) return out;
+    for (const a of this.upArcs()) this.unpack(a, 0, out);
+    for (const a of this.downArcs()) this.unpack(a, 1, out);
     return out;
   }
 
