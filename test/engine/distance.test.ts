@@ -107,6 +107,12 @@ describe('travel matrices', () => {
     for (let i = 0; i < 40; i++) expect(small.timeS[i * 41]).toBe(0);
   });
 
+  it('handles empty and single-point matrices', async () => {
+    expect((await engine.travelMatrix([])).size).toBe(0);
+    const one = await engine.travelMatrix([engine.placeLocation({ LatLong: CASINO } as any, 'x')]);
+    expect(Array.from(one.timeS)).toEqual([0]);
+  });
+
   it('refuses matrices past the memory bound with TooBig', async () => {
     const tiny = await Engine.open(engine.dataset.buffer, { maxMatrixBytes: 1000 });
     const places = [0, 1, 2, 3].map((i) => tiny.placeLocation({ LatLong: { Latitude: 43.73 + i * 0.002, Longitude: 7.42 } } as any, `L${i}`));

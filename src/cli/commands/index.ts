@@ -3,9 +3,11 @@ import type { Command } from '../command.js';
 import { buildCommand } from './build.js';
 import { demoCommand } from './demo.js';
 import { distanceCommand } from './distance.js';
+import { schemaCommand } from './schema.js';
 
 export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
   distanceCommand,
+  schemaCommand,
 ];
