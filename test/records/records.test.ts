@@ -203,3 +203,11 @@ describe('records: results and JSON Schema', () => {
     expect(s.$defs.RouteColor.properties.A).toMatchObject({ minimum: 0, maximum: 255, default: 179, 'x-xsd-type': 'unsignedByte' });
   });
 });
+
+describe('records: published JSON Schema', () => {
+  it('docs/contract.schema.json is the current export (regenerate with `dispatchkit schema > docs/contract.schema.json`)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const committed = JSON.parse(readFileSync(new URL('../../docs/contract.schema.json', import.meta.url), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(contractJsonSchema())));
+  });
+});
