@@ -59,6 +59,7 @@ export class Evaluator {
   private nmulti = 0;
   private keep = -1;
   private ok = true;
+  private keepFail = false;
   private readonly dep: Float64Array;
   private readonly S: Float64Array;
   private readonly M: Float64Array;
@@ -172,7 +173,7 @@ export class Evaluator {
           for (let x = b; x >= a; x--) this.addNode(r.nodes[x]);
         }
       }
-      if (!this.ok) { this.reason = 'timeWindow'; return false; }
+      if (!this.ok) { this.reason = this.keepFail ? 'keepOrder' : 'timeWindow'; return false; }
     }
     this.addNode(pb.J + 2 * v + 1);
     if (!this.ok) { this.reason = 'timeWindow'; return false; }
@@ -208,6 +209,7 @@ export class Evaluator {
     this.nmulti = 0;
     this.keep = -1;
     this.ok = true;
+    this.keepFail = false;
     this.dep.fill(0);
     this.S.fill(0);
     this.M.fill(0);
@@ -243,7 +245,7 @@ export class Evaluator {
     this.nmulti += r.multi[r.len] - r.multi[a - 1];
     const fk = r.firstKeep[a];
     if (fk !== NO_RANK) {
-      if (fk < this.keep) { this.ok = false; return; }
+      if (fk < this.keep) { this.ok = false; this.keepFail = true; return; }
       this.keep = r.lastKeep[r.len];
     }
     const K = pb.K;
@@ -273,7 +275,7 @@ export class Evaluator {
       this.nmulti += pb.nMulti[u];
       const kr = pb.jKeep[u];
       if (kr >= 0) {
-        if (kr < this.keep) { this.ok = false; return; }
+        if (kr < this.keep) { this.ok = false; this.keepFail = true; return; }
         this.keep = kr;
       }
       const K = pb.K;

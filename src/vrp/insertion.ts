@@ -10,6 +10,7 @@ import type { Rng } from '../core/rng.js';
 import { Pieces } from './evaluator.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
+import { REASON_RANK, type UnassignedReason } from './model.js';
 
 export class Insertion {
   /** Best: cost delta, vehicle, position after which to insert (pickup position for pairs), delivery position for pairs. */
@@ -127,10 +128,15 @@ export class Insertion {
     this.reasonCount.set(reason, (this.reasonCount.get(reason) ?? 0) + 1);
   }
 
+  /** The reason of the closest failures (latest check), then the most frequent. */
   private topReason(): string {
     let best = 'notInserted';
     let n = 0;
-    for (const [r, c] of this.reasonCount) if (c > n) { n = c; best = r; }
+    let rank = -1;
+    for (const [r, c] of this.reasonCount) {
+      const k = REASON_RANK[r as UnassignedReason] ?? 0;
+      if (k > rank || (k === rank && c > n)) { rank = k; n = c; best = r; }
+    }
     return best;
   }
 

@@ -101,11 +101,20 @@ export interface VrpInput {
 /** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
 export type UnassignedReason =
   | 'skills' | 'preassigned' | 'capacity' | 'maxStops' | 'timeWindow' | 'shift' | 'maxDuration'
-  | 'unreachable' | 'pair' | 'noVehicle' | 'notInserted';
+  | 'unreachable' | 'pair' | 'keepOrder' | 'noVehicle' | 'notInserted';
 
 export const REASON_CODES: readonly UnassignedReason[] = [
-  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'maxDuration', 'unreachable', 'pair', 'noVehicle', 'notInserted',
+  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'maxDuration', 'unreachable', 'pair', 'keepOrder', 'noVehicle', 'notInserted',
 ];
+
+/**
+ * How close a candidate came when it failed for this reason (a later check = closer); used to
+ * pick the one reason reported for a stop that no route could take.
+ */
+export const REASON_RANK: Record<UnassignedReason, number> = {
+  noVehicle: 0, notInserted: 0, skills: 1, preassigned: 1, unreachable: 2, timeWindow: 3, shift: 3, keepOrder: 3,
+  maxDuration: 4, maxStops: 5, capacity: 5, pair: 6,
+};
 
 export const REASON_TEXT: Record<UnassignedReason, string> = {
   skills: 'no vehicle has the skills (Conditions) it needs',
@@ -117,6 +126,7 @@ export const REASON_TEXT: Record<UnassignedReason, string> = {
   maxDuration: 'it would make a route longer than the vehicle\'s MaxMinutes',
   unreachable: 'it cannot be reached by road from the vehicles\' start or end',
   pair: 'its pickup/delivery partner cannot be served with it',
+  keepOrder: 'it cannot keep its order (KeepSameOrder) relative to the other stops of a route',
   noVehicle: 'there is no vehicle',
   notInserted: 'no room left in any route (lower priority than the stops served)',
 };
@@ -706,14 +716,16 @@ function isolationReason(
 
 /**
  * Exact feasibility of visiting `stops` (in order) with vehicle v: windows (two per stop),
- * shift and maximum duration. With `classify`, a failure is attributed: 'timeWindow' when the
- * stops can't be served even with an unbounded shift, else 'shift', or 'maxDuration'.
+ * shift and maximum duration. With `classify`, a failure is attributed: 'timeWindow' when a
+ * window is missed even if the shift had no end (leaving at the shift start), else 'shift'
+ * (the route cannot end in time), or 'maxDuration'.
  */
 export function exactCheckStops(pb: Problem, v: number, stopsSeq: ArrayLike<number>, classify = false): 'ok' | 'timeWindow' | 'shift' | 'maxDuration' {
   const r = scheduleStops(pb, v, stopsSeq, pb.vTin[v], pb.vTout[v]);
   if (r === null) {
     if (!classify) return 'timeWindow';
-    return scheduleStops(pb, v, stopsSeq, -BIG, BIG) === null ? 'timeWindow' : 'shift';
+    // Windows missed even with an open-ended shift (leaving at the shift start) → the window is the cause.
+    return scheduleStops(pb, v, stopsSeq, pb.vTin[v], BIG) === null ? 'timeWindow' : 'shift';
   }
   if (pb.vMaxDur[v] < BIG && minDuration(pb, v, stopsSeq) > pb.vMaxDur[v]) return 'maxDuration';
   return 'ok';

@@ -28,7 +28,7 @@ import { describeRoute, unassignedStop, type Solution, type SolveStats } from '.
 import { State } from './state.js';
 
 /** Calibrated work units per millisecond of one search on one idle core of the reference machine (see docs/vrp.md). */
-export const WORK_PER_MS = 9000;
+export const WORK_PER_MS = 10000;
 
 export interface SolveOptions {
   seed?: number;
@@ -135,7 +135,7 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
     const { WorkerPool } = await import('../workers/pool.js');
     const own = opts.pool ? null : new WorkerPool({ threads: Math.min(W, availableParallelism()) });
     const pool = opts.pool ?? own!;
-    const control = new SharedArrayBuffer(4 + 8 * 3 * W);
+    const control = new SharedArrayBuffer(8 + 8 * 3 * W);
     const flag = new Int32Array(control, 0, 1);
     const stats = new Float64Array(control, 8, 3 * W);
     const onAbort = (): void => { Atomics.store(flag, 0, 1); };

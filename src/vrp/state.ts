@@ -73,6 +73,7 @@ export class State {
 
   /** Keeps the empty-vehicle hint valid: every vehicle of the class before the hint is in use. */
   private changed(v: number): void {
+    this.ev.work += 2 * this.routes[v].len + 4;
     if (this.routes[v].len === 0) {
       const c = this.pb.vClass[v];
       const i = this.classIndex[v];

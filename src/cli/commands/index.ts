@@ -4,10 +4,12 @@ import { buildCommand } from './build.js';
 import { demoCommand } from './demo.js';
 import { distanceCommand } from './distance.js';
 import { schemaCommand } from './schema.js';
+import { solveCommand } from './solve.js';
 
 export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
   distanceCommand,
   schemaCommand,
+  solveCommand,
 ];

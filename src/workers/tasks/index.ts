@@ -4,6 +4,7 @@
  */
 import chBuild from './ch-build.js';
 import echo from './echo.js';
+import vrpSolve from './vrp-solve.js';
 import matrix from './matrix.js';
 
 export type TaskFn = (task: any, shared: Record<string, unknown>) => unknown;
@@ -11,5 +12,6 @@ export type TaskFn = (task: any, shared: Record<string, unknown>) => unknown;
 export const TASKS: Record<string, TaskFn> = {
   'ch-build': chBuild,
   echo,
+  'vrp-solve': vrpSolve,
   matrix,
 };

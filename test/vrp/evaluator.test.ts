@@ -1,0 +1,147 @@
+/**
+ * The O(1) concatenation evaluator must agree with a from-scratch recomputation (independent
+ * code below) on the cost and the feasibility of every candidate route, for random instances
+ * with every constraint kind and random moves of every shape.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { Rng } from '../../src/core/rng.js';
+import { buildProblem, exactCheckStops, type Problem } from '../../src/vrp/model.js';
+import { Pieces } from '../../src/vrp/evaluator.js';
+import { State } from '../../src/vrp/state.js';
+import { Insertion } from '../../src/vrp/insertion.js';
+import { buildNeighbours } from '../../src/vrp/neighbours.js';
+import { regretInsert } from '../../src/vrp/construct.js';
+import { randomInstance } from './gen.js';
+
+/** Reference: cost of visiting `jobs` with vehicle v. */
+function refCost(pb: Problem, v: number, jobs: number[]): number {
+  if (jobs.length === 0) return 0;
+  const C = pb.cost[pb.vProfile[v]];
+  const N = pb.N;
+  let prev = pb.vStartPl[v];
+  let c = 0;
+  for (const u of jobs) {
+    const a = pb.jStop0[u], b = pb.jStop1[u];
+    c += C[prev * N + pb.sPlace[a]];
+    prev = pb.sPlace[a];
+    if (b >= 0) { c += C[prev * N + pb.sPlace[b]]; prev = pb.sPlace[b]; }
+  }
+  c += C[prev * N + pb.vEndPl[v]];
+  return pb.vCostMul[v] * c + pb.vFixed[v];
+}
+
+/** Reference feasibility of visiting `jobs` with vehicle v (walks stops one by one). */
+function refFeasible(pb: Problem, v: number, jobs: number[]): boolean {
+  const K = pb.K;
+  if (pb.allowed) for (const u of jobs) if (!pb.allowed[u * pb.V + v]) return false;
+  let nst = 0;
+  for (const u of jobs) nst += pb.jStop1[u] >= 0 ? 2 : 1;
+  if (nst > pb.vMaxStops[v]) return false;
+  // pairs
+  const pos = new Map<number, number>();
+  jobs.forEach((u, i) => pos.set(u, i));
+  for (const u of jobs) {
+    const m = pb.jMate[u];
+    if (m < 0) continue;
+    if (!pos.has(m)) return false;
+    if (pb.jPairRole[u] === 1 && pos.get(m)! < pos.get(u)!) return false;
+  }
+  // keep order
+  let last = -1;
+  for (const u of jobs) if (pb.jKeep[u] >= 0) { if (pb.jKeep[u] < last) return false; last = pb.jKeep[u]; }
+  // loads: stop by stop
+  for (let k = 0; k < K; k++) {
+    const cap = pb.vCap[v * K + k];
+    let load = 0;
+    for (const u of jobs) if (pb.jPairRole[u] === 0 && pb.jStop1[u] < 0) load += pb.sDemand[pb.jStop0[u] * K + k];
+    if (load > cap) return false;
+    for (const u of jobs) {
+      if (pb.jStop1[u] >= 0) {
+        const q = pb.sDemand[pb.jStop0[u] * K + k] + pb.sDemand[pb.jStop1[u] * K + k];
+        if (load + q > cap) return false;
+      } else if (pb.jPairRole[u] === 1) {
+        load += pb.sDemand[pb.jStop0[u] * K + k] + pb.sDemand[pb.jStop0[pb.jMate[u]] * K + k];
+        if (load > cap) return false;
+      } else if (pb.jPairRole[u] === 2) {
+        load -= pb.sDemand[pb.jStop0[u] * K + k] + pb.sDemand[pb.jStop0[pb.jMate[u]] * K + k];
+      } else load -= pb.sDemand[pb.jStop0[u] * K + k];
+    }
+  }
+  const seq: number[] = [];
+  for (const u of jobs) { seq.push(pb.jStop0[u]); if (pb.jStop1[u] >= 0) seq.push(pb.jStop1[u]); }
+  return exactCheckStops(pb, v, seq) === 'ok';
+}
+
+function materialize(st: State, P: Pieces): number[] {
+  const out = new Int32Array(st.pb.J + 2);
+  const n = st.ev.jobsOf(P, out);
+  return Array.from(out.subarray(0, n));
+}
+
+describe('evaluator', () => {
+  it('agrees with a from-scratch recomputation on random moves', () => {
+    let nOk = 0, nBad = 0, nMulti = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), (seed) => {
+        const input = randomInstance(seed);
+        const pb = buildProblem(input);
+        const st = new State(pb);
+        const nb = buildNeighbours(pb, 8, st.excluded);
+        regretInsert(st, new Insertion(st, nb, 8), true);
+        const rng = new Rng(seed);
+        const P = new Pieces();
+        let checked = 0;
+        for (let t = 0; t < 60; t++) {
+          // random candidate: pieces from up to two routes plus unassigned or routed jobs
+          const v = rng.int(pb.V);
+          const w = rng.int(pb.V);
+          const ra = st.routes[v], rb = st.routes[w];
+          P.clear();
+          const shape = rng.int(6);
+          const a = rng.int(ra.len + 1);
+          const b = a + rng.int(ra.len - a + 1);
+          const c = 1 + rng.int(Math.max(1, rb.len));
+          const d = c + rng.int(Math.max(1, rb.len - c + 1));
+          const u = rng.int(pb.J);
+          if (st.excluded[u]) continue;
+          if (shape === 0) P.range(v, 0, a).node(u).range(v, a + 1, ra.len);
+          else if (shape === 1) P.range(v, 0, a).range(v, b + 1, ra.len);
+          else if (shape === 2 && rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len));
+          else if (shape === 3 && b > a) P.range(v, 0, a).rev(v, a + 1, b).range(v, b + 1, ra.len);
+          else if (shape === 4 && rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len)).range(v, a + 1, ra.len);
+          else P.node(u);
+          const jobs = materialize(st, P);
+          if (new Set(jobs).size !== jobs.length) continue; // a job twice is not a real move
+          expect(st.ev.cost(v, P)).toBe(refCost(pb, v, jobs));
+          const ok = st.ev.check(v, P);
+          const ref = refFeasible(pb, v, jobs);
+          if (ok !== ref) throw new Error(`seed ${seed}: evaluator says ${ok}, reference ${ref} for vehicle ${v} jobs ${jobs} (reason ${st.ev.reason})`);
+          checked++;
+          if (ok) nOk++; else nBad++;
+          if (ok && jobs.some((x) => pb.nMulti[x])) nMulti++;
+        }
+        return checked >= 0;
+      }),
+      { numRuns: 150, seed: 4242 },
+    );
+    // both outcomes (and feasible routes through two-window stops) were exercised
+    expect(nOk).toBeGreaterThan(200);
+    expect(nBad).toBeGreaterThan(200);
+    expect(nMulti).toBeGreaterThan(10);
+  });
+
+  it('keeps cached routes consistent after edits (rebuild = reference)', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const pb = buildProblem(randomInstance(seed));
+      const st = new State(pb);
+      const nb = buildNeighbours(pb, 8, st.excluded);
+      regretInsert(st, new Insertion(st, nb, 8), true);
+      for (const r of st.routes) {
+        const jobs = Array.from(r.jobs());
+        expect(r.cost).toBe(refCost(pb, r.v, jobs));
+        expect(refFeasible(pb, r.v, jobs)).toBe(true);
+      }
+    }
+  });
+});
