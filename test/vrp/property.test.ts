@@ -1,0 +1,89 @@
+/**
+ * Properties over random instances with every constraint kind switched on (two windows,
+ * deadlines, shifts, max duration, max stops, two capacity dimensions, skills, pre-assignment,
+ * pairs and non-stop pairs, keep-order, priorities, open starts/ends, cost factors, two
+ * travel-time profiles): every returned solution passes the independent checker; same seed →
+ * same solution; a served stop never has a higher-priority stop left out that it blocked
+ * alone (checked through the reason codes: left-out stops always carry one).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { solve } from '../../src/vrp/solve.js';
+import { validateSolution } from '../../src/vrp/validate.js';
+import { REASON_CODES } from '../../src/vrp/model.js';
+import { WorkerPool } from '../../src/workers/pool.js';
+import { parseSolomon } from '../../src/vrp/io/solomon.js';
+import { randomInstance } from './gen.js';
+
+const FIX = new URL('../../fixtures/vrp/', import.meta.url).pathname;
+const strip = (s: { stats: unknown }): unknown => ({ ...s, stats: undefined });
+
+describe('random instances', () => {
+  it('every solution passes the independent checker', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 0, max: 60 }), async (seed, iterations) => {
+        const input = randomInstance(seed);
+        const sol = await solve(input, { seed, iterations });
+        const rep = validateSolution(input, sol);
+        if (!rep.ok) throw new Error(`seed ${seed}: ${rep.violations.join('; ')}`);
+        for (const u of sol.unassigned) expect(REASON_CODES).toContain(u.reason);
+      }),
+      { numRuns: 120, seed: 20261122 },
+    );
+  });
+
+  it('larger random instances (40–80 stops) pass the checker too', async () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const input = randomInstance(1000 + seed, { stops: [40, 80], vehicles: [3, 8] });
+      const sol = await solve(input, { seed, iterations: 150 });
+      const rep = validateSolution(input, sol);
+      expect(rep.violations).toEqual([]);
+    }
+  });
+
+  it('same seed, same answer; another seed may differ', async () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const input = randomInstance(500 + seed);
+      const a = await solve(input, { seed, iterations: 40 });
+      const b = await solve(input, { seed, iterations: 40 });
+      expect(JSON.stringify(strip(a))).toBe(JSON.stringify(strip(b)));
+    }
+  });
+});
+
+describe('determinism with parallel searches', () => {
+  const pool = new WorkerPool({ threads: 2 });
+  afterAll(() => pool.close());
+
+  it('same input + seed + worker count = same answer, byte for byte (iterations and time-limit modes)', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'RC105.txt', 'utf8'));
+    const a = await solve(inst.input, { seed: 11, workers: 2, pool, iterations: 150 });
+    const b = await solve(inst.input, { seed: 11, workers: 2, pool, iterations: 150 });
+    expect(JSON.stringify(strip(a))).toBe(JSON.stringify(strip(b)));
+    expect(a.stats.perWorker).toHaveLength(2);
+    expect(validateSolution(inst.input, a, { exact: inst.exact }).ok).toBe(true);
+    // a time limit is converted to a deterministic work budget
+    const c = await solve(inst.input, { seed: 11, workers: 2, pool, timeLimitMs: 150, hardLimitFactor: 50 });
+    const d = await solve(inst.input, { seed: 11, workers: 2, pool, timeLimitMs: 150, hardLimitFactor: 50 });
+    expect(c.stats.stoppedBy).toBe('work');
+    expect(JSON.stringify(strip(c))).toBe(JSON.stringify(strip(d)));
+  });
+
+  it('one worker in this thread gives the same answer as search 0 on the pool', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'C101.txt', 'utf8'));
+    const here = await solve(inst.input, { seed: 5, workers: 1, iterations: 60 });
+    const there = await solve(inst.input, { seed: 5, workers: 2, pool, iterations: 60 });
+    expect(there.stats.perWorker[0].cost).toBe(here.cost);
+  });
+
+  it('cancelling stops every search and returns the best so far', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'R101.txt', 'utf8'));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 1500);
+    const sol = await solve(inst.input, { seed: 3, workers: 2, pool, iterations: 10_000_000, signal: ac.signal });
+    expect(sol.stats.perWorker.every((w) => w.stoppedBy === 'cancelled')).toBe(true);
+    expect(sol.unassigned).toEqual([]);
+    expect(validateSolution(inst.input, sol, { exact: inst.exact }).ok).toBe(true);
+  });
+});
