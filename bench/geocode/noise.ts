@@ -38,6 +38,7 @@ const TYPE_VARIANTS: [string, string[]][] = [
   ['gasse', ['g.', 'gasse']], ['weg', ['wg.']], ['platz', ['pl.', 'plz.']], ['piazza', ['p.za', 'pza']], ['via', ['v.']],
   ['viale', ['v.le']], ['calle', ['c/', 'cl.']], ['avenida', ['av.', 'avda.']], ['rua', ['r.']], ['quai', ['q.']],
 ];
+const PREFIX_TYPES = new Set(['avenue', 'boulevard', 'place', 'route', 'chemin', 'impasse', 'allée', 'piazza', 'via', 'viale', 'calle', 'avenida', 'rua', 'quai', 'square', 'rue']);
 const DIR_VARIANTS: [string, string][] = [['north', 'n'], ['south', 's'], ['east', 'e'], ['west', 'w'], ['northwest', 'nw'], ['northeast', 'ne'], ['southwest', 'sw'], ['southeast', 'se']];
 const KEYBOARD = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
 const PHONETIC_SWAPS: [string, string][] = [['ph', 'f'], ['f', 'ph'], ['ee', 'ea'], ['ea', 'ee'], ['ck', 'k'], ['c', 'k'], ['k', 'c'], ['z', 's'], ['y', 'i'], ['ai', 'ei'], ['ei', 'ai'], ['th', 't'], ['dt', 't'], ['ou', 'u']];
@@ -104,9 +105,12 @@ function applyClass(cls: NoiseClass, p: Parts, t: TruthAddress, rng: Rng): boole
       const opts: (() => void)[] = [];
       words.forEach((w, i) => {
         const lw = w.toLowerCase();
+        // a type word stands last, or first for the types that precede the name ("Rue", "Via");
+        // a short form elsewhere is something else ("Dr." Josef Hoop-Strasse is a title)
+        const typePos = i === words.length - 1 || (i === 0 && PREFIX_TYPES.has(lw));
         for (const [full, shorts] of TYPE_VARIANTS) {
-          if (lw === full) opts.push(() => { words[i] = cap(shorts[rng.int(shorts.length)]); });
-          else if (shorts.includes(lw)) opts.push(() => { words[i] = cap(full); });
+          if (lw === full && (typePos || i === 0)) opts.push(() => { words[i] = cap(shorts[rng.int(shorts.length)]); });
+          else if (shorts.includes(lw) && (i === words.length - 1 || (i === 0 && PREFIX_TYPES.has(full)))) opts.push(() => { words[i] = cap(full); });
           else if (lw.endsWith(full) && lw.length > full.length + 2) opts.push(() => { words[i] = w.slice(0, w.length - full.length) + shorts[rng.int(shorts.length)]; });
         }
         for (const [full, short] of DIR_VARIANTS) {

@@ -21,7 +21,7 @@ import { haversine, metresPerDegree } from '../core/geo.js';
 import { EngineError } from '../core/errors.js';
 import { extractOsm, type RawAddress, type RawLine, type RawPlace } from './extract.js';
 import { analyzeName, countryKey, placeKey, postcodeKey, phonetic, stateKey, type NameKey } from './normalize.js';
-import { splitHouseNumbers } from './parse.js';
+import { splitHouseNumbers, cleanStreetName } from './parse.js';
 import { Polygon, assembleRings } from './polygon.js';
 import { parseTigerCsv } from './tiger.js';
 import { projectOnLine, lineLength, pointAtMeasure, type Line } from './interpolate.js';
@@ -252,6 +252,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     if (p.kind === 'city' || p.kind === 'town' || p.kind === 'village' || p.kind === 'municipality') settlementIds.push(id);
     else if (rank >= PlaceRank.Suburb) subIds.push(id);
   }
+  const settlementLookup = new Set(settlementIds);
   const placeGrid = new Map<string, number[]>();
   const gkey = (lat: number, lon: number) => `${Math.floor(lat / 0.1)},${Math.floor(lon / 0.1)}`;
   for (const id of [...settlementIds, ...subIds]) {
@@ -274,23 +275,23 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     for (const id of admins) if (places[id].rank > PlaceRank.City) return id;
     let best = -1, bd = Infinity;
     for (const id of nearbyPlaces(lat, lon)) {
-      if (!settlementIds.includes(id)) continue;
+      if (!settlementLookup.has(id)) continue;
       const d = haversine(lat, lon, places[id].lat, places[id].lon) / settlementRadius(places[id].kind);
       if (d < bd || (d === bd && id < best)) { bd = d; best = id; }
     }
     return bd <= 1.5 ? best : -1;
   };
-  const nearestOf = (lat: number, lon: number, set: number[]): number => {
+  const nearestOf = (lat: number, lon: number, set: Set<number>): number => {
     let best = -1, bd = Infinity;
     for (const id of nearbyPlaces(lat, lon)) {
-      if (!set.includes(id)) continue;
+      if (!set.has(id)) continue;
       const d = haversine(lat, lon, places[id].lat, places[id].lon) / settlementRadius(places[id].kind);
       if (d < bd || (d === bd && id < best)) { bd = d; best = id; }
     }
     return bd <= 1 ? best : -1;
   };
-  const settlementSet = settlementIds;
-  const subSet = subIds;
+  const settlementSet = new Set(settlementIds);
+  const subSet = new Set(subIds);
   /** A named place of rank range [r0, r1] with this key within `radius` m, or a new synthetic one. */
   const placeFor = (name: string, key: string, rank: number, lat: number, lon: number, radius: number): number => {
     if (!key) return -1;
@@ -331,12 +332,18 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   };
 
   // ---------------------------------------------------------------- locality sets of addresses
+  // The municipality (admin boundary of city rank) each place node lies in: a nearest place node is
+  // only credited to an address of the same municipality (no "neighbour village" leakage).
+  const placeMuni = new Map<number, number>();
+  const muniOfAdmins = (admins: number[]): number => { for (const a of admins) if (places[a].rank === PlaceRank.City) return a; return -1; };
+  for (const id of [...settlementIds, ...subIds]) placeMuni.set(id, muniOfAdmins(adminAt(places[id].lat, places[id].lon)));
   const localitySet = (lat: number, lon: number, city: string, state: string, country: string, admins: number[]): number[] => {
     const set = new Set<number>(admins);
+    const muni = muniOfAdmins(admins);
     const s = nearestOf(lat, lon, settlementSet);
-    if (s >= 0 && !(hasAdmin8 && admins.some((a) => places[a].rank >= PlaceRank.City) && haversine(lat, lon, places[s].lat, places[s].lon) > settlementRadius(places[s].kind))) set.add(s);
+    if (s >= 0 && (muni < 0 || placeMuni.get(s) === muni)) set.add(s);
     const sub = nearestOf(lat, lon, subSet);
-    if (sub >= 0) set.add(sub);
+    if (sub >= 0 && (muni < 0 || placeMuni.get(sub) === muni)) set.add(sub);
     if (city) for (const part of city.split(';')) { const id = placeFor(part.trim(), placeKey(part), PlaceRank.City, lat, lon, 30000); if (id >= 0) set.add(id); }
     if (state) { const id = placeFor(state, stateKey(state), PlaceRank.State, lat, lon, 500000); if (id >= 0) set.add(id); }
     if (country) { const id = placeFor(country, countryKey(country), PlaceRank.Country, lat, lon, 3000000); if (id >= 0) set.add(id); }
@@ -377,7 +384,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   // ---------------------------------------------------------------- address records
   const addrs: AddrRec[] = [];
   for (const a of raw.addresses) {
-    if (!a.street && !a.place) a.street = nearestStreetName(a.lat, a.lon, 100);
+    if (!a.street && !a.place) { a.street = nearestStreetName(a.lat, a.lon, 100); a.inferred = true; }
     const streetName = a.street || a.place;
     if (!streetName) continue;
     const admins = adminAt(a.lat, a.lon);
@@ -403,7 +410,9 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     const l = groups.get(g);
     if (l) l.push(w); else groups.set(g, [w]);
   };
-  const addStreetWay = (name: string, w: StreetWayRec) => {
+  const addStreetWay = (rawName: string, w: StreetWayRec) => {
+    const name = cleanStreetName(rawName);
+    w.name = name;
     const nk = analyzeName(name);
     if (nk.coreKey.length === 0 && nk.typeCanon.length === 0) return;
     const key = streetKeyOf(nk);
@@ -459,7 +468,8 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     return best;
   };
   /** The cluster an object named `name` at (lat, lon) belongs to (creating an address-only street if needed). */
-  const clusterFor = (name: string, lat: number, lon: number, maxDist: number): number => {
+  const clusterFor = (rawName: string, lat: number, lon: number, maxDist: number, muni = -2): number => {
+    const name = cleanStreetName(rawName);
     const nk = analyzeName(name);
     if (nk.coreKey.length === 0 && nk.typeCanon.length === 0) return -1;
     const key = streetKeyOf(nk);
@@ -467,8 +477,10 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     let best = -1, bd = Infinity;
     for (const id of cands) {
       const c = clusters[id];
-      if (pointBoxDist(lat, lon, c.box) > Math.min(bd, maxDist)) continue;
-      const d = distToCluster(c, lat, lon);
+      // same-municipality clusters first: a cluster across the town line counts 400 m farther
+      const extra = muni !== -2 && c.locality >= 0 && c.locality !== muni ? 400 : 0;
+      if (pointBoxDist(lat, lon, c.box) + extra > Math.min(bd, maxDist)) continue;
+      const d = distToCluster(c, lat, lon) + extra;
       if (d < bd || (d === bd && id < best)) { bd = d; best = id; }
     }
     if (best >= 0 && bd <= maxDist) {
@@ -488,7 +500,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   };
   for (let i = 0; i < addrs.length; i++) {
     const a = addrs[i];
-    const c = clusterFor(a.raw.street || a.raw.place, a.raw.lat, a.raw.lon, 1000);
+    const c = clusterFor(a.raw.street || a.raw.place, a.raw.lat, a.raw.lon, 1000, municipalityAt(a.raw.lat, a.raw.lon, adminAt(a.raw.lat, a.raw.lon)));
     a.street = c;
     if (c >= 0) clusters[c].addrs.push(i);
   }
@@ -631,7 +643,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   const nA = addrOrder.length;
   const adLat = new Float64Array(nA), adLon = new Float64Array(nA), adNum = new Uint32Array(nA), adSfx = new Uint32Array(nA), adHn = new Uint32Array(nA);
   const adPc = new Int32Array(nA), adLoc = new Uint32Array(nA), adOt = new Uint8Array(nA), adOid = new Float64Array(nA);
-  const adCh = new Int32Array(nA), adM = new Float64Array(nA), adOff = new Float32Array(nA), adDist = new Float32Array(nA);
+  const adCh = new Int32Array(nA), adM = new Float64Array(nA), adOff = new Float32Array(nA), adDist = new Float32Array(nA), adFl = new Uint8Array(nA);
   const stAddrOff = new Uint32Array(S.length + 1);
   const locSets = new Map<string, number>();
   const locSetList: number[][] = [];
@@ -647,7 +659,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     stAddrOff[a.street + 1] = k + 1;
     adLat[k] = a.raw.lat; adLon[k] = a.raw.lon; adNum[k] = a.num;
     adSfx[k] = keys.add(a.suffix); adHn[k] = strings.add(a.hnText);
-    adPc[k] = a.postcode; adLoc[k] = locSetId(a.locSet); adOt[k] = a.raw.ot; adOid[k] = a.raw.id;
+    adPc[k] = a.postcode; adLoc[k] = locSetId(a.locSet); adOt[k] = a.raw.ot; adOid[k] = a.raw.id; adFl[k] = a.raw.inferred ? 1 : 0;
     // projection on the street's chains
     let best = -1, bp = { measure: 0, dist: Infinity, offset: 0 };
     for (let ch = stChainOff[a.street]; ch < stChainOff[a.street + 1]; ch++) {
@@ -735,7 +747,8 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     const disp = [...pcDisplay[old]].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? k;
     pcDisp[i] = strings.add(disp);
     pcLat[i] = t.sy / t.n; pcLon[i] = t.sx / t.n;
-    const locs = [...t.loc].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 12).map((x) => x[0]);
+    // places that hold at least 10 % of the postcode's addresses (the postal town, not strays)
+    const locs = [...t.loc].filter((x) => x[1] >= 0.1 * t.n).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 12).map((x) => x[0]);
     pcLoc[i] = locSetId(locs);
   });
   for (let k = 0; k < nA; k++) { if (adPc[k] >= 0) { const i = pcNew[adPc[k]]; adPc[k] = i; if (i >= 0) pcRadAcc[i] = Math.max(pcRadAcc[i], haversine(pcLat[i], pcLon[i], adLat[k], adLon[k])); } }
@@ -760,15 +773,18 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   const nameIdx = new Map(nameList.map((k, i) => [k, i]));
   const nN = nameList.length;
   const nmCore = new Uint32Array(nN), nmNs = new Uint32Array(nN), nmFull = new Uint32Array(nN), nmPh = new Uint32Array(nN), nmType = new Uint32Array(nN);
-  const nmTat = new Uint8Array(nN), nmPre = new Uint8Array(nN), nmPost = new Uint8Array(nN), nmDig = new Uint32Array(nN), nmWords = new Uint32Array(nN);
+  const nmTat = new Uint8Array(nN), nmPre = new Uint8Array(nN), nmPost = new Uint8Array(nN), nmDig = new Uint32Array(nN), nmWords = new Uint32Array(nN), nmRaw = new Uint32Array(nN);
   const nsKeys: string[] = [];
+  const fullKeys: string[] = [];
   nameList.forEach((k, i) => {
     const nk = nameKeys.get(k)!;
     nmCore[i] = keys.add(nk.coreKey); nmNs[i] = keys.add(nk.nsKey); nmFull[i] = keys.add(nk.fullKey);
     nmPh[i] = keys.add(phonetic(nk.nsKey)); nmType[i] = keys.add(nk.typeCanon); nmTat[i] = nk.typeAt;
     nmPre[i] = DIR_CODES.indexOf(nk.predir); nmPost[i] = DIR_CODES.indexOf(nk.postdir); nmDig[i] = keys.add(nk.digits);
     nmWords[i] = keys.add(nk.core.join(' '));
+    nmRaw[i] = keys.add(nk.rawKey);
     nsKeys.push(nk.nsKey);
+    fullKeys.push(nk.fullKey);
   });
   const stName = new Uint32Array(S.length), stDisp = new Uint32Array(S.length);
   const nmStreetsOff = new Uint32Array(nN + 1);
@@ -796,7 +812,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   m.set('pt.st', Uint32Array.from(ptStreet)); m.set('pt.nx', Uint8Array.from(ptNext));
   m.set('ad.lat', adLat); m.set('ad.lon', adLon); m.set('ad.num', adNum); m.set('ad.sfx', adSfx); m.set('ad.hn', adHn);
   m.set('ad.pc', adPc); m.set('ad.loc', adLoc); m.set('ad.ot', adOt); m.set('ad.oid', adOid); m.set('ad.ch', adCh);
-  m.set('ad.m', adM); m.set('ad.off', adOff); m.set('ad.dist', adDist);
+  m.set('ad.m', adM); m.set('ad.off', adOff); m.set('ad.dist', adDist); m.set('ad.fl', adFl);
   m.set('rg.from', rgFrom); m.set('rg.to', rgTo); m.set('rg.step', rgStep); m.set('rg.src', rgSrc); m.set('rg.pc', rgPc); m.set('rg.loc', rgLoc);
   m.set('rg.po', rgPtOff); m.set('rg.lat', Float64Array.from(rgPtLat)); m.set('rg.lon', Float64Array.from(rgPtLon));
   m.set('pl.name', plName); m.set('pl.lat', plLat); m.set('pl.lon', plLon); m.set('pl.rank', plRank);
@@ -809,8 +825,9 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   m.set('pc.key', pcKey); m.set('pc.disp', pcDisp); m.set('pc.lat', pcLat); m.set('pc.lon', pcLon); m.set('pc.rad', pcRad); m.set('pc.loc', pcLoc);
   m.set('nm.core', nmCore); m.set('nm.ns', nmNs); m.set('nm.full', nmFull); m.set('nm.ph', nmPh); m.set('nm.type', nmType);
   m.set('nm.tat', nmTat); m.set('nm.pre', nmPre); m.set('nm.post', nmPost); m.set('nm.dig', nmDig); m.set('nm.words', nmWords);
-  m.set('nm.so', nmStreetsOff); m.set('nm.pho', phOrder);
+  m.set('nm.so', nmStreetsOff); m.set('nm.pho', phOrder); m.set('nm.raw', nmRaw);
   buildTrigramSections(m, 'tn', nsKeys);
+  buildTrigramSections(m, 'tf', fullKeys);
   buildTrigramSections(m, 'tp', pkList);
   // spatial grids: address points; street segments
   const ga = new GridBuilder(0.005);

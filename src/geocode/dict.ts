@@ -101,7 +101,7 @@ steig;pfad;chaussee|ch;graben;markt;hof;zeile;kai;promenade;stiege;steg;brucke|b
 
 /** The German types that may be glued to the name; a word ending in one is split ("Gapetschstrasse" → "gapetsch strasse"). */
 export const GLUED_SUFFIXES = [
-  'strasse', 'strase', 'str', 'gasse', 'gass', 'gassle', 'gassli', 'weg', 'platz', 'allee', 'ring', 'damm', 'ufer', 'steig', 'pfad', 'graben', 'chaussee', 'promenade',
+  'strasse', 'strase', 'str', 'gasse', 'gass', 'gassle', 'gassli', 'weg', 'wg', 'platz', 'allee', 'ring', 'damm', 'ufer', 'steig', 'pfad', 'graben', 'chaussee', 'promenade',
 ];
 
 /** French, Italian, Spanish, Portuguese types; they stand before the name ("Rue de Rivoli", "Via Roma"). */
@@ -132,12 +132,11 @@ se|southeast|south east|seast|s east|southe;sw|southwest|south west|swest|s west
  * "App. 12", "Top 5", "Piso 3", "Interno 7".
  */
 export const UNIT_DESIGNATORS = new Set([
-  'apt', 'apartment', 'apartement', 'appartement', 'appt', 'app', 'ap', 'aptmnt', 'apto', 'unit', 'unt', 'ste', 'suite', 'flat', 'flt',
-  'fl', 'flr', 'floor', 'rm', 'room', 'dept', 'bldg', 'bld', 'building', 'lot', 'spc', 'space', 'office', 'ofc', 'offc', 'trlr',
-  'etage', 'etg', 'stock', 'og', 'eg', 'top', 'whg', 'wohnung', 'piso', 'puerta', 'pta', 'dpto', 'depto', 'interno', 'int', 'scala',
-  'sc', 'esc', 'escalera', 'bloc', 'bat', 'batiment', 'porte', 'lgt', 'logement', 'hab', 'shop', 'shp', 'stall', 'bay', 'hangar', 'pier',
-  'slip', 'ph', 'penthouse', 'box', 'pmb', 'mailbox', 'lvl', 'level', 'tower', 'twr', 'wing', 'block', 'blk',
-]);
+  'apt', 'apartment', 'apartement', 'appartement', 'appt', 'app', 'aptmnt', 'apto', 'unit', 'unt', 'ste', 'suite', 'flat', 'flt',
+  'fl', 'flr', 'floor', 'rm', 'room', 'dept', 'bldg', 'building', 'office', 'ofc', 'offc', 'trlr',
+  'etage', 'etg', 'stock', 'og', 'top', 'whg', 'wohnung', 'piso', 'puerta', 'pta', 'dpto', 'depto', 'interno', 'scala',
+  'escalera', 'bloc', 'bat', 'batiment', 'porte', 'lgt', 'logement', 'ph', 'penthouse', 'lvl', 'level', 'pmb',
+])
 /** Designators that are complete on their own ("rear", "basement"); stripped only after a comma. */
 export const UNIT_STANDALONE = new Set(['rear', 'front', 'frnt', 'basement', 'bsmt', 'lobby', 'lbby', 'penthouse', 'ph', 'upper', 'lower', 'upstairs', 'downstairs', 'garage', 'side']);
 

@@ -21,6 +21,8 @@ export interface AddrTags {
 export interface RawAddress extends AddrTags {
   /** 0 node, 1 way, 2 relation. */
   ot: number;
+  /** True when the street was not tagged but taken from the nearest named highway. */
+  inferred?: boolean;
   id: number;
   lat: number;
   lon: number;

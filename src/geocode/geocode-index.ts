@@ -23,7 +23,7 @@ const LAYOUT: Record<string, { new (b: ArrayBufferLike, o: number, l: number): T
   'st.ao': Uint32Array, 'st.ro': Uint32Array, 'st.co': Uint32Array, 'st.pco': Uint32Array, 'st.pci': Int32Array,
   'ch.po': Uint32Array, 'pt.lat': Float64Array, 'pt.lon': Float64Array, 'pt.st': Uint32Array, 'pt.nx': Uint8Array,
   'ad.lat': Float64Array, 'ad.lon': Float64Array, 'ad.num': Uint32Array, 'ad.sfx': Uint32Array, 'ad.hn': Uint32Array, 'ad.pc': Int32Array,
-  'ad.loc': Uint32Array, 'ad.ot': Uint8Array, 'ad.oid': Float64Array, 'ad.ch': Int32Array, 'ad.m': Float64Array, 'ad.off': Float32Array, 'ad.dist': Float32Array,
+  'ad.loc': Uint32Array, 'ad.ot': Uint8Array, 'ad.oid': Float64Array, 'ad.ch': Int32Array, 'ad.m': Float64Array, 'ad.off': Float32Array, 'ad.dist': Float32Array, 'ad.fl': Uint8Array,
   'rg.from': Int32Array, 'rg.to': Int32Array, 'rg.step': Uint8Array, 'rg.src': Uint8Array, 'rg.pc': Int32Array, 'rg.loc': Uint32Array,
   'rg.po': Uint32Array, 'rg.lat': Float64Array, 'rg.lon': Float64Array,
   'pl.name': Uint32Array, 'pl.lat': Float64Array, 'pl.lon': Float64Array, 'pl.rank': Uint8Array,
@@ -31,8 +31,9 @@ const LAYOUT: Record<string, { new (b: ArrayBufferLike, o: number, l: number): T
   'ls.o': Uint32Array, 'ls.i': Uint32Array,
   'pc.key': Uint32Array, 'pc.disp': Uint32Array, 'pc.lat': Float64Array, 'pc.lon': Float64Array, 'pc.rad': Float32Array, 'pc.loc': Uint32Array,
   'nm.core': Uint32Array, 'nm.ns': Uint32Array, 'nm.full': Uint32Array, 'nm.ph': Uint32Array, 'nm.type': Uint32Array, 'nm.tat': Uint8Array,
-  'nm.pre': Uint8Array, 'nm.post': Uint8Array, 'nm.dig': Uint32Array, 'nm.words': Uint32Array, 'nm.so': Uint32Array, 'nm.pho': Uint32Array,
+  'nm.pre': Uint8Array, 'nm.post': Uint8Array, 'nm.dig': Uint32Array, 'nm.words': Uint32Array, 'nm.so': Uint32Array, 'nm.pho': Uint32Array, 'nm.raw': Uint32Array,
   'tn.k': Float64Array, 'tn.o': Uint32Array, 'tn.i': Uint32Array, 'tn.n': Uint16Array,
+  'tf.k': Float64Array, 'tf.o': Uint32Array, 'tf.i': Uint32Array, 'tf.n': Uint16Array,
   'tp.k': Float64Array, 'tp.o': Uint32Array, 'tp.i': Uint32Array, 'tp.n': Uint16Array,
   'ga.k': Float64Array, 'ga.o': Uint32Array, 'ga.i': Uint32Array, 'ga.c': Float64Array,
   'gs.k': Float64Array, 'gs.o': Uint32Array, 'gs.i': Uint32Array, 'gs.c': Float64Array,
@@ -50,6 +51,8 @@ export class GeocodeIndex {
   readonly adLat: Float64Array; readonly adLon: Float64Array; readonly adNum: Uint32Array; readonly adSfx: Uint32Array; readonly adHn: Uint32Array;
   readonly adPc: Int32Array; readonly adLoc: Uint32Array; readonly adOt: Uint8Array; readonly adOid: Float64Array;
   readonly adChain: Int32Array; readonly adMeasure: Float64Array; readonly adOffset: Float32Array; readonly adDist: Float32Array;
+  /** Address flags: bit 0 = street inferred from the nearest highway (no addr:street). */
+  readonly adFlags: Uint8Array;
   // ranges
   readonly rgFrom: Int32Array; readonly rgTo: Int32Array; readonly rgStep: Uint8Array; readonly rgSrc: Uint8Array; readonly rgPc: Int32Array;
   readonly rgLoc: Uint32Array; readonly rgPtOff: Uint32Array; readonly rgLat: Float64Array; readonly rgLon: Float64Array;
@@ -62,9 +65,11 @@ export class GeocodeIndex {
   // street names
   readonly nmCore: Uint32Array; readonly nmNs: Uint32Array; readonly nmFull: Uint32Array; readonly nmPh: Uint32Array; readonly nmType: Uint32Array;
   readonly nmTypeAt: Uint8Array; readonly nmPre: Uint8Array; readonly nmPost: Uint8Array; readonly nmDigits: Uint32Array; readonly nmWords: Uint32Array;
-  readonly nmStreetOff: Uint32Array; readonly nmPhOrder: Uint32Array;
+  readonly nmStreetOff: Uint32Array; readonly nmPhOrder: Uint32Array; readonly nmRaw: Uint32Array;
   // lookup structures
   readonly nameGrams: TrigramIndex;
+  /** Trigrams of the whole names (type included). */
+  readonly fullGrams: TrigramIndex;
   readonly placeGrams: TrigramIndex;
   readonly addrGrid: Grid;
   readonly segGrid: Grid;
@@ -88,6 +93,7 @@ export class GeocodeIndex {
     this.adLat = r.get('ad.lat', F); this.adLon = r.get('ad.lon', F); this.adNum = r.get('ad.num', U); this.adSfx = r.get('ad.sfx', U); this.adHn = r.get('ad.hn', U);
     this.adPc = r.get('ad.pc', I); this.adLoc = r.get('ad.loc', U); this.adOt = r.get('ad.ot', B); this.adOid = r.get('ad.oid', F);
     this.adChain = r.get('ad.ch', I); this.adMeasure = r.get('ad.m', F); this.adOffset = r.get('ad.off', Float32Array); this.adDist = r.get('ad.dist', Float32Array);
+    this.adFlags = r.get('ad.fl', B);
     this.rgFrom = r.get('rg.from', I); this.rgTo = r.get('rg.to', I); this.rgStep = r.get('rg.step', B); this.rgSrc = r.get('rg.src', B); this.rgPc = r.get('rg.pc', I);
     this.rgLoc = r.get('rg.loc', U); this.rgPtOff = r.get('rg.po', U); this.rgLat = r.get('rg.lat', F); this.rgLon = r.get('rg.lon', F);
     this.plName = r.get('pl.name', U); this.plLat = r.get('pl.lat', F); this.plLon = r.get('pl.lon', F); this.plRank = r.get('pl.rank', B);
@@ -97,8 +103,9 @@ export class GeocodeIndex {
     this.pcRad = r.get('pc.rad', Float32Array); this.pcLoc = r.get('pc.loc', U);
     this.nmCore = r.get('nm.core', U); this.nmNs = r.get('nm.ns', U); this.nmFull = r.get('nm.full', U); this.nmPh = r.get('nm.ph', U); this.nmType = r.get('nm.type', U);
     this.nmTypeAt = r.get('nm.tat', B); this.nmPre = r.get('nm.pre', B); this.nmPost = r.get('nm.post', B); this.nmDigits = r.get('nm.dig', U);
-    this.nmWords = r.get('nm.words', U); this.nmStreetOff = r.get('nm.so', U); this.nmPhOrder = r.get('nm.pho', U);
+    this.nmWords = r.get('nm.words', U); this.nmStreetOff = r.get('nm.so', U); this.nmPhOrder = r.get('nm.pho', U); this.nmRaw = r.get('nm.raw', U);
     this.nameGrams = new TrigramIndex(r, 'tn');
+    this.fullGrams = new TrigramIndex(r, 'tf');
     this.placeGrams = new TrigramIndex(r, 'tp');
     this.addrGrid = new Grid(r, 'ga');
     this.segGrid = new Grid(r, 'gs');

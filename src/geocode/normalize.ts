@@ -31,6 +31,8 @@ export interface NameKey {
   coreKey: string;
   nsKey: string;
   fullKey: string;
+  /** All words as written (after folding/splitting), concatenated: no synonyms, no classification. */
+  rawKey: string;
   /** Digit runs of the core, joined by ','. Names that differ in digits are different streets. */
   digits: string;
 }
@@ -38,9 +40,10 @@ export interface NameKey {
 const ORDINAL_RE = /^(\d+)(st|nd|rd|th|er|re|ere|eme|e|o|a|ieme|de|te|ste)$/;
 
 function splitGlued(w: string, out: string[]): void {
-  if (w.length >= 6 && !/\d/.test(w)) {
+  if (w.length >= 5 && !/\d/.test(w)) {
     for (const suf of GLUED_SUFFIXES) {
-      if (w.length - suf.length >= 3 && w.endsWith(suf)) {
+      // long suffixes may follow a two-letter stem ("Austrasse"), short ones need three ("Alvierweg")
+      if (w.length - suf.length >= (suf.length >= 5 ? 2 : 3) && w.endsWith(suf)) {
         out.push(w.slice(0, w.length - suf.length), suf);
         return;
       }
@@ -125,6 +128,12 @@ export function analyzeWords(ws: string[]): NameKey {
     const t = phraseAt(ws, i, j, TYPE_PHRASES, TYPE_WORDS);
     if (t && (t.v.pos & 1)) { type = ws.slice(i, i + t.len).join(' '); typeInfo = t.v; typeAt = 1; i += t.len; }
   }
+  // A type word that is all the name has besides articles is the name ("An der Halde", "Im Winkel").
+  if (typeInfo && ws.slice(i, j).every((w) => STOPWORDS.has(w))) {
+    if (typeAt === 2) j += type.split(' ').length;
+    else i -= type.split(' ').length;
+    type = ''; typeInfo = null; typeAt = 0;
+  }
   // A directional after a prefix type is part of the name ("Rue E"); one before a suffix type was handled.
   const core: string[] = [];
   for (let k = i; k < j; k++) {
@@ -140,7 +149,7 @@ export function analyzeWords(ws: string[]): NameKey {
   const nsKey = ns.length > 0 ? ns : coreKey;
   const fullKey = typeAt === 1 ? typeCanon + coreKey : typeAt === 2 ? coreKey + typeCanon : coreKey;
   const digits = core.filter((w) => /\d/.test(w)).map((w) => w.replace(/\D+/g, '')).join(',');
-  return { words: ws, type, typeCanon, typeAt, predir, postdir, core, coreKey, nsKey, fullKey, digits };
+  return { words: ws, type, typeCanon, typeAt, predir, postdir, core, coreKey, nsKey, fullKey, rawKey: ws.join(''), digits };
 }
 
 /** A place (city, suburb, state, country) name as a comparison key: folded words, synonyms, no spaces. */

@@ -30,6 +30,21 @@ export interface ParsedStreet {
   hints: string[];
   /** True when the line is a post-office box (no street position). */
   poBox: boolean;
+  /**
+   * Other readings, tried when the first finds no street: a number inside the name taken as the
+   * house number ("Landstrasse 12 Triesen" vs "Rue du 4 Septembre"); commas read as spaces
+   * ("Avenue , Princesse , Grace 26").
+   */
+  alts?: ParsedStreet[];
+}
+
+/** Index-side cleaning of a tagged street name: parenthesised remarks and text after a comma go. */
+export function cleanStreetName(s: string): string {
+  let t = s.replace(/\([^)]*\)/g, ' ').replace(/\[[^\]]*\]/g, ' ');
+  const c = t.indexOf(',');
+  if (c > 0) t = t.slice(0, c);
+  t = t.replace(/\s+/g, ' ').trim();
+  return t.length > 0 ? t : s.trim();
 }
 
 const NUM_RE = /^(\d{1,6})(?:\s*([a-z]{1,3}))?$/;
@@ -73,7 +88,7 @@ export function parseHouseNumber(raw: string): HouseNumber | null {
 /** Splits a value that holds several house numbers ("12;14", "12, 14") into single ones. */
 export function splitHouseNumbers(raw: string): HouseNumber[] {
   const out: HouseNumber[] = [];
-  for (const part of raw.split(/[;,]/)) {
+  for (const part of raw.split(/[;,&+]|\s(?:and|et|und)\s/)) {
     const h = parseHouseNumber(part);
     if (h) out.push(h);
   }
@@ -90,6 +105,7 @@ function isIdentifier(t: string): boolean {
 
 /** Clean a raw token: strip surrounding punctuation but keep inner '-', '/', '#'. */
 function cleanToken(t: string): string {
+  if (t === '&' || t === '+') return t;
   return t.replace(/^[^\p{L}\p{N}#]+/u, '').replace(/[^\p{L}\p{N}]+$/u, '');
 }
 
@@ -114,7 +130,9 @@ function stripUnits(toks: string[], first: boolean, alone: boolean, units: strin
     if (UNIT_DESIGNATORS.has(bare) && notFirstWord && i + 1 < toks.length) {
       let k = i + 1;
       if (toks[k] === '#' || toks[k] === 'no' || toks[k] === 'nr') k++;
-      if (k < toks.length && isIdentifier(toks[k].replace(/^#/, ''))) {
+      // the only number of the line is the house number, not a unit ("Top 7" alone stays)
+      const otherNumber = toks.some((t2, j) => (j < i || j > k) && isNumToken(t2));
+      if (k < toks.length && isIdentifier(toks[k].replace(/^#/, '')) && (otherNumber || !first || !/^\d/.test(toks[k]))) {
         units.push(toks.slice(i, k + 1).join(' '));
         i = k;
         continue;
@@ -127,8 +145,17 @@ function stripUnits(toks: string[], first: boolean, alone: boolean, units: strin
 
 /** Parses the Street field. */
 export function parseStreetLine(raw: string): ParsedStreet {
+  const p = parseOnce(raw);
+  if (/[,;]/.test(raw) && !p.poBox) {
+    const q = parseOnce(raw.replace(/[,;]/g, ' '));
+    if (q.name !== p.name || q.number?.text !== p.number?.text) (p.alts ??= []).push(q);
+  }
+  return p;
+}
+
+function parseOnce(raw: string): ParsedStreet {
   let s = fold(raw.length > 400 ? raw.slice(0, 400) : raw);
-  s = s.replace(/\s+/g, ' ').trim();
+  s = s.replace(/\([^)]*\)/g, ' ').replace(/\[[^\]]*\]/g, ' ').replace(/\s+/g, ' ').trim();
   const units: string[] = [];
   const hints: string[] = [];
   const result: ParsedStreet = { number: null, name: '', units, hints, poBox: false };
@@ -166,38 +193,54 @@ export function parseStreetLine(raw: string): ParsedStreet {
   toks = toks.filter((t, k) => !(NUMBER_MARKERS.has(t.replace(/\.$/, '')) && k + 1 < toks.length && isNumToken(toks[k + 1]) && (k === 0 || k === toks.length - 2)));
 
   let numText: string | null = null;
+  let altNumber: { k: number; end: number; text: string } | null = null;
   if (toks.length >= 1 && isNumToken(toks[0])) {
     numText = toks[0];
     let k = 1;
-    if (toks.length > 2 && /^[a-z]$/.test(toks[1]) && !DIR_LETTERS.has(toks[1])) { numText += toks[1]; k = 2; }
+    // "1 & 3 Rue X", "1+3", "1 et 3": a range
+    if (toks.length > 3 && JOINERS.has(toks[1]) && /^\d+$/.test(toks[2]) && /^\d+$/.test(toks[0])) { numText = `${toks[0]}-${toks[2]}`; k = 3; }
+    else if (toks.length > 2 && /^[a-z]$/.test(toks[1]) && !DIR_LETTERS.has(toks[1])) { numText += toks[1]; k = 2; }
     else if (toks.length > 2 && SUFFIX_WORDS.has(toks[1])) { numText += ' ' + toks[1]; k = 2; }
     else if (toks.length > 2 && /^1\/[234]$/.test(toks[1])) { numText += ' ' + toks[1]; k = 2; }
     toks = toks.slice(k);
   } else {
-    // Number after the name: the first numeric token preceded by a word that does not make it part of a road name.
+    // Number after the name: the line's last token(s), or a number followed by a postcode-like token
+    // ("Landstrasse 12 9495 Triesen"). A number followed by words stays in the name ("Rue du 4
+    // Septembre") but is offered as the alternative reading.
     for (let k = 1; k < toks.length; k++) {
       if (!isNumToken(toks[k])) continue;
       if (ROAD_NUMBER_WORDS.has(toks[k - 1]) || (k === 1 && /^[a-z]{1,2}$/.test(toks[k - 1]))) continue;
-      // A number followed by more words is a house number only if it is the last number-like token
-      // before a tail (postcode/city) or the line ends ("Hauptstrasse 12 a", "Landstrasse 12 9495 Triesen").
-      numText = toks[k];
       let end = k + 1;
-      if (end < toks.length && /^[a-z]$/.test(toks[end])) { numText += toks[end]; end++; }
-      else if (end < toks.length && SUFFIX_WORDS.has(toks[end])) { numText += ' ' + toks[end]; end++; }
-      const tail = toks.slice(end);
-      if (tail.length > 0) hints.push(tail.join(' '));
-      toks = toks.slice(0, k);
-      break;
+      let text = toks[k];
+      if (end + 1 < toks.length && JOINERS.has(toks[end]) && /^\d+$/.test(toks[end + 1]) && /^\d+$/.test(text)) { text = `${text}-${toks[end + 1]}`; end += 2; }
+      else if (end < toks.length && /^[a-z]$/.test(toks[end])) { text += toks[end]; end++; }
+      else if (end < toks.length && SUFFIX_WORDS.has(toks[end])) { text += ' ' + toks[end]; end++; }
+      if (end === toks.length || /^\d{3,6}$/.test(toks[end]) || /^[a-z]{1,2}-?\d{4,5}$/.test(toks[end])) {
+        numText = text;
+        const tail = toks.slice(end);
+        if (tail.length > 0) hints.push(tail.join(' '));
+        toks = toks.slice(0, k);
+        break;
+      }
+      if (!altNumber) altNumber = { k, end, text };
     }
   }
-  if (numText !== null) {
-    const h = parseHouseNumber(numText.replace(/ 1\/([234])$/, ' 1/$1'));
-    if (h) result.number = h;
-    else if (/ 1\/[234]$/.test(numText)) {
-      const base = parseHouseNumber(numText.split(' ')[0]);
-      if (base) result.number = { ...base, text: `${base.text} ${numText.split(' ')[1]}`, suffix: numText.split(' ')[1] };
+  const toNumber = (text: string): HouseNumber | null => {
+    const h = parseHouseNumber(text);
+    if (h) return h;
+    if (/ 1\/[234]$/.test(text)) {
+      const base = parseHouseNumber(text.split(' ')[0]);
+      if (base) return { ...base, text: `${base.text} ${text.split(' ')[1]}`, suffix: text.split(' ')[1] };
     }
-  }
+    return null;
+  };
+  if (numText !== null) result.number = toNumber(numText);
   result.name = toks.join(' ');
+  if (numText === null && altNumber) {
+    const tail = toks.slice(altNumber.end);
+    (result.alts ??= []).push({ number: toNumber(altNumber.text), name: toks.slice(0, altNumber.k).join(' '), units, hints: tail.length > 0 ? [...hints, tail.join(' ')] : [...hints], poBox: false });
+  }
   return result;
 }
+
+const JOINERS = new Set(['&', '+', 'and', 'et', 'und', 'y', 'e']);

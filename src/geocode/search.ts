@@ -131,6 +131,9 @@ interface Resolved {
 // ----------------------------------------------------------------------------- the geocoder
 
 export class Geocoder {
+  private seen = new Uint32Array(0);
+  private epoch = 0;
+
   constructor(readonly index: GeocodeIndex) {}
 
   // ------------------------------------------------------------------ lookups
@@ -221,16 +224,21 @@ export class Geocoder {
     const idx = this.index;
     const K = idx.keys;
     if (q.nsKey.length === 0) return [];
-    const seen = new Set<number>();
+    if (this.seen.length < idx.nameCount) this.seen = new Uint32Array(idx.nameCount);
+    const epoch = ++this.epoch;
+    const seen = this.seen;
     const out: NameMatch[] = [];
     const qPh = phonetic(q.nsKey);
     const consider = (n: number) => {
-      if (seen.has(n)) return;
-      seen.add(n);
+      if (seen[n] === epoch) return;
+      seen[n] = epoch;
       const m = this.scoreName(q, qPh, n);
       if (m) out.push(m);
     };
-    for (const h of idx.nameGrams.search(q.nsKey, 80, 0.2)) consider(h.id);
+    for (const h of idx.nameGrams.search(q.nsKey, 48, 0.2)) consider(h.id);
+    // whole names too (unless the name was found as typed): a typo in a short stem of a compound
+    // ("Nuegasse") or in an article ("An fdder Halde") leaves the core keys little in common
+    if (!out.some((m) => m.penalty === 0)) for (const h of idx.fullGrams.search(q.fullKey, 48, 0.3)) consider(h.id);
     // phonetic table
     if (qPh.length >= 2) {
       const ord = idx.nmPhOrder;
@@ -255,18 +263,28 @@ export class Geocoder {
     const nDigits = K.get(idx.nmDigits[n]);
     if (q.digits !== nDigits) return null;
     const allowed = allowedEdits(Math.max(nNs.length, q.nsKey.length) - (q.digits.length > 0 ? q.digits.length : 0));
-    const cap = allowed + 3;
+    const cap = allowed + 2;
     const dNs = osaDistance(q.nsKey, nNs, cap);
-    const dCore = osaDistance(q.coreKey, nCore, cap);
-    const dFull = q.fullKey.length >= 6 ? osaDistance(q.fullKey, nFull, cap) : cap + 1;
+    const dCore = q.coreKey === q.nsKey && nCore === nNs ? dNs : osaDistance(q.coreKey, nCore, cap);
+    // Whole-name keys (type included; words as written) catch typos that break the type split or a
+    // synonym ("Gapetschstrase", "An dr Halde"); they get an allowance from their own length, one
+    // edit less since type words are shared by many names.
+    let edits = Math.min(dNs, dCore);
+    let within = edits <= allowed;
+    if (!within && q.fullKey.length >= 5) {
+      const allowedWhole = Math.max(allowed, allowedEdits(Math.min(q.fullKey.length, nFull.length)) - 1);
+      const dFull = osaDistance(q.fullKey, nFull, allowedWhole);
+      const dRaw = dFull <= allowedWhole ? dFull : osaDistance(q.rawKey, K.get(idx.nmRaw[n]), allowedWhole);
+      const dWhole = Math.min(dFull, dRaw);
+      if (dWhole <= allowedWhole) { edits = Math.max(1, dWhole); within = true; }
+    }
     const faults: string[] = [];
-    let edits = Math.min(dNs, dCore, dFull);
     let penalty = 0;
     let phoneticOnly = false;
     let partial = false;
     let weak = false;
     if (dCore > 0 && dNs === 0) { penalty += 1; faults.push('name:articles'); }
-    if (edits > allowed) {
+    if (!within) {
       const nPh = K.get(idx.nmPh[n]);
       const nWords = K.get(idx.nmWords[n]).split(' ').filter((w) => w.length > 0);
       if (qPh === nPh && qPh.length >= 3 && edits <= allowed + 2) {
@@ -286,6 +304,8 @@ export class Geocoder {
         } else return null;
       }
     } else if (edits > 0) {
+      // short names: a different first letter makes a different word ("Sand" is not "Land")
+      if (Math.max(nNs.length, q.nsKey.length) <= 5 && q.nsKey[0] !== nNs[0] && q.coreKey[0] !== nCore[0]) return null;
       penalty += 6 * edits;
       faults.push(`name:typo${edits}`);
       if (edits >= 2 && edits * 5 > Math.max(nNs.length, 1)) weak = true;
@@ -297,7 +317,7 @@ export class Geocoder {
     } else if (!q.typeCanon && nType) { penalty += 2; faults.push('type:missing'); }
     else if (q.typeCanon && !nType) {
       // "Hauptstr." against an index name without a type word is fine when the full keys agree
-      if (dFull > 0 || q.fullKey.length < 6) { penalty += 3; faults.push('type:extra'); }
+      if (q.fullKey !== nFull) { penalty += 3; faults.push('type:extra'); }
     }
     // directionals
     for (const [qd, nd, side] of [[q.predir, DIR_CODES[idx.nmPre[n]], 'pre'], [q.postdir, DIR_CODES[idx.nmPost[n]], 'post']] as const) {
@@ -372,32 +392,42 @@ export class Geocoder {
 
   // ------------------------------------------------------------------ house numbers on a street
 
-  private resolveNumber(street: number, h: HouseNumber | null): Resolved {
+  /** The finest positions number h has on the street: every address point with that number, else one interpolated/street point. */
+  private resolveNumber(street: number, h: HouseNumber | null): Resolved[] {
     const idx = this.index;
     const a0 = idx.stAddrOff[street], a1 = idx.stAddrOff[street + 1];
     const streetPcs = idx.stPcOff[street + 1] > idx.stPcOff[street] ? idx.stPcIds[idx.stPcOff[street]] : -1;
     const streetLevel = (faults: string[], lat = idx.stLat[street], lon = idx.stLon[street], level: keyof typeof BASE = 'street'): Resolved => ({
       lat, lon, level, kind: 'street', houseNumber: '', faults, penalty: 0, pc: streetPcs, locSets: [idx.stLoc[street]], tight: false,
     });
-    if (!h) return streetLevel([]);
-    // exact address point(s)
+    if (!h) return [streetLevel([])];
+    // exact address point(s): all points with the number (a street may cross a town line), suffix matches first
     let lo = a0, hi = a1;
     while (lo < hi) { const mid = (lo + hi) >>> 1; if (idx.adNum[mid] < h.num) lo = mid + 1; else hi = mid; }
     if (lo < a1 && idx.adNum[lo] === h.num) {
-      let pick = -1;
-      let sfxOk = false;
+      const same: number[] = [];
+      const other: number[] = [];
+      const qs = h.suffix.replace(/[^a-z0-9]/g, '');
       for (let k = lo; k < a1 && idx.adNum[k] === h.num; k++) {
-        const s = idx.keys.get(idx.adSfx[k]);
-        if (s === h.suffix || s.replace(/[^a-z0-9]/g, '') === h.suffix.replace(/[^a-z0-9]/g, '')) { pick = k; sfxOk = true; break; }
-        if (pick < 0) pick = k;
+        const s = idx.keys.get(idx.adSfx[k]).replace(/[^a-z0-9]/g, '');
+        if (s === qs) same.push(k); else other.push(k);
       }
-      const faults: string[] = [];
-      let penalty = 0;
-      if (!sfxOk) { faults.push('number:suffix'); penalty += 3; }
-      return {
-        lat: idx.adLat[pick], lon: idx.adLon[pick], level: 'address', kind: 'address', houseNumber: idx.strings.get(idx.adHn[pick]),
-        faults, penalty, pc: idx.adPc[pick], locSets: [idx.adLoc[pick]], tight: true,
-      };
+      const picks = (same.length > 0 ? same : other).slice(0, 8);
+      return picks.map((k) => {
+        const faults: string[] = [];
+        let penalty = 0;
+        if (same.length === 0) {
+          const s = idx.keys.get(idx.adSfx[k]).replace(/[^a-z0-9]/g, '');
+          // "39a" asked, "39a/b" found: a close variant
+          faults.push('number:suffix');
+          penalty += qs.length > 0 && s.includes(qs) ? 1 : 3;
+        }
+        if (idx.adFlags[k] & 1) penalty += 0.3; // street taken from proximity: a tagged twin wins ties
+        return {
+          lat: idx.adLat[k], lon: idx.adLon[k], level: 'address', kind: 'address', houseNumber: idx.strings.get(idx.adHn[k]),
+          faults, penalty, pc: idx.adPc[k], locSets: [idx.adLoc[k]], tight: true,
+        } as Resolved;
+      });
     }
     const n = h.num;
     // OSM interpolation ranges
@@ -421,21 +451,21 @@ export class Geocoder {
       return null;
     };
     const osmR = rangeHit(RangeSource.Osm);
-    if (osmR) return osmR;
+    if (osmR) return [osmR];
     // between known numbers of the same parity (else any parity)
     const between = this.betweenPoints(street, a0, a1, n);
-    if (between && between.tight) return between;
+    if (between && between.tight) return [between];
     const tigerR = rangeHit(RangeSource.Tiger);
-    if (tigerR) return tigerR;
-    if (between) return between;
+    if (tigerR) return [tigerR];
+    if (between) return [between];
     // close to the known numbers: nearest known number's point, street level
     if (a1 > a0) {
       const minN = idx.adNum[a0], maxN = idx.adNum[a1 - 1];
       const slack = Math.max(6, Math.round(0.2 * maxN));
-      if (n > maxN && n - maxN <= slack) return streetLevel(['number:beyond'], idx.adLat[a1 - 1], idx.adLon[a1 - 1], 'near');
-      if (n < minN && minN - n <= slack) return streetLevel(['number:beyond'], idx.adLat[a0], idx.adLon[a0], 'near');
+      if (n > maxN && n - maxN <= slack) return [streetLevel(['number:beyond'], idx.adLat[a1 - 1], idx.adLon[a1 - 1], 'near')];
+      if (n < minN && minN - n <= slack) return [streetLevel(['number:beyond'], idx.adLat[a0], idx.adLon[a0], 'near')];
     }
-    return streetLevel(['number:notfound']);
+    return [streetLevel(['number:notfound'])];
   }
 
   /** Interpolates number n between the nearest known numbers below and above on the street. */
@@ -448,12 +478,17 @@ export class Geocoder {
       if (v < n) { belowAny = k; if ((n - v) % 2 === 0) below = k; }
       else if (v > n) { if (aboveAny < 0) aboveAny = k; if (above < 0 && (v - n) % 2 === 0) above = k; }
     }
+    // Same-parity neighbours (the same side of the street) unless the nearest numbers of any parity
+    // bracket a much shorter stretch (streets numbered consecutively, or irregularly).
+    const spanOf = (x: number, y: number) => haversine(idx.adLat[x], idx.adLon[x], idx.adLat[y], idx.adLon[y]);
     if (below < 0 || above < 0) { below = belowAny; above = aboveAny; }
+    else if (belowAny >= 0 && aboveAny >= 0 && (belowAny !== below || aboveAny !== above) && spanOf(belowAny, aboveAny) < 0.5 * spanOf(below, above)) { below = belowAny; above = aboveAny; }
     if (below < 0 || above < 0) return null;
     const nb = idx.adNum[below], na = idx.adNum[above];
     if (na - nb > 200) return null;
     const t = (n - nb) / (na - nb);
     const span = haversine(idx.adLat[below], idx.adLon[below], idx.adLat[above], idx.adLon[above]);
+    if (span > 1500) return null;
     let lat: number, lon: number;
     const cb = idx.adChain[below], ca = idx.adChain[above];
     if (cb >= 0 && cb === ca && idx.adDist[below] <= 120 && idx.adDist[above] <= 120) {
@@ -480,15 +515,41 @@ export class Geocoder {
     const limit = Math.max(1, Math.min(50, opts.limit ?? 5));
     const idx = this.index;
     const streetRaw = typeof q.Street === 'string' ? q.Street : '';
-    const parsed = parseStreetLine(streetRaw);
+    let parsed = parseStreetLine(streetRaw);
     let cityRaw = typeof q.City === 'string' ? q.City : '';
     let pcRaw = typeof q.PostalCode === 'string' ? q.PostalCode : '';
-    // hints from the Street field fill empty City/PostalCode (never override them)
+    // 1. the reading of the Street field whose name matches best
+    let qName = analyzeName(parsed.name);
+    let names = this.matchNames(qName);
+    for (const alt of parsed.alts ?? []) {
+      if (names.length > 0 && names[0].penalty < 12) break;
+      const altName = analyzeName(alt.name);
+      const altNames = this.matchNames(altName);
+      if (altNames.length > 0 && (names.length === 0 || altNames[0].penalty < names[0].penalty)) {
+        parsed = alt;
+        qName = altName;
+        names = altNames;
+      }
+    }
+    let cityHint = '';
+    if (names.length === 0 && qName.words.length >= 2) {
+      // "Main St Vaduz": trailing words that are a place → city hint
+      for (let cut = 1; cut <= Math.min(2, qName.words.length - 1) && names.length === 0; cut++) {
+        const tail = qName.words.slice(-cut).join(' ');
+        if (this.findKey(idx.pkKey, placeKey(tail)) >= 0) {
+          const n2 = analyzeName(qName.words.slice(0, -cut).join(' '));
+          const m2 = this.matchNames(n2);
+          if (m2.length > 0) { qName = n2; names = m2; cityHint = tail; }
+        }
+      }
+    }
+    // 2. hints from the Street field fill empty City/PostalCode (never override them)
     for (const hint of parsed.hints) {
       for (const w of hint.split(' ')) if (!pcRaw && /\d/.test(w) && w.length >= 3 && this.resolvePostcode(w).id >= 0) pcRaw = w;
       const words = hint.split(' ').filter((w) => !/\d/.test(w));
       if (!cityRaw && words.length > 0) cityRaw = words.join(' ');
     }
+    if (!cityRaw && cityHint) cityRaw = cityHint;
     // postcode typed into City ("9490 Vaduz")
     if (!pcRaw && cityRaw) {
       for (const w of foldWords(cityRaw).split(' ')) if (/\d/.test(w) && w.length >= 3 && this.resolvePostcode(w).id >= 0) { pcRaw = w; break; }
@@ -498,21 +559,10 @@ export class Geocoder {
     const country = this.resolvePlace(typeof q.Country === 'string' ? q.Country : '', 'country');
     const pc = this.resolvePostcode(pcRaw);
     const numberFirst = /^\s*\d/.test(streetRaw);
+    const rawLower = streetRaw.toLowerCase();
 
-    const cands: (GeocodeCandidate & { tie: number; conflict: boolean; weak: boolean; addrLevel: boolean })[] = [];
-    let qName = analyzeName(parsed.name);
-    let names = this.matchNames(qName);
-    if (names.length === 0 && qName.words.length >= 2) {
-      // "Main St Vaduz": trailing words that are a place → city hint
-      for (let cut = 1; cut <= Math.min(2, qName.words.length - 1) && names.length === 0; cut++) {
-        const tail = qName.words.slice(-cut).join(' ');
-        if (this.findKey(idx.pkKey, placeKey(tail)) >= 0) {
-          const n2 = analyzeName(qName.words.slice(0, -cut).join(' '));
-          const m2 = this.matchNames(n2);
-          if (m2.length > 0) { qName = n2; names = m2; if (!city.given) Object.assign(city, this.resolvePlace(tail, 'city')); }
-        }
-      }
-    }
+    type Cand = Omit<GeocodeCandidate, 'address'> & { address: MatchedAddress | (() => MatchedAddress); tie: number; conflict: boolean; weak: boolean; addrLevel: boolean };
+    const cands: Cand[] = [];
     // Candidate streets: the best names, expanded to their streets, pre-ranked by place evidence.
     const topNames = names.slice(0, 12);
     type Pre = { street: number; nm: NameMatch; pre: number };
@@ -532,8 +582,7 @@ export class Geocoder {
     pre.sort((a, b) => a.pre - b.pre || a.street - b.street);
     if (pre.length > 24) pre.length = 24;
 
-    for (const { street, nm } of pre) {
-      const r = this.resolveNumber(street, parsed.number);
+    for (const { street, nm } of pre) for (const r of this.resolveNumber(street, parsed.number)) {
       const faults = [...nm.faults, ...r.faults];
       let penalty = nm.penalty + r.penalty;
       let conflict = false;
@@ -543,6 +592,8 @@ export class Geocoder {
       const c4 = this.checkPostcode(pc, r.pc, street, r.lat, r.lon, faults);
       penalty += c1.penalty + c2.penalty + c3.penalty + c4.penalty;
       conflict = c1.conflict || c2.conflict || c3.conflict || c4.conflict;
+      // tie-break between names that fold alike ("Bödastrasse" / "Bodastrasse"): the one written as asked
+      if (!rawLower.includes(idx.strings.get(idx.stDisp[street]).toLowerCase())) penalty += 0.5;
       if (!parsed.number && streetRaw.length > 0) faults.push('number:missing');
       const score = Math.max(0, BASE[r.level] - penalty);
       // MatchCode from level and faults
@@ -558,7 +609,7 @@ export class Geocoder {
       if (conflict) code = Math.min(code, 1);
       cands.push({
         lat: r.lat, lon: r.lon, matchCode: CODE_NAMES[Math.max(1, code)], score: score / 100, kind: r.kind,
-        address: this.describe(street, r.houseNumber, r.pc, r.locSets, city, numberFirst),
+        address: () => this.describe(street, r.houseNumber, r.pc, r.locSets, city, numberFirst),
         faults, tie: street, conflict, weak: nm.weak, addrLevel: r.kind === 'address' || r.kind === 'interpolated',
       });
     }
@@ -623,7 +674,8 @@ export class Geocoder {
     const out: GeocodeCandidate[] = [];
     for (const c of cands) {
       if (out.some((o) => o.kind === c.kind && Math.abs(o.lat - c.lat) < 1e-7 && Math.abs(o.lon - c.lon) < 1e-7)) continue;
-      out.push({ lat: c.lat, lon: c.lon, matchCode: c.matchCode, score: Math.round(c.score * 1e4) / 1e4, kind: c.kind, address: c.address, faults: c.faults });
+      const address = typeof c.address === 'function' ? c.address() : c.address;
+      out.push({ lat: c.lat, lon: c.lon, matchCode: c.matchCode, score: Math.round(c.score * 1e4) / 1e4, kind: c.kind, address, faults: c.faults });
       if (out.length >= limit) break;
     }
     return out;
