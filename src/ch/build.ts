@@ -558,6 +558,7 @@ function assemble(g: ArcGraph, c: Contractor, order: Uint32Array, cacheOrder: bo
   }
   const slot = new Uint32Array(m);
   const sides: ChSide[] = [];
+  const sideEdges: Uint32Array[] = [];
   const hasAux = g.aux !== undefined;
   for (const dir of [0, 1]) {
     // Sort edges of this direction by (id[low], id[hi]) with two counting passes.
@@ -584,22 +585,24 @@ function assemble(g: ArcGraph, c: Contractor, order: Uint32Array, cacheOrder: bo
       weight[p] = c.eW[e];
       if (hasAux) aux[p] = c.eAux[e];
     }
-    sides.push({ firstOut, head, weight, aux, unpackFirst: edges, unpackSecond: new Uint32Array(total) });
+    sides.push({ firstOut, head, weight, aux, unpack: new Uint32Array(2 * total) });
+    sideEdges.push(edges);
   }
   // Unpack references, now that every edge has its slot.
-  for (const side of sides) {
-    const edges = side.unpackFirst;
+  sides.forEach((side, k) => {
+    const edges = sideEdges[k];
+    const u = side.unpack;
     for (let p = 0; p < edges.length; p++) {
       const e = edges[p];
       if (c.eB[e] < 0) {
-        side.unpackFirst[p] = c.eA[e];
-        side.unpackSecond[p] = ORIGINAL;
+        u[2 * p] = c.eA[e];
+        u[2 * p + 1] = ORIGINAL + g.head[c.eA[e]];
       } else {
-        side.unpackFirst[p] = slot[c.eA[e]];
-        side.unpackSecond[p] = slot[c.eB[e]];
+        u[2 * p] = slot[c.eA[e]];
+        u[2 * p + 1] = slot[c.eB[e]];
       }
     }
-  }
+  });
   const rank = new Uint32Array(n);
   const ord = new Uint32Array(n);
   for (let v = 0; v < n; v++) {
@@ -607,7 +610,7 @@ function assemble(g: ArcGraph, c: Contractor, order: Uint32Array, cacheOrder: bo
     rank[v] = r;
     ord[r] = v;
   }
-  return new ContractionHierarchy(n, g.tail.length, hasAux, rank, ord, sides[0], sides[1], Uint32Array.from(g.head));
+  return new ContractionHierarchy(n, g.tail.length, hasAux, rank, ord, sides[0], sides[1]);
 }
 
 function upwardCsr(n: number, m: number, dirOf: Uint8Array, low: Int32Array, hi: Uint32Array, dir: number): { firstOut: Uint32Array; head: Uint32Array } {

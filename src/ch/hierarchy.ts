@@ -10,15 +10,18 @@
  * node x, the upward arcs y→x *reversed* (stored as x→y, y > x): the forward search of a query
  * runs on `fwd`, the backward search on `bwd`.
  *
- * Unpacking: an arc with `unpackSecond === ORIGINAL` is an input arc whose id is `unpackFirst`.
- * Otherwise it is a shortcut u→w via a node v lower than both; it stands for the arc u→v, which
- * is `bwd` arc `unpackFirst` (stored at v), followed by the arc v→w, which is `fwd` arc
- * `unpackSecond` (stored at v). Shortcut weights and aux values are the sums of their halves.
+ * Unpacking: `unpack` holds two words per arc, [first, second] (interleaved: one cache line per
+ * step of an unpacking). An arc with `second >= ORIGINAL` (high bit set) is an input arc: `first`
+ * is its input arc id and `second - ORIGINAL` its input head node (so node paths need no other
+ * lookup). Otherwise it is a shortcut u→w via a node v lower than both; it stands for the arc u→v, which
+ * is `bwd` arc `first` (stored at v), followed by the arc v→w, which is `fwd` arc `second`
+ * (stored at v). Shortcut weights and aux values are the sums of their halves.
  */
 import type { BinFile, BinWriter } from '../core/binfile.js';
 import { EngineError } from '../core/errors.js';
 
-export const ORIGINAL = 0xffffffff;
+/** High bit of `unpack[2a+1]`: set for input arcs (the rest is the input head node). */
+export const ORIGINAL = 0x80000000;
 
 export interface ChSide {
   firstOut: Uint32Array;
@@ -26,8 +29,8 @@ export interface ChSide {
   weight: Uint32Array;
   /** Aux metric per arc, or a zero-length array when the input had no aux. */
   aux: Uint32Array;
-  unpackFirst: Uint32Array;
-  unpackSecond: Uint32Array;
+  /** Per arc [first, second] (see the module comment). */
+  unpack: Uint32Array;
 }
 
 export interface ChMeta {
@@ -37,10 +40,10 @@ export interface ChMeta {
   hasAux: boolean;
 }
 
-const FORMAT_VERSION = 1;
-const SIDE_FIELDS = ['firstOut', 'head', 'weight', 'aux', 'unpackFirst', 'unpackSecond'] as const;
+const FORMAT_VERSION = 2;
+const SIDE_FIELDS = ['firstOut', 'head', 'weight', 'aux', 'unpack'] as const;
 const SHORT: Record<(typeof SIDE_FIELDS)[number], string> = {
-  firstOut: 'first', head: 'head', weight: 'w', aux: 'aux', unpackFirst: 'u1', unpackSecond: 'u2',
+  firstOut: 'first', head: 'head', weight: 'w', aux: 'aux', unpack: 'unpack',
 };
 
 export class ContractionHierarchy {
@@ -54,8 +57,6 @@ export class ContractionHierarchy {
     readonly order: Uint32Array,
     readonly fwd: ChSide,
     readonly bwd: ChSide,
-    /** Head node (input ids) of every input arc, for node paths. */
-    readonly inputHead: Uint32Array,
   ) {}
 
   /** Number of CH arcs (upward forward + upward backward, shortcuts included). */
@@ -65,7 +66,7 @@ export class ContractionHierarchy {
 
   /** Bytes held by the typed arrays. */
   byteLength(): number {
-    let b = this.rank.byteLength + this.order.byteLength + this.inputHead.byteLength;
+    let b = this.rank.byteLength + this.order.byteLength;
     for (const s of [this.fwd, this.bwd]) for (const k of SIDE_FIELDS) b += s[k].byteLength;
     return b;
   }
@@ -76,7 +77,6 @@ export class ContractionHierarchy {
     w.addJson(`${prefix}meta`, meta);
     w.add(`${prefix}rank`, this.rank);
     w.add(`${prefix}order`, this.order);
-    w.add(`${prefix}inHead`, this.inputHead);
     for (const [tag, side] of [['f', this.fwd], ['b', this.bwd]] as const) {
       for (const k of SIDE_FIELDS) w.add(`${prefix}${tag}.${SHORT[k]}`, side[k]);
     }
@@ -95,7 +95,7 @@ export class ContractionHierarchy {
     const ch = new ContractionHierarchy(
       meta.numNodes, meta.numInputArcs, meta.hasAux,
       f.get(`${prefix}rank`, Uint32Array), f.get(`${prefix}order`, Uint32Array),
-      side('f'), side('b'), f.get(`${prefix}inHead`, Uint32Array),
+      side('f'), side('b'),
     );
     ch.checkShape();
     return ch;
@@ -108,11 +108,10 @@ export class ContractionHierarchy {
       throw new EngineError('DatasetFormat', `Contraction hierarchy is damaged: ${what}.`);
     };
     if (this.rank.length !== n || this.order.length !== n) bad('rank/order length');
-    if (this.inputHead.length !== this.numInputArcs) bad('input head length');
     for (const s of [this.fwd, this.bwd]) {
       const m = s.head.length;
       if (s.firstOut.length !== n + 1 || s.firstOut[n] !== m) bad('first-out array');
-      if (s.weight.length !== m || s.unpackFirst.length !== m || s.unpackSecond.length !== m) bad('arc array lengths');
+      if (s.weight.length !== m || s.unpack.length !== 2 * m) bad('arc array lengths');
       if (this.hasAux ? s.aux.length !== m : s.aux.length !== 0) bad('aux length');
     }
   }
@@ -133,12 +132,13 @@ export class ContractionHierarchy {
       for (let x = 0; x < n; x++) {
         for (let a = s.firstOut[x]; a < s.firstOut[x + 1]; a++) {
           if (s.head[a] <= x) bad(`${name} arc ${a} at ${x} is not upward`);
-          const u2 = s.unpackSecond[a];
-          if (u2 === ORIGINAL) {
-            if (s.unpackFirst[a] >= this.numInputArcs) bad(`${name} arc ${a}: input arc id out of range`);
+          const u1 = s.unpack[2 * a];
+          const u2 = s.unpack[2 * a + 1];
+          if (u2 >= ORIGINAL) {
+            if (u1 >= this.numInputArcs) bad(`${name} arc ${a}: input arc id out of range`);
+            if (u2 - ORIGINAL >= n) bad(`${name} arc ${a}: input head out of range`);
             continue;
           }
-          const u1 = s.unpackFirst[a];
           if (u1 >= bwd.head.length || u2 >= fwd.head.length) bad(`${name} arc ${a}: unpack index out of range`);
           if (s.weight[a] !== bwd.weight[u1] + fwd.weight[u2]) bad(`${name} arc ${a}: weight is not the sum of its halves`);
           if (this.hasAux && s.aux[a] !== bwd.aux[u1] + fwd.aux[u2]) bad(`${name} arc ${a}: aux is not the sum of its halves`);

@@ -281,35 +281,35 @@ export class ChQuery {
   arcPath(): number[] {
     const out: number[] = [];
     if (this.meet < 0) return out;
-    for (const a of this.upArcs()) this.unpack(a, 0, out);
-    for (const a of this.downArcs()) this.unpack(a, 1, out);
+    for (const a of this.upArcs()) this.unpack(a, 0, out, false);
+    for (const a of this.downArcs()) this.unpack(a, 1, out, false);
     return out;
   }
 
   /** Input node ids of the chosen path, source to target ([] if none). */
   nodePath(): number[] {
     if (this.meet < 0) return [];
-    const arcs = this.arcPath();
-    const head = this.ch.inputHead;
-    const out = new Array<number>(arcs.length + 1);
-    out[0] = this.usedSource();
-    for (let i = 0; i < arcs.length; i++) out[i + 1] = head[arcs[i]];
+    const out: number[] = [this.usedSource()];
+    for (const a of this.upArcs()) this.unpack(a, 0, out, true);
+    for (const a of this.downArcs()) this.unpack(a, 1, out, true);
     return out;
   }
 
-  /** Appends the input arcs of CH arc `arc` (side 0 = fwd, 1 = bwd), in travel order. */
-  private unpack(arc: number, side: number, out: number[]): void {
-    const { fwd, bwd } = this.ch;
+  /** Appends the input arcs (or, with `heads`, their head nodes) of CH arc `arc` (side 0 = fwd, 1 = bwd), in travel order. */
+  private unpack(arc: number, side: number, out: number[], heads: boolean): void {
+    const fU = this.ch.fwd.unpack;
+    const bU = this.ch.bwd.unpack;
     let stack = this.stack;
     let sp = 0;
     stack[sp++] = arc * 2 + side;
     while (sp > 0) {
       const code = stack[--sp];
-      const a = code >>> 1;
-      const s = (code & 1) === 0 ? fwd : bwd;
-      const second = s.unpackSecond[a];
-      if (second === ORIGINAL) {
-        out.push(s.unpackFirst[a]);
+      const i = (code >>> 1) * 2;
+      const u = (code & 1) === 0 ? fU : bU;
+      const first = u[i];
+      const second = u[i + 1];
+      if (second >= ORIGINAL) {
+        out.push(heads ? second - ORIGINAL : first);
         continue;
       }
       if (sp + 2 > stack.length) {
@@ -318,7 +318,7 @@ export class ChQuery {
         this.stack = stack = bigger;
       }
       stack[sp++] = second * 2; // fwd half (v→w), done second
-      stack[sp++] = s.unpackFirst[a] * 2 + 1; // bwd half (u→v), done first
+      stack[sp++] = first * 2 + 1; // bwd half (u→v), done first
     }
   }
 }

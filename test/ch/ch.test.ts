@@ -107,7 +107,7 @@ describe('contraction hierarchy: random graphs', () => {
       expect(back.numNodes).toBe(ch.numNodes);
       expect(back.hasAux).toBe(ch.hasAux);
       for (const side of ['fwd', 'bwd'] as const) {
-        for (const k of ['firstOut', 'head', 'weight', 'aux', 'unpackFirst', 'unpackSecond'] as const) {
+        for (const k of ['firstOut', 'head', 'weight', 'aux', 'unpack'] as const) {
           expect(Array.from(back[side][k])).toEqual(Array.from(ch[side][k]));
         }
       }
