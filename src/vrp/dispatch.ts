@@ -1,0 +1,321 @@
+/**
+ * The contract's Dispatch on top of the solver: `DispatchSpecification` records in,
+ * `DispatchResult` out, given travel times and distances between the places involved.
+ *
+ *   const places = dispatchPlaces(spec);            // which locations need coordinates, in matrix order
+ *   const travel = { time, distance };              // seconds and metres over those places (caller computes)
+ *   const result = await dispatchOnMatrix(spec, travel, { pool, signal });
+ *
+ * Semantics follow shared/spec/semantics.md; decisions it leaves open are in docs/vrp.md
+ * ("Dispatch semantics"). Bad input never throws: the result has Status Failed and Errors.
+ */
+import {
+  dateToSeconds, hasZone, secondsToDate, statusFor, failedFromError, failedFromIssues,
+  type DispatchSpecification, type DispatchResult, type Location, type Vehicle, type VehicleItem,
+} from '../records/index.js';
+import { VehicleSchema, type Issue } from '../records/index.js';
+import type { ProgressEvent } from '../core/cancel.js';
+import type { WorkerPool } from '../workers/pool.js';
+import { effortIterations, solve, type SolveOptions } from './solve.js';
+import { REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from './model.js';
+import type { Solution } from './solution.js';
+
+/** One place the matrices must cover, in matrix order. */
+export interface DispatchPlace {
+  /** 'location' = spec.Locations[index]; 'start'/'finish' = spec.Vehicles[index].StartLocation/FinishLocation. */
+  kind: 'location' | 'start' | 'finish';
+  index: number;
+  location: Location;
+}
+
+export interface DispatchTravel {
+  /** Travel time in seconds, row-major over {@link dispatchPlaces} (negative / non-finite = unreachable). */
+  time: ArrayLike<number>;
+  /** Travel distance in metres, same layout. */
+  distance: ArrayLike<number>;
+}
+
+export interface DispatchOptions {
+  seed?: number;
+  pool?: WorkerPool;
+  workers?: number;
+  /** Overrides MinimumOptimization's iteration budget with a time budget. */
+  timeLimitMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (e: ProgressEvent) => void;
+  /** Locations (by index in spec.Locations) that could not be placed (no coordinates / not geocoded), with the reason. */
+  unplaced?: ReadonlyMap<number, string>;
+  /** Safety cap on the search when only MinimumOptimization is given (default 120 s). */
+  maxTimeMs?: number;
+}
+
+const METRES: Record<string, number> = { Mile: 1609.344, Kilometer: 1000 };
+const SCALE_Q = 1000; // Weight/Volume are doubles: compared in thousandths
+
+/** The places a dispatch needs travel data for: every Location, then each vehicle's Start/FinishLocation when given. */
+export function dispatchPlaces(spec: DispatchSpecification): DispatchPlace[] {
+  const out: DispatchPlace[] = [];
+  (spec.Locations ?? []).forEach((l, i) => { if (l) out.push({ kind: 'location', index: i, location: l }); });
+  (spec.Vehicles ?? []).forEach((v, i) => {
+    if (v?.StartLocation) out.push({ kind: 'start', index: i, location: v.StartLocation });
+    if (v?.FinishLocation) out.push({ kind: 'finish', index: i, location: v.FinishLocation });
+  });
+  return out;
+}
+
+const words = (s: string | undefined): string[] => (s ?? '').split(',').map((w) => w.trim()).filter((w) => w !== '');
+
+function nameOf(l: Location, i: number): string {
+  return l.Name ? `'${l.Name}' (Locations[${i}])` : `Locations[${i}]`;
+}
+
+/**
+ * Dispatches `spec` on the given travel matrices. Every returned Location carries
+ * TimeEstimatedArrival, and Distance / Time of the leg that reaches it (start and finish included).
+ */
+export async function dispatchOnMatrix(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): Promise<DispatchResult> {
+  try {
+    const built = buildDispatchInput(spec, travel, opts);
+    if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
+    const { input, b } = built;
+    const so: SolveOptions = { seed: opts.seed ?? 1, pool: opts.pool, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
+    if (opts.timeLimitMs !== undefined) so.timeLimitMs = opts.timeLimitMs;
+    else {
+      // MinimumOptimization → iterations (deterministic), with a wall-clock safety cap
+      so.iterations = effortIterations(spec.MinimumOptimization ?? 4, input.stops.length);
+      so.timeLimitMs = opts.maxTimeMs ?? 120_000;
+    }
+    const sol = await solve(input, so);
+    return toResult(spec, b, sol);
+  } catch (e) {
+    return failedFromError(e, { Items: [] }) as DispatchResult;
+  }
+}
+
+interface Bookkeeping {
+  /** Model stop → spec.Locations index. */
+  stopLoc: number[];
+  /** Model vehicle → spec.Vehicles index (-1 = the implied vehicle). */
+  vehIdx: number[];
+  vehicles: Vehicle[];
+  /** Matrix place of each vehicle's start/finish (or undefined). */
+  startLoc: (Location | undefined)[];
+  finishLoc: (Location | undefined)[];
+  origin: number;
+  hasClock: boolean;
+  utc: boolean;
+  unit: number;
+  errors: string[];
+}
+
+/** Maps the records onto the solver's model. Exposed for tests. */
+export function buildDispatchInput(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): { input: VrpInput; b: Bookkeeping } | { issues: Issue[] } {
+  const places = dispatchPlaces(spec);
+  const n = places.length;
+  const issues: Issue[] = [];
+  if (travel.time.length !== n * n) issues.push({ path: 'travel.time', message: `must have ${n}×${n} entries for the dispatch's ${n} places (got ${travel.time.length})` });
+  if (travel.distance.length !== n * n) issues.push({ path: 'travel.distance', message: `must have ${n}×${n} entries (got ${travel.distance.length})` });
+  if (issues.length) return { issues };
+  const locs = spec.Locations ?? [];
+  const placeOfLoc = new Map<number, number>();
+  const placeOfStart = new Map<number, number>();
+  const placeOfFinish = new Map<number, number>();
+  places.forEach((p, i) => (p.kind === 'location' ? placeOfLoc : p.kind === 'start' ? placeOfStart : placeOfFinish).set(p.index, i));
+  const unit = METRES[spec.DistanceUnit ?? 'Mile'] ?? METRES.Mile;
+  const errors: string[] = [];
+
+  // ---- clock: engine seconds, made relative to an origin so that numbers stay small
+  const cur = dateToSeconds(spec.CurrentTime);
+  const specVehicles = (spec.Vehicles ?? []).filter((v): v is Vehicle => !!v);
+  const tins = specVehicles.map((v) => dateToSeconds(v.Tin)).filter((x): x is number => x !== null);
+  const refStr = spec.CurrentTime && cur !== null ? spec.CurrentTime : specVehicles.find((v) => dateToSeconds(v.Tin) !== null)?.Tin;
+  const allTimes: number[] = [...tins];
+  if (cur !== null) allTimes.push(cur);
+  for (const l of locs) for (const f of ['TimeConstraintArrival', 'TimeConstraintDeparture', 'TimeConstraintArrival2', 'TimeConstraintDeparture2'] as const) {
+    const t = dateToSeconds(l?.[f]);
+    if (t !== null) allTimes.push(t);
+  }
+  const origin = cur ?? (tins.length > 0 ? Math.min(...tins) : allTimes.length > 0 ? Math.min(...allTimes) : 0);
+  const hasClock = cur !== null || tins.length > 0;
+  const rel = (s: string | undefined): number | null => { const t = dateToSeconds(s); return t === null ? null : t - origin; };
+
+  // ---- vehicles (implied one when none given)
+  const startTyped = locs.findIndex((l) => l?.LocationType === 'Start');
+  const finishTyped = locs.findIndex((l) => l?.LocationType === 'Finish');
+  const vehicles: Vehicle[] = specVehicles.length > 0 ? specVehicles : [{ ...VehicleSchema.defaults(), Name: 'Vehicle' }];
+  const vehIdx = specVehicles.length > 0 ? (spec.Vehicles ?? []).map((v, i) => (v ? i : -1)).filter((i) => i >= 0) : [-1];
+  const anyFuel = vehicles.some((v) => (v.FuelCost ?? 0) > 0);
+  const minFuel = anyFuel ? Math.min(...vehicles.map((v) => v.FuelCost ?? 0).filter((f) => f > 0)) : 1;
+  const objective: 'time' | 'distance' = anyFuel ? 'distance' : spec.RouteOptimize === 'MinimizeDistance' ? 'distance' : 'time';
+  const mode = spec.DispatchMode ?? 'Auto';
+  // speed profiles: 0 = the road network's times; one more per distinct Speed > 0
+  const speeds = [...new Set(vehicles.map((v) => v.Speed ?? 0).filter((s) => s > 0))].sort((a, b) => a - b);
+  const timeProfiles: ArrayLike<number>[] = [travel.time];
+  for (const s of speeds) {
+    const m = new Float64Array(n * n);
+    for (let i = 0; i < n * n; i++) { const d = travel.distance[i]; m[i] = d >= 0 && Number.isFinite(d) ? (d / unit / s) * 3600 : -1; }
+    timeProfiles.push(m);
+  }
+  const vName = new Map<string, number>();
+  vehicles.forEach((v, i) => { if (v.Name !== undefined && !vName.has(v.Name)) vName.set(v.Name, i); });
+  const model: VrpVehicle[] = [];
+  const startLoc: (Location | undefined)[] = [];
+  const finishLoc: (Location | undefined)[] = [];
+  vehicles.forEach((v, i) => {
+    const si = vehIdx[i];
+    let start = si >= 0 ? placeOfStart.get(si) : undefined;
+    let finish = si >= 0 ? placeOfFinish.get(si) : undefined;
+    let sl = v.StartLocation, fl = v.FinishLocation;
+    if (start === undefined && startTyped >= 0) { start = placeOfLoc.get(startTyped); sl = locs[startTyped]; }
+    if (finish === undefined && finishTyped >= 0) { finish = placeOfLoc.get(finishTyped); fl = locs[finishTyped]; }
+    if (finish === undefined && mode === 'TimeWindowDepot' && start !== undefined) { finish = start; fl = sl; }
+    const tin = rel(v.Tin) ?? (cur !== null ? cur - origin : undefined);
+    const tout = rel(v.Tout);
+    const ve: VrpVehicle = {
+      start, end: finish,
+      capacity: [(v.MaxWeight ?? 0) * SCALE_Q, (v.MaxVolume ?? 0) * SCALE_Q, v.MaxSkids ?? 0],
+      maxStops: v.MaxStops ?? 0,
+      maxDuration: (v.MaxMinutes ?? 0) * 60,
+      skills: words(v.Roles),
+      costFactor: anyFuel ? Math.max(1, Math.round((100 * ((v.FuelCost ?? 0) > 0 ? v.FuelCost! : minFuel)) / minFuel)) : 1,
+      fixedCost: mode === 'MinimumVehicles' ? 1e9 : 0,
+      timeProfile: (v.Speed ?? 0) > 0 ? 1 + speeds.indexOf(v.Speed!) : 0,
+      label: v.Name,
+    };
+    if (tin !== undefined || tout !== null) ve.shift = [tin ?? -Infinity, tout ?? Infinity];
+    model.push(ve);
+    startLoc.push(sl);
+    finishLoc.push(fl);
+  });
+
+  // ---- stops
+  const stops: VrpStop[] = [];
+  const stopLoc: number[] = [];
+  const stopOfLoc = new Map<number, number>();
+  const byName = new Map<string, number>();
+  locs.forEach((l, i) => { if (l?.Name !== undefined && !byName.has(l.Name)) byName.set(l.Name, i); });
+  locs.forEach((l, i) => {
+    if (!l) return;
+    const type = l.LocationType ?? 'Midway';
+    if (type === 'Start' || type === 'Finish') return;
+    if (type === 'MidwayDrop' || type === 'Break') {
+      errors.push(`${nameOf(l, i)}: LocationType ${type} is not supported yet; the location was ignored`);
+      return;
+    }
+    if (opts.unplaced?.has(i)) {
+      errors.push(`${nameOf(l, i)} was not dispatched: ${opts.unplaced.get(i)}`);
+      return;
+    }
+    const place = placeOfLoc.get(i)!;
+    const service = l.Wait ?? 0;
+    const windows: [number, number][] = [];
+    let badWindows = 0;
+    const early = l.CanArriveEarly ?? true;
+    for (const [af, df] of [['TimeConstraintArrival', 'TimeConstraintDeparture'], ['TimeConstraintArrival2', 'TimeConstraintDeparture2']] as const) {
+      const a = rel(l[af]);
+      const d = rel(l[df]);
+      if (early) {
+        if (a !== null) windows.push([-Infinity, a]); // reach it by A; departure ignored
+      } else if (a !== null || d !== null) {
+        // served inside [A, D]: start ≥ A and start + Wait ≤ D; arrival alone = exactly that time
+        const open = a ?? -Infinity;
+        const close = d !== null ? d - service : a!;
+        if (close >= open) windows.push([open, close]);
+        else badWindows++;
+      }
+    }
+    if (windows.length === 0 && badWindows > 0) {
+      errors.push(`${nameOf(l, i)} was not dispatched: ${REASON_TEXT.timeWindow} (it closes before the Wait of ${service} s can end)`);
+      return;
+    }
+    let vehicle: number | undefined;
+    if (l.Vehicle !== undefined && l.Vehicle !== '') {
+      vehicle = vName.get(l.Vehicle) ?? [...vName.entries()].find(([k]) => k.toLowerCase() === l.Vehicle!.toLowerCase())?.[1];
+      if (vehicle === undefined) {
+        errors.push(`${nameOf(l, i)} was not dispatched: it is pre-assigned to vehicle '${l.Vehicle}', which does not exist`);
+        return;
+      }
+    }
+    const st: VrpStop = {
+      place, service,
+      demand: [(l.Weight ?? 0) * SCALE_Q, (l.Volume ?? 0) * SCALE_Q, l.Skids ?? 0],
+      priority: l.Priority ?? 0,
+      skills: words(l.Conditions),
+      keepOrder: l.KeepSameOrder ?? false,
+      label: l.Name,
+    };
+    if (windows.length > 0) st.windows = windows;
+    if (vehicle !== undefined) st.vehicle = vehicle;
+    stopOfLoc.set(i, stops.length);
+    stopLoc.push(i);
+    stops.push(st);
+  });
+  // ---- pickup → delivery
+  const pairs: VrpPair[] = [];
+  const inPair = new Set<number>();
+  const orphan = new Set<number>();
+  locs.forEach((l, i) => {
+    if (!l?.Delivery) return;
+    const di = byName.get(l.Delivery);
+    const path = `Locations[${i}].Delivery`;
+    if (di === undefined) { issues.push({ path, message: `names no location ('${l.Delivery}')` }); return; }
+    if (di === i) { issues.push({ path, message: 'a location cannot be its own delivery' }); return; }
+    const p = stopOfLoc.get(i), d = stopOfLoc.get(di);
+    if (p === undefined || d === undefined) {
+      // one side was left out above: the other cannot be served alone
+      for (const [x, li] of [[p, i], [d, di]] as const) if (x !== undefined) { orphan.add(x); errors.push(`${nameOf(locs[li]!, li)} was not dispatched: ${REASON_TEXT.pair}`); }
+      return;
+    }
+    if (inPair.has(p) || inPair.has(d)) { issues.push({ path, message: 'a location can be in one pickup/delivery pair only' }); return; }
+    inPair.add(p); inPair.add(d);
+    if (stops[p].vehicle !== undefined && stops[d].vehicle !== undefined && stops[p].vehicle !== stops[d].vehicle) {
+      issues.push({ path, message: 'pickup and delivery are pre-assigned to different vehicles' });
+      return;
+    }
+    const pre = stops[p].vehicle ?? stops[d].vehicle;
+    if (pre !== undefined) { stops[p].vehicle = pre; stops[d].vehicle = pre; }
+    pairs.push({ pickup: p, delivery: d, nonStop: l.DeliveryNonStop ?? true });
+  });
+  if (issues.length) return { issues };
+  // stops orphaned by a left-out partner: drop them (already reported)
+  const keep = stops.map((_, i) => !orphan.has(i));
+  const remap = new Map<number, number>();
+  const stops2: VrpStop[] = [];
+  const stopLoc2: number[] = [];
+  stops.forEach((s, i) => { if (keep[i]) { remap.set(i, stops2.length); stops2.push(s); stopLoc2.push(stopLoc[i]); } });
+  const pairs2 = pairs.map((p) => ({ ...p, pickup: remap.get(p.pickup)!, delivery: remap.get(p.delivery)! }));
+
+  const input: VrpInput = {
+    places: n, time: timeProfiles, distance: travel.distance, objective, dimensions: 3, stops: stops2, vehicles: model, pairs: pairs2,
+    startTime: cur !== null ? cur - origin : 0,
+  };
+  return {
+    input,
+    b: { stopLoc: stopLoc2, vehIdx, vehicles, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors },
+  };
+}
+
+function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): DispatchResult {
+  const locs = spec.Locations ?? [];
+  const items: VehicleItem[] = [];
+  const when = (t: number): string => (b.hasClock ? secondsToDate(b.origin + t, b.utc) : '0001-01-01T00:00:00');
+  const dist = (m: number): number => m / b.unit;
+  for (const r of sol.routes) {
+    const out: Location[] = [];
+    const sl = b.startLoc[r.vehicle];
+    if (sl) out.push({ ...sl, TimeEstimatedArrival: when(r.startTime), Distance: 0, Time: 0 });
+    for (const s of r.stops) {
+      const li = b.stopLoc[s.stop];
+      out.push({ ...(locs[li] as Location), TimeEstimatedArrival: when(s.arrival), Distance: dist(s.legDistance), Time: Math.round(s.legTime) });
+    }
+    const fl = b.finishLoc[r.vehicle];
+    if (fl) out.push({ ...fl, TimeEstimatedArrival: when(r.endTime), Distance: dist(r.endLegDistance), Time: Math.round(r.endLegTime) });
+    items.push({ Vehicle: b.vehicles[r.vehicle], Locations: out });
+  }
+  const messages = [...b.errors];
+  for (const u of sol.unassigned) {
+    const li = b.stopLoc[u.stop];
+    messages.push(`${nameOf(locs[li] as Location, li)} was not dispatched: ${u.message}`);
+  }
+  return { ...statusFor(messages), Items: items } as DispatchResult;
+}

@@ -1,0 +1,160 @@
+/** dispatchOnMatrix: the contract's records mapped onto the solver (semantics.md). */
+import { describe, expect, it } from 'vitest';
+import { DispatchSpecificationSchema, type DispatchSpecification, type DispatchSpecificationInput, type DispatchResult } from '../../src/records/index.js';
+import { dispatchOnMatrix, dispatchPlaces, type DispatchTravel } from '../../src/vrp/dispatch.js';
+
+/** Parses a spec and builds matrices from LatLongs on a flat plane: 1° = 100 km, 10 m/s. */
+function setup(raw: DispatchSpecificationInput): { spec: DispatchSpecification; travel: DispatchTravel } {
+  const r = DispatchSpecificationSchema.safeParse(raw);
+  if (!r.ok) throw new Error(JSON.stringify(r.issues));
+  const spec = r.value;
+  const places = dispatchPlaces(spec);
+  const n = places.length;
+  const time = new Float64Array(n * n);
+  const distance = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
+    const pa = places[a].location.LatLong!, pb = places[b].location.LatLong!;
+    const d = Math.round(Math.hypot(pa.Latitude - pb.Latitude, pa.Longitude - pb.Longitude) * 100_000);
+    distance[a * n + b] = d;
+    time[a * n + b] = Math.round(d / 10);
+  }
+  return { spec, travel: { time, distance } };
+}
+
+const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
+const depot = { Name: 'Depot', LatLong: ll(0, 0) };
+const names = (r: DispatchResult): string[][] => (r.Items ?? []).map((it) => (it.Locations ?? []).map((l) => l.Name ?? ''));
+
+describe('dispatchOnMatrix', () => {
+  it('fills arrival estimates and the leg reaching each location, start and finish included', async () => {
+    const { spec, travel } = setup({
+      CurrentTime: '2026-12-01T08:00:00', DistanceUnit: 'Kilometer',
+      Vehicles: [{ Name: 'Truck', StartLocation: depot, FinishLocation: depot }],
+      Locations: [
+        { Name: 'A', LatLong: ll(0, 0.01), Wait: 300 }, // 1 km east: 100 s
+        { Name: 'B', LatLong: ll(0, 0.02), Wait: 60 },
+      ],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    expect(res.Status).toBe('Success');
+    expect(names(res)).toEqual([['Depot', 'A', 'B', 'Depot']]);
+    const L = res.Items![0].Locations!;
+    expect(L.map((l) => l.TimeEstimatedArrival)).toEqual(['2026-12-01T08:00:00', '2026-12-01T08:01:40', '2026-12-01T08:08:20', '2026-12-01T08:12:40']);
+    expect(L.map((l) => l.Distance)).toEqual([0, 1, 1, 2]);
+    expect(L.map((l) => l.Time)).toEqual([0, 100, 100, 200]);
+    expect(res.Items![0].Vehicle!.Name).toBe('Truck');
+  });
+
+  it('miles by default; Tin sets the clock; closed windows wait (CanArriveEarly false)', async () => {
+    const { spec, travel } = setup({
+      CurrentTime: '2026-12-01T07:00:00',
+      Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00' }],
+      Locations: [{ Name: 'A', LatLong: ll(0, 0.01609344), CanArriveEarly: false, TimeConstraintArrival: '2026-12-01T09:00:00', TimeConstraintDeparture: '2026-12-01T09:30:00' }],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    const L = res.Items![0].Locations!;
+    expect(L[1].Distance).toBeCloseTo(1, 3); // one mile (matrix in whole metres)
+    expect(L[1].TimeEstimatedArrival).toBe('2026-12-01T09:00:00'); // leaves late enough not to wait
+    expect(L.length).toBe(2); // no FinishLocation: the route ends at the last stop
+  });
+
+  it('CanArriveEarly (default) is only a deadline; a missed deadline is reported', async () => {
+    const { spec, travel } = setup({
+      CurrentTime: '2026-12-01T08:00:00',
+      Vehicles: [{ Name: 'V', StartLocation: depot, FinishLocation: depot }],
+      Locations: [
+        { Name: 'Near', LatLong: ll(0, 0.01), TimeConstraintArrival: '2026-12-01T08:05:00' },
+        { Name: 'Far', LatLong: ll(0, 0.5), TimeConstraintArrival: '2026-12-01T08:05:00' }, // 50 km at 10 m/s
+      ],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    expect(res.Status).toBe('SuccessWithErrors');
+    expect(res.Errors).toHaveLength(1);
+    expect(res.Errors![0].Message).toMatch(/'Far'.*time window/);
+    expect(names(res)).toEqual([['Depot', 'Near', 'Depot']]);
+  });
+
+  it('pickups and deliveries (Delivery names the drop-off), non-stop by default', async () => {
+    // on a line east of the depot, open route: P at 1 km, X at 2 km, D at 3 km
+    const { spec, travel } = setup({
+      Vehicles: [{ Name: 'V', StartLocation: depot, MaxWeight: 10 }],
+      Locations: [
+        { Name: 'P', LatLong: ll(0, 0.01), Delivery: 'D', Weight: 10 },
+        { Name: 'X', LatLong: ll(0, 0.02) },
+        { Name: 'D', LatLong: ll(0, 0.03), LocationType: 'Delivery' },
+      ],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    expect(names(res)).toEqual([['Depot', 'P', 'D', 'X']]);
+    const free = setup({ ...(spec as DispatchSpecificationInput), Locations: spec.Locations!.map((l) => (l.Name === 'P' ? { ...l, DeliveryNonStop: false } : l)) });
+    const res2 = await dispatchOnMatrix(free.spec, free.travel);
+    expect(names(res2)).toEqual([['Depot', 'P', 'X', 'D']]);
+  });
+
+  it('Conditions ⊆ Roles (case-insensitive), Location.Vehicle pre-assigns, Priority decides what is left out', async () => {
+    const { spec, travel } = setup({
+      Vehicles: [
+        { Name: 'Plain', StartLocation: depot, FinishLocation: depot, MaxWeight: 1 },
+        { Name: 'Cold', StartLocation: { ...depot, LatLong: ll(1, 1) }, Roles: 'Frozen, lift', MaxWeight: 1 },
+      ],
+      Locations: [
+        { Name: 'Ice', LatLong: ll(0, 0.01), Conditions: 'frozen', Weight: 0.3 },
+        { Name: 'Mine', LatLong: ll(0, 0.01), Vehicle: 'Cold', Weight: 0.4, Priority: 5 },
+        { Name: 'Low', LatLong: ll(0, 0.01), Weight: 0.7, Priority: 1 },
+        { Name: 'High', LatLong: ll(0, 0.01), Weight: 0.7, Priority: 9 },
+      ],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    const byVeh = Object.fromEntries(res.Items!.map((it) => [it.Vehicle!.Name, it.Locations!.map((l) => l.Name)]));
+    expect(byVeh.Cold).toEqual(expect.arrayContaining(['Ice', 'Mine']));
+    expect(byVeh.Plain).toContain('High');
+    expect(res.Errors!.map((e) => e.Message)).toEqual([expect.stringMatching(/'Low'.*capacity/)]);
+  });
+
+  it('no vehicles: one is implied from the Start/Finish locations', async () => {
+    const { spec, travel } = setup({
+      Locations: [
+        { Name: 'S', LatLong: ll(0, 0), LocationType: 'Start' },
+        { Name: 'A', LatLong: ll(0, 0.02) },
+        { Name: 'B', LatLong: ll(0, 0.01) },
+        { Name: 'F', LatLong: ll(0, 0.03), LocationType: 'Finish' },
+      ],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    expect(names(res)).toEqual([['S', 'B', 'A', 'F']]);
+    expect(res.Items![0].Locations![0].TimeEstimatedArrival).toBe('0001-01-01T00:00:00'); // no clock given
+  });
+
+  it('Speed > 0 overrides the road times; FuelCost weights the vehicles', async () => {
+    const { spec, travel } = setup({
+      CurrentTime: '2026-12-01T08:00:00', DistanceUnit: 'Kilometer',
+      Vehicles: [
+        { Name: 'Dear', StartLocation: depot, FinishLocation: depot, FuelCost: 2 },
+        { Name: 'Cheap', StartLocation: depot, FinishLocation: depot, FuelCost: 1, Speed: 36 }, // 36 km/h = 10 m/s... 
+      ],
+      Locations: [{ Name: 'A', LatLong: ll(0, 0.1) }],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    expect(res.Items!.map((i) => i.Vehicle!.Name)).toEqual(['Cheap']);
+    expect(res.Items![0].Locations![1].Time).toBe(1000); // 10 km at 36 km/h
+  });
+
+  it('bad input fails with the field path; unsupported location types are reported and ignored', async () => {
+    const { spec, travel } = setup({
+      Vehicles: [{ Name: 'V', StartLocation: depot }],
+      Locations: [{ Name: 'P', LatLong: ll(0, 0.01), Delivery: 'Nowhere' }],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    expect(res.Status).toBe('Failed');
+    expect(res.Errors![0].Message).toMatch(/Locations\[0\]\.Delivery/);
+    const b = setup({
+      Vehicles: [{ Name: 'V', StartLocation: depot }],
+      Locations: [{ Name: 'A', LatLong: ll(0, 0.01) }, { Name: 'Drop', LatLong: ll(0, 0.02), LocationType: 'MidwayDrop' }],
+    });
+    const res2 = await dispatchOnMatrix(b.spec, b.travel);
+    expect(res2.Status).toBe('SuccessWithErrors');
+    expect(names(res2)).toEqual([['Depot', 'A']]);
+    const wrong = await dispatchOnMatrix(b.spec, { time: [0], distance: [0] });
+    expect(wrong.Status).toBe('Failed');
+  });
+});
