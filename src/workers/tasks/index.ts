@@ -4,6 +4,7 @@
  */
 import chBuild from './ch-build.js';
 import echo from './echo.js';
+import geocode from './geocode.js';
 import vrpSolve from './vrp-solve.js';
 import matrix from './matrix.js';
 
@@ -12,6 +13,7 @@ export type TaskFn = (task: any, shared: Record<string, unknown>) => unknown;
 export const TASKS: Record<string, TaskFn> = {
   'ch-build': chBuild,
   echo,
+  geocode,
   'vrp-solve': vrpSolve,
   matrix,
 };
