@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 import { buildCommand } from './build.js';
 import { demoCommand } from './demo.js';
 import { distanceCommand } from './distance.js';
+import { geocodeCommand } from './geocode.js';
 import { schemaCommand } from './schema.js';
 import { solveCommand } from './solve.js';
 
@@ -10,6 +11,7 @@ export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
   distanceCommand,
+  geocodeCommand,
   schemaCommand,
   solveCommand,
 ];
