@@ -30,7 +30,7 @@ import { ContractionHierarchy, ORIGINAL, type ChSide } from './hierarchy.js';
 export interface ChBuildOptions extends LongWorkOptions {
   /** Settle limit of the witness searches that decide on shortcuts (default 500). */
   witnessSettleLimit?: number;
-  /** Settle limit of the witness searches of priority simulations (default 100). */
+  /** Settle limit of the witness searches of priority simulations (default 50). */
   simulateSettleLimit?: number;
   /** Priority weights (defaults 1000, 1000, 1000, 0; see the module comment). */
   levelCoeff?: number;
@@ -169,6 +169,12 @@ class Contractor {
   readonly dist: Float64Array;
   readonly reached: Uint32Array;
   readonly tgtMark: Uint32Array;
+  /** Target decided (witnessed or refuted) in the current search, by tgtEpoch. */
+  readonly tgtDone: Uint32Array;
+  /** Target witnessed in the current search, by tgtEpoch. */
+  readonly tgtWit: Uint32Array;
+  /** Via-distance w(u,v) + w(v,w) of each target of the current search. */
+  readonly viaOf: Float64Array;
   epoch = 0;
   tgtEpoch = 0;
   remaining = 0;
@@ -212,6 +218,9 @@ class Contractor {
     this.dist = new Float64Array(n);
     this.reached = new Uint32Array(n);
     this.tgtMark = new Uint32Array(n);
+    this.tgtDone = new Uint32Array(n);
+    this.tgtWit = new Uint32Array(n);
+    this.viaOf = new Float64Array(n);
     this.heap = new MinIdHeap(n);
   }
 
@@ -246,8 +255,12 @@ class Contractor {
   }
 
   /**
-   * Dijkstra from `s` on the overlay graph, never entering `skip`, until `remaining` targets
-   * (marked with tgtEpoch) are settled, the next key exceeds `maxDist`, or `limit` nodes are settled.
+   * Dijkstra from `s` on the overlay graph, never entering `skip`, deciding for each target w
+   * (marked with tgtEpoch, via-distance viaOf[w]) whether a witness path of length ≤ viaOf[w]
+   * exists: a target is witnessed as soon as it is reached that cheaply, and refuted when it is
+   * settled dearer. Stops when every target is decided, when the next key exceeds `maxDist`, or
+   * after `limit` settled nodes (undecided targets then count as refuted: a shortcut too many,
+   * never one too few).
    */
   private witness(s: number, skip: number, maxDist: number, limit: number): void {
     this.witnessSearches++;
@@ -257,6 +270,9 @@ class Contractor {
     const dist = this.dist;
     const reached = this.reached;
     const tgtMark = this.tgtMark;
+    const tgtDone = this.tgtDone;
+    const tgtWit = this.tgtWit;
+    const viaOf = this.viaOf;
     const te = this.tgtEpoch;
     const O = this.out;
     const start = O.start;
@@ -271,9 +287,11 @@ class Contractor {
     while (heap.size > 0) {
       if (heap.minKey() > maxDist) break;
       const x = heap.pop();
-      if (tgtMark[x] === te && --remaining === 0) break;
+      if (tgtMark[x] === te && tgtDone[x] !== te) {
+        tgtDone[x] = te; // settled without a witness: refuted
+        if (--remaining === 0) break;
+      }
       if (++settled > limit) break;
-      this.witnessSettled++;
       const dx = dist[x];
       const b = start[x];
       const end = b + len[x];
@@ -289,9 +307,16 @@ class Contractor {
         } else if (d < dist[y]) {
           dist[y] = d;
           heap.decreaseKey(y, d);
+        } else continue;
+        if (tgtMark[y] === te && tgtDone[y] !== te && d <= viaOf[y]) {
+          tgtDone[y] = te;
+          tgtWit[y] = te;
+          if (--remaining === 0) break;
         }
       }
+      if (remaining === 0) break;
     }
+    this.witnessSettled += settled;
   }
 
   /**
@@ -308,8 +333,10 @@ class Contractor {
     const outLen = O.len[v];
     if (inLen > 0 && outLen > 0) {
       const oS = O.start[v];
-      let maxOut = 0;
-      for (let j = oS; j < oS + outLen; j++) if (O.w[j] > maxOut) maxOut = O.w[j];
+      const tgtMark = this.tgtMark;
+      const tgtDone = this.tgtDone;
+      const tgtWit = this.tgtWit;
+      const viaOf = this.viaOf;
       for (let k = 0; k < inLen; k++) {
         // Re-read the pools each time: adding shortcuts may reallocate them (v's own lists never move).
         const iIdx = I.start[v] + k;
@@ -318,27 +345,39 @@ class Contractor {
         const eu = I.edge[iIdx];
         const te = ++this.tgtEpoch;
         let remaining = 0;
-        const tgtMark = this.tgtMark;
-        for (let j = oS; j < oS + outLen; j++) {
-          const w = O.node[j];
-          if (w !== u && tgtMark[w] !== te) {
-            tgtMark[w] = te;
-            remaining++;
-          }
-        }
-        if (remaining === 0) continue;
-        this.remaining = remaining;
-        this.witness(u, v, wu + maxOut, limit);
-        const e = this.epoch;
         for (let j = oS; j < oS + outLen; j++) {
           const w = O.node[j];
           if (w === u) continue;
-          const via = wu + O.w[j];
-          if (this.reached[w] === e && this.dist[w] <= via) continue;
+          tgtMark[w] = te;
+          viaOf[w] = wu + O.w[j];
+          remaining++;
+        }
+        if (remaining === 0) continue;
+        // One-hop witnesses: a direct arc u→w no dearer than the way through v.
+        for (let j = O.start[u], end = j + O.len[u]; j < end; j++) {
+          const y = O.node[j];
+          if (tgtMark[y] === te && tgtDone[y] !== te && O.w[j] <= viaOf[y]) {
+            tgtDone[y] = te;
+            tgtWit[y] = te;
+            remaining--;
+          }
+        }
+        if (remaining > 0) {
+          let maxDist = 0;
+          for (let j = oS; j < oS + outLen; j++) {
+            const w = O.node[j];
+            if (w !== u && tgtDone[w] !== te && viaOf[w] > maxDist) maxDist = viaOf[w];
+          }
+          this.remaining = remaining;
+          this.witness(u, v, maxDist, limit);
+        }
+        for (let j = oS; j < oS + outLen; j++) {
+          const w = O.node[j];
+          if (w === u || tgtWit[w] === te) continue;
           const ew = O.edge[j];
           added++;
           addedHops += this.eHops[eu] + this.eHops[ew];
-          if (add) this.addOrReduce(u, w, via, this.eAux[eu] + this.eAux[ew], this.eHops[eu] + this.eHops[ew], eu, ew);
+          if (add) this.addOrReduce(u, w, viaOf[w], this.eAux[eu] + this.eAux[ew], this.eHops[eu] + this.eHops[ew], eu, ew);
         }
       }
     }
@@ -407,7 +446,7 @@ export function buildContractionHierarchyWithStats(g: ArcGraph, opts: ChBuildOpt
   const t0 = performance.now();
   validateArcGraph(g);
   const witnessLimit = opts.witnessSettleLimit ?? 500;
-  const simLimit = opts.simulateSettleLimit ?? 100;
+  const simLimit = opts.simulateSettleLimit ?? 50;
   const levelC = opts.levelCoeff ?? 1000;
   const edgeC = opts.edgeCoeff ?? 1000;
   const hopC = opts.hopCoeff ?? 1000;
