@@ -120,11 +120,16 @@ rua|r;praca|pca|pc|pr;travessa|tv|trav|tv;estrada|estr|est|etr;alameda|al|alam;b
 viela|vla;praceta|pct;largo|lg|lgo;ladeira|ld|lad;
 `;
 
-/** Compass directionals, canonical short form first. */
+/** Compass directionals, canonical short form first (libpostal's `directionals.txt`, compass entries; MIT). */
 const DIRECTIONALS = `
-n|north|nrth|nth|nrt|nort|norh;s|south|sth;e|east;w|west|wst;
-ne|northeast|north east|neast|n east|northe;nw|northwest|north west|nwest|n west|northw;
-se|southeast|south east|seast|s east|southe;sw|southwest|south west|swest|s west|southw
+e|east;
+n|north|nrt|nrth|nth|norh|nort;
+ne|northeast|north east|northe|neast|nrteast|nrt east|nrte|nrtheast|nrth east|nrthe|ntheast|nth east|nthe|norheast|norh east|norhe|norteast|nort east;
+nw|northwest|north west|northw|northwst|north wst|nwest|nwst|nrtwest|nrt west|nrtw|nrtwst|nrt wst|nrthwest|nrth west|nrthw|nrthwst|nrth wst|nthwest|nth west|nthw|nthwst|nth wst|norhwest|norh west|norhw|norhwst|norh wst|nortwest|nort west|nortw|nortwst|nort wst;
+s|south|sth;
+se|southeast|south east|southe|seast|soeast|so east|stheast|sth east|sthe;
+sw|southwest|south west|southw|southwst|south wst|swest|swst|sowest|so west|sowst|so wst|sthwest|sth west|sthw|sthwst|sth wst;
+w|west|wst
 `;
 
 /**
@@ -137,6 +142,12 @@ export const UNIT_DESIGNATORS = new Set([
   'etage', 'etg', 'stock', 'og', 'top', 'whg', 'wohnung', 'piso', 'puerta', 'pta', 'dpto', 'depto', 'interno', 'scala',
   'escalera', 'bloc', 'bat', 'batiment', 'porte', 'lgt', 'logement', 'ph', 'penthouse', 'lvl', 'level', 'pmb',
 ])
+/** Designators that are never part of a street name: always a unit, even when their number is the line's only one. */
+export const UNIT_STRONG = new Set([
+  'apt', 'apartment', 'apartement', 'appartement', 'appt', 'aptmnt', 'apto', 'unit', 'unt', 'ste', 'suite', 'flat', 'flt', 'fl', 'flr',
+  'floor', 'rm', 'room', 'dept', 'bldg', 'building', 'whg', 'wohnung', 'piso', 'puerta', 'dpto', 'depto', 'interno', 'escalera', 'lgt',
+  'logement', 'penthouse', 'pmb',
+]);
 /** Designators that are complete on their own ("rear", "basement"); stripped only after a comma. */
 export const UNIT_STANDALONE = new Set(['rear', 'front', 'frnt', 'basement', 'bsmt', 'lobby', 'lbby', 'penthouse', 'ph', 'upper', 'lower', 'upstairs', 'downstairs', 'garage', 'side']);
 

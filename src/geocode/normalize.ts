@@ -39,12 +39,13 @@ export interface NameKey {
 
 const ORDINAL_RE = /^(\d+)(st|nd|rd|th|er|re|ere|eme|e|o|a|ieme|de|te|ste)$/;
 
-function splitGlued(w: string, out: string[]): void {
+function splitGlued(w: string, out: string[], glued?: number[]): void {
   if (w.length >= 5 && !/\d/.test(w)) {
     for (const suf of GLUED_SUFFIXES) {
       // long suffixes may follow a two-letter stem ("Austrasse"), short ones need three ("Alvierweg")
       if (w.length - suf.length >= (suf.length >= 5 ? 2 : 3) && w.endsWith(suf)) {
         out.push(w.slice(0, w.length - suf.length), suf);
+        glued?.push(out.length - 1);
         return;
       }
     }
@@ -53,7 +54,7 @@ function splitGlued(w: string, out: string[]): void {
 }
 
 /** Folds a street name into words, splitting glued type suffixes and normalising ordinals/number words. */
-export function nameWords(s: string): string[] {
+export function nameWords(s: string, glued?: number[]): string[] {
   const f = foldWords(s);
   if (f.length === 0) return [];
   const out: string[] = [];
@@ -63,7 +64,7 @@ export function nameWords(s: string): string[] {
     if (/^\d+$/.test(w)) { out.push(String(Number(w))); continue; }
     const n = NUMBER_WORD.get(w);
     if (n !== undefined) { out.push(n); continue; }
-    splitGlued(w, out);
+    splitGlued(w, out, glued);
   }
   return out;
 }
@@ -95,11 +96,13 @@ const DIR_WORDS = new Map<string, string>([...DIRECTIONAL].filter(([k]) => !k.in
 
 /** Analyses a street name (without house number) into its keys. */
 export function analyzeName(s: string): NameKey {
-  const ws = nameWords(s);
-  return analyzeWords(ws);
+  const glued: number[] = [];
+  const ws = nameWords(s, glued);
+  return analyzeWords(ws, glued);
 }
 
-export function analyzeWords(ws: string[]): NameKey {
+/** Classifies words; `glued` lists the indices of type suffixes split off a word ("au|strasse"). */
+export function analyzeWords(ws: string[], glued: number[] = []): NameKey {
   let i = 0;
   let j = ws.length;
   let predir = '';
@@ -129,7 +132,8 @@ export function analyzeWords(ws: string[]): NameKey {
     if (t && (t.v.pos & 1)) { type = ws.slice(i, i + t.len).join(' '); typeInfo = t.v; typeAt = 1; i += t.len; }
   }
   // A type word that is all the name has besides articles is the name ("An der Halde", "Im Winkel").
-  if (typeInfo && ws.slice(i, j).every((w) => STOPWORDS.has(w))) {
+  const typeGlued = typeAt === 2 && glued.includes(j);
+  if (typeInfo && !typeGlued && ws.slice(i, j).every((w) => STOPWORDS.has(w) && w.length > 1)) {
     if (typeAt === 2) j += type.split(' ').length;
     else i -= type.split(' ').length;
     type = ''; typeInfo = null; typeAt = 0;
@@ -164,14 +168,14 @@ export function placeKey(s: string): string {
 /** Canonical key of a state/province: full name for known abbreviations, else the place key. */
 export function stateKey(s: string): string {
   const f = foldWords(s);
-  const full = STATE_ALIAS.get(f);
+  const full = STATE_ALIAS.get(f) ?? STATE_ALIAS.get(f.replace(/ /g, ''));
   return placeKey(full ?? f);
 }
 
 /** Canonical key of a country (English name for known codes and names), else the place key. */
 export function countryKey(s: string): string {
   const f = foldWords(s);
-  const full = COUNTRY_ALIAS.get(f);
+  const full = COUNTRY_ALIAS.get(f) ?? COUNTRY_ALIAS.get(f.replace(/ /g, ''));
   return placeKey(full ?? f);
 }
 

@@ -7,7 +7,7 @@
  * or postcode typed into Street), returned as hints.
  */
 import { fold } from './text.js';
-import { UNIT_DESIGNATORS, UNIT_STANDALONE } from './dict.js';
+import { UNIT_DESIGNATORS, UNIT_STANDALONE, UNIT_STRONG, TYPE_WORDS, DIRECTIONAL } from './dict.js';
 
 export interface HouseNumber {
   /** Normalised text, e.g. "12a", "12-14", "39a/b". */
@@ -47,7 +47,7 @@ export function cleanStreetName(s: string): string {
   return t.length > 0 ? t : s.trim();
 }
 
-const NUM_RE = /^(\d{1,6})(?:\s*([a-z]{1,3}))?$/;
+const NUM_RE = /^(\d{1,8})(?:\s*([a-z]{1,3}))?$/;
 const RANGE_RE = /^(\d{1,6})([a-z]?)\s*([-/])\s*(\d{1,6}|[a-z])([a-z]?)$/;
 const SUFFIX_WORDS = new Set(['bis', 'ter', 'quater', 'quinquies']);
 /** Words after which a number is part of a road's name ("Route 66", "Highway 7", "A 13"). */
@@ -96,7 +96,7 @@ export function splitHouseNumbers(raw: string): HouseNumber[] {
 }
 
 function isNumToken(t: string): boolean {
-  return /^\d{1,6}[a-z]{0,3}$/.test(t) || /^\d{1,6}[a-z]?[-/](\d{1,6}|[a-z])[a-z]?$/.test(t);
+  return /^\d{1,8}[a-z]{0,3}$/.test(t) || /^\d{1,6}[a-z]?[-/](\d{1,6}|[a-z])[a-z]?$/.test(t);
 }
 
 function isIdentifier(t: string): boolean {
@@ -123,7 +123,7 @@ function stripUnits(toks: string[], first: boolean, alone: boolean, units: strin
     const bare = t.replace(/\.$/, '');
     // "2nd floor", "3e etage", "2. og"
     if (/^\d+(st|nd|rd|th|e|er|eme|o|a)?$/.test(bare) && i + 1 < toks.length && /^(floor|fl|flr|etage|og|stock|piso|level|lvl)$/.test(toks[i + 1])) {
-      if (out.length > 0 || i + 2 < toks.length || !first) { units.push(`${t} ${toks[i + 1]}`); i++; continue; }
+      if (out.length > 0 || i + 2 < toks.length || !first || alone) { units.push(`${t} ${toks[i + 1]}`); i++; continue; }
     }
     // A designator may open the line only when its section holds nothing else ("Flat 2, 12 Baker St").
     const notFirstWord = !(first && out.length === 0) || (alone && toks.length === 2);
@@ -132,7 +132,7 @@ function stripUnits(toks: string[], first: boolean, alone: boolean, units: strin
       if (toks[k] === '#' || toks[k] === 'no' || toks[k] === 'nr') k++;
       // the only number of the line is the house number, not a unit ("Top 7" alone stays)
       const otherNumber = toks.some((t2, j) => (j < i || j > k) && isNumToken(t2));
-      if (k < toks.length && isIdentifier(toks[k].replace(/^#/, '')) && (otherNumber || !first || !/^\d/.test(toks[k]))) {
+      if (k < toks.length && isIdentifier(toks[k].replace(/^#/, '')) && (otherNumber || !first || UNIT_STRONG.has(bare) || !/^\d/.test(toks[k]))) {
         units.push(toks.slice(i, k + 1).join(' '));
         i = k;
         continue;
@@ -199,7 +199,9 @@ function parseOnce(raw: string): ParsedStreet {
     let k = 1;
     // "1 & 3 Rue X", "1+3", "1 et 3": a range
     if (toks.length > 3 && JOINERS.has(toks[1]) && /^\d+$/.test(toks[2]) && /^\d+$/.test(toks[0])) { numText = `${toks[0]}-${toks[2]}`; k = 3; }
-    else if (toks.length > 2 && /^[a-z]$/.test(toks[1]) && !DIR_LETTERS.has(toks[1])) { numText += toks[1]; k = 2; }
+    // "12 a Main St" (suffix) but "1705 P St NW" (the street is called P): a letter is a suffix only
+    // when a name word remains after it
+    else if (toks.length > 2 && /^[a-z]$/.test(toks[1]) && !DIR_LETTERS.has(toks[1]) && toks.slice(2).some((t) => !TYPE_WORDS.has(t) && !DIRECTIONAL.has(t))) { numText += toks[1]; k = 2; }
     else if (toks.length > 2 && SUFFIX_WORDS.has(toks[1])) { numText += ' ' + toks[1]; k = 2; }
     else if (toks.length > 2 && /^1\/[234]$/.test(toks[1])) { numText += ' ' + toks[1]; k = 2; }
     toks = toks.slice(k);
