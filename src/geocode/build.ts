@@ -28,6 +28,7 @@ import { projectOnLine, lineLength, pointAtMeasure, type Line } from './interpol
 import { StringPoolBuilder, type Sections } from './sections.js';
 import { buildTrigramSections } from './fuzzy.js';
 import { GridBuilder } from './grid.js';
+import { COUNTRY_ALIAS } from './dict.js';
 import { GeocodeIndex, FORMAT_VERSION, PlaceRank, DIR_CODES, RangeSource } from './geocode-index.js';
 
 export interface GeocodeBuildOptions extends LongWorkOptions {
@@ -305,7 +306,10 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
       if (d < bd || (d === bd && id < best)) { bd = d; best = id; }
     }
     if (best >= 0 && bd <= radius) return best;
-    return newPlace({ names: [name], display: name, rank, kind: 'addr', lat, lon, poly: null, synthetic: true });
+    // a country tagged by its code is shown by its name ("LI" → "Liechtenstein")
+    const display = rank === PlaceRank.Country && /^[a-z]{2,3}$/i.test(name.trim()) && COUNTRY_ALIAS.has(name.trim().toLowerCase())
+      ? COUNTRY_ALIAS.get(name.trim().toLowerCase())!.replace(/\b\w/g, (c) => c.toUpperCase()) : name;
+    return newPlace({ names: display === name ? [name] : [name, display], display, rank, kind: 'addr', lat, lon, poly: null, synthetic: true });
   };
 
   // ---------------------------------------------------------------- postcodes
@@ -393,7 +397,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     if (pc < 0) pc = postalAt(a.lat, a.lon);
     for (const h of splitHouseNumbers(a.hn)) {
       const nums = h.to > h.num ? [h.num, h.to] : [h.num];
-      for (const num of nums) addrs.push({ raw: a, hnText: h.text, num, suffix: h.to > h.num ? '' : h.suffix, postcode: pc, locSet: loc, street: -1 });
+      for (const num of nums) addrs.push({ raw: a, hnText: h.display, num, suffix: h.to > h.num ? '' : h.suffix, postcode: pc, locSet: loc, street: -1 });
     }
   }
   // Synthetic places sit at the mean of their addresses.
@@ -839,6 +843,17 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     gs.addBox(i, Math.min(ptLat[i], ptLat[i + 1]), Math.min(ptLon[i], ptLon[i + 1]), Math.max(ptLat[i], ptLat[i + 1]), Math.max(ptLon[i], ptLon[i + 1]));
   }
   gs.write(m, 'gs');
+  // range segments (OSM interpolation lines, TIGER) for reverse geocoding with house numbers
+  const rgPtRange = new Uint32Array(rgPtLat.length);
+  const gr = new GridBuilder(0.005);
+  for (let k = 0; k < nR; k++) {
+    for (let i = rgPtOff[k]; i < rgPtOff[k + 1]; i++) {
+      rgPtRange[i] = k;
+      if (i + 1 < rgPtOff[k + 1]) gr.addBox(i, Math.min(rgPtLat[i], rgPtLat[i + 1]), Math.min(rgPtLon[i], rgPtLon[i + 1]), Math.max(rgPtLat[i], rgPtLat[i + 1]), Math.max(rgPtLon[i], rgPtLon[i + 1]));
+    }
+  }
+  gr.write(m, 'gr');
+  m.set('rg.pk', rgPtRange);
   strings.write(m, 'str');
   keys.write(m, 'key');
   progress('geocode: assemble', 5, 5);

@@ -37,6 +37,7 @@ const LAYOUT: Record<string, { new (b: ArrayBufferLike, o: number, l: number): T
   'tp.k': Float64Array, 'tp.o': Uint32Array, 'tp.i': Uint32Array, 'tp.n': Uint16Array,
   'ga.k': Float64Array, 'ga.o': Uint32Array, 'ga.i': Uint32Array, 'ga.c': Float64Array,
   'gs.k': Float64Array, 'gs.o': Uint32Array, 'gs.i': Uint32Array, 'gs.c': Float64Array,
+  'gr.k': Float64Array, 'gr.o': Uint32Array, 'gr.i': Uint32Array, 'gr.c': Float64Array, 'rg.pk': Uint32Array,
   'str.b': Uint8Array, 'str.o': Uint32Array, 'key.b': Uint8Array, 'key.o': Uint32Array,
 };
 
@@ -73,6 +74,10 @@ export class GeocodeIndex {
   readonly placeGrams: TrigramIndex;
   readonly addrGrid: Grid;
   readonly segGrid: Grid;
+  /** Grid over range segments (items: range point index i, segment i → i+1). */
+  readonly rangeGrid: Grid;
+  /** Range index of every range point. */
+  readonly rgPtRange: Uint32Array;
   /** Display strings (street names, house numbers, place names, postcodes). */
   readonly strings: StringPool;
   /** Normalised keys. */
@@ -109,6 +114,8 @@ export class GeocodeIndex {
     this.placeGrams = new TrigramIndex(r, 'tp');
     this.addrGrid = new Grid(r, 'ga');
     this.segGrid = new Grid(r, 'gs');
+    this.rangeGrid = new Grid(r, 'gr');
+    this.rgPtRange = r.get('rg.pk', U);
     this.strings = new StringPool(r, 'str');
     this.keys = new StringPool(r, 'key');
   }

@@ -86,11 +86,11 @@ export function parseHouseNumber(raw: string): HouseNumber | null {
 }
 
 /** Splits a value that holds several house numbers ("12;14", "12, 14") into single ones. */
-export function splitHouseNumbers(raw: string): HouseNumber[] {
-  const out: HouseNumber[] = [];
+export function splitHouseNumbers(raw: string): (HouseNumber & { display: string })[] {
+  const out: (HouseNumber & { display: string })[] = [];
   for (const part of raw.split(/[;,&+]|\s(?:and|et|und)\s/)) {
     const h = parseHouseNumber(part);
-    if (h) out.push(h);
+    if (h) out.push({ ...h, display: part.trim().replace(/\s+/g, ' ') });
   }
   return out;
 }

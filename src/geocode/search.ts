@@ -67,7 +67,7 @@ export interface ReverseResult {
   lon: number;
   /** Metres from the query point to the feature. */
   distance: number;
-  kind: 'address' | 'street' | 'locality';
+  kind: 'address' | 'interpolated' | 'street' | 'locality';
   address: MatchedAddress;
 }
 
@@ -558,7 +558,7 @@ export class Geocoder {
     const state = this.resolvePlace(typeof q.State === 'string' ? q.State : '', 'state');
     const country = this.resolvePlace(typeof q.Country === 'string' ? q.Country : '', 'country');
     const pc = this.resolvePostcode(pcRaw);
-    const numberFirst = /^\s*\d/.test(streetRaw);
+    const numberFirst = /^[^\p{L}\p{N}]*\d/u.test(streetRaw);
     const rawLower = streetRaw.toLowerCase();
 
     type Cand = Omit<GeocodeCandidate, 'address'> & { address: MatchedAddress | (() => MatchedAddress); tie: number; conflict: boolean; weak: boolean; addrLevel: boolean };
@@ -735,6 +735,34 @@ export class Geocoder {
       const dx = (idx.adLon[k] - lon) * kx, dy = (idx.adLat[k] - lat) * ky;
       return Math.sqrt(dx * dx + dy * dy);
     });
+    // An interpolation line (OSM addr:interpolation, TIGER range) nearer than any address point
+    // gives a house number by its position along the line (Nominatim's rule).
+    const rangeRadius = Math.min(50, a.item >= 0 ? a.dist : addrRadius);
+    const rl = idx.rangeCount > 0 ? idx.rangeGrid.nearest(lat, lon, rangeRadius, idx.rgLat.length, (i) => {
+      return projectOnLine({ lat: idx.rgLat, lon: idx.rgLon, start: i, end: i + 2 }, lat, lon).dist;
+    }) : { item: -1, dist: Infinity };
+    if (rl.item >= 0 && (a.item < 0 || rl.dist < a.dist)) {
+      const k = idx.rgPtRange[rl.item];
+      const line: Line = { lat: idx.rgLat, lon: idx.rgLon, start: idx.rgPtOff[k], end: idx.rgPtOff[k + 1] };
+      const p = projectOnLine(line, lat, lon);
+      let len = 0;
+      for (let i = line.start; i + 1 < line.end; i++) len += haversine(idx.rgLat[i], idx.rgLon[i], idx.rgLat[i + 1], idx.rgLon[i + 1]);
+      const from = idx.rgFrom[k], to = idx.rgTo[k], step = idx.rgStep[k];
+      const f = len > 0 ? Math.min(1, Math.max(0, p.measure / len)) : 0.5;
+      // the number at fraction f, on the range's parity
+      const num = to >= from
+        ? Math.min(to, from + Math.round((f * (to - from)) / step) * step)
+        : Math.max(to, from - Math.round((f * (from - to)) / step) * step);
+      // the street of range k: binary search in stRangeOff
+      let lo = 0, hi = idx.streetCount - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (idx.stRangeOff[mid] <= k) lo = mid; else hi = mid - 1; }
+      const st = lo;
+      const sets = idx.rgLoc[k] !== 0 ? [idx.rgLoc[k], idx.stLoc[st]] : [idx.stLoc[st]];
+      const address: MatchedAddress = { Street: `${num} ${idx.strings.get(idx.stDisp[st])}`, ...this.placeParts(sets) };
+      const pcId = idx.rgPc[k] >= 0 ? idx.rgPc[k] : idx.stPcOff[st + 1] > idx.stPcOff[st] ? idx.stPcIds[idx.stPcOff[st]] : -1;
+      if (pcId >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[pcId]);
+      return { lat: p.lat, lon: p.lon, distance: rl.dist, kind: 'interpolated', address };
+    }
     if (a.item >= 0) {
       const k = a.item;
       let st = 0;
