@@ -38,6 +38,12 @@ export class LocalSearch {
 
   constructor(readonly st: State, readonly nb: Neighbours, readonly rng: Rng, public params: LsParams) {
     const J = st.pb.J;
+    const pb = st.pb;
+    this.fast = pb.uniformCost && pb.V > 0;
+    this.mul = pb.V > 0 ? pb.vCostMul[0] || 1 : 1;
+    this.C = pb.cost[pb.V > 0 ? pb.vProfile[0] : 0];
+    this.outRow = pb.outRow;
+    this.inPl = pb.inPl;
     this.queue = new Int32Array(J);
     this.inQueue = new Uint8Array(J);
     this.lastTest = new Int32Array(J);
@@ -68,7 +74,7 @@ export class LocalSearch {
   }
 
   /** Runs to a local optimum. `seeds`: jobs to start from (default: every assigned job, shuffled). */
-  run(seeds?: ArrayLike<number>): void {
+  run(seeds?: ArrayLike<number>, swapStar = this.params.swapStar): void {
     const st = this.st;
     const J = st.pb.J;
     if (seeds === undefined) {
@@ -85,7 +91,7 @@ export class LocalSearch {
         if (st.routeOf[u] < 0) continue;
         this.examine(u);
       }
-      if (!this.params.swapStar || !this.swapStarPass()) break;
+      if (!swapStar || !this.swapStarPass()) break;
     }
   }
 
@@ -135,6 +141,45 @@ export class LocalSearch {
     return true;
   }
 
+  /**
+   * O(1) lower-level filter: the exact cost delta of a move from arc costs, valid when every
+   * vehicle shares one cost matrix and factor (`fast`); NaN means "not computed — evaluate".
+   * A move is only built into pieces when this is negative.
+   */
+  private c(a: number, b: number): number {
+    return this.C[this.outRow[a] + this.inPl[b]];
+  }
+  private readonly C: Int32Array;
+  private readonly outRow: Int32Array;
+  private readonly inPl: Int32Array;
+  private readonly fast: boolean;
+  private readonly mul: number;
+  /** Test hook: compare every fast delta with the generic evaluation. */
+  static verify = false;
+
+  private filt(delta: number): boolean {
+    this.st.ev.work++;
+    return !this.fast || this.mul * delta < 0 || LocalSearch.verify;
+  }
+
+  /** attempt() with the fast delta checked against the generic cost in verify mode. */
+  private tryMove(va: number, vb: number, delta: number): boolean {
+    if (LocalSearch.verify && this.fast) {
+      const st = this.st;
+      const d = st.ev.cost(va, this.A) - st.routes[va].cost + (vb >= 0 ? st.ev.cost(vb, this.B) - st.routes[vb].cost : 0);
+      if (Math.abs(d - this.mul * delta) > 1e-6) throw new Error(`fast delta ${this.mul * delta} ≠ ${d}`);
+      LocalSearch.verified++;
+    }
+    return this.attempt(va, vb);
+  }
+  static verified = 0;
+
+  /** What a route saves when it becomes empty (its start→end arc and fixed cost), in arc units. */
+  private emptied(v: number): number {
+    const pb = this.st.pb;
+    return this.c(pb.startNode(v), pb.endNode(v)) + pb.vFixed[v] / this.mul;
+  }
+
   private tryPair(u: number, v: number): boolean {
     const st = this.st;
     const J = st.pb.J;
@@ -143,59 +188,110 @@ export class LocalSearch {
     const pu = st.posOf[u], pv = st.posOf[v];
     const A = this.A, B = this.B;
     const la = ra.len, lb = rb.len;
-    const x = ra.nodes[pu + 1];
+    const na = ra.nodes, nbn = rb.nodes;
+    const x = na[pu + 1];
     const xJob = x < J;
     const x2Job = xJob && pu + 2 <= la;
     const yJob = pv + 1 <= lb;
+    const pU = na[pu - 1];
+    const pV = nbn[pv - 1];
+    const y = nbn[pv + 1];
     if (va !== vb) {
+      const cUx = this.c(u, x), cPu = this.c(pU, u), cVy = this.c(v, y), cPv = this.c(pV, v);
+      const remU = this.c(pU, x) - cPu - cUx - (la === 1 ? this.emptied(va) : 0);
       // relocate u after v
-      A.clear().range(va, 0, pu - 1).range(va, pu + 1, la);
-      B.clear().range(vb, 0, pv).node(u).range(vb, pv + 1, lb);
-      if (this.attempt(va, vb)) return true;
+      if (this.filt(remU + this.c(v, u) + this.c(u, y) - cVy)) {
+        A.clear().range(va, 0, pu - 1).range(va, pu + 1, la);
+        B.clear().range(vb, 0, pv).node(u).range(vb, pv + 1, lb);
+        if (this.tryMove(va, vb, remU + this.c(v, u) + this.c(u, y) - cVy)) return true;
+      }
       // relocate u before v
-      B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv, lb);
-      if (this.attempt(va, vb)) return true;
+      if (this.filt(remU + this.c(pV, u) + this.c(u, v) - cPv)) {
+        A.clear().range(va, 0, pu - 1).range(va, pu + 1, la);
+        B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv, lb);
+        if (this.tryMove(va, vb, remU + this.c(pV, u) + this.c(u, v) - cPv)) return true;
+      }
       if (xJob) {
+        const x2 = na[pu + 2];
+        const cXx2 = this.c(x, x2);
+        const rem2 = this.c(pU, x2) - cPu - cXx2 - (la === 2 ? this.emptied(va) : 0);
         // Or-opt 2, forward and reversed
-        A.clear().range(va, 0, pu - 1).range(va, pu + 2, la);
-        B.clear().range(vb, 0, pv).range(va, pu, pu + 1).range(vb, pv + 1, lb);
-        if (this.attempt(va, vb)) return true;
-        B.clear().range(vb, 0, pv).rev(va, pu, pu + 1).range(vb, pv + 1, lb);
-        if (this.attempt(va, vb)) return true;
+        let d = rem2 + this.c(v, u) + this.c(x, y) - cVy;
+        if (this.filt(d)) {
+          A.clear().range(va, 0, pu - 1).range(va, pu + 2, la);
+          B.clear().range(vb, 0, pv).range(va, pu, pu + 1).range(vb, pv + 1, lb);
+          if (this.tryMove(va, vb, d)) return true;
+        }
+        d = rem2 + this.c(v, x) + this.c(x, u) - cUx + this.c(u, y) - cVy;
+        if (this.filt(d)) {
+          A.clear().range(va, 0, pu - 1).range(va, pu + 2, la);
+          B.clear().range(vb, 0, pv).rev(va, pu, pu + 1).range(vb, pv + 1, lb);
+          if (this.tryMove(va, vb, d)) return true;
+        }
         if (x2Job) {
-          A.clear().range(va, 0, pu - 1).range(va, pu + 3, la);
-          B.clear().range(vb, 0, pv).range(va, pu, pu + 2).range(vb, pv + 1, lb);
-          if (this.attempt(va, vb)) return true;
+          const x3 = na[pu + 3];
+          d = this.c(pU, x3) - cPu - this.c(x2, x3) - (la === 3 ? this.emptied(va) : 0) + this.c(v, u) + this.c(x2, y) - cVy;
+          if (this.filt(d)) {
+            A.clear().range(va, 0, pu - 1).range(va, pu + 3, la);
+            B.clear().range(vb, 0, pv).range(va, pu, pu + 2).range(vb, pv + 1, lb);
+            if (this.tryMove(va, vb, d)) return true;
+          }
         }
       }
       // swap u ↔ v
-      A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 1, la);
-      B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv + 1, lb);
-      if (this.attempt(va, vb)) return true;
+      let d = this.c(pU, v) + this.c(v, x) - cPu - cUx + this.c(pV, u) + this.c(u, y) - cPv - cVy;
+      if (this.filt(d)) {
+        A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 1, la);
+        B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv + 1, lb);
+        if (this.tryMove(va, vb, d)) return true;
+      }
       if (xJob) {
+        const x2 = na[pu + 2];
+        const cXx2 = this.c(x, x2);
         // (u,x) ↔ v
-        A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 2, la);
-        B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 1, lb);
-        if (this.attempt(va, vb)) return true;
+        d = this.c(pU, v) + this.c(v, x2) - cPu - cXx2 + this.c(pV, u) + this.c(x, y) - cPv - cVy;
+        if (this.filt(d)) {
+          A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 2, la);
+          B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 1, lb);
+          if (this.tryMove(va, vb, d)) return true;
+        }
         if (yJob) {
           // (u,x) ↔ (v,y)
-          A.clear().range(va, 0, pu - 1).range(vb, pv, pv + 1).range(va, pu + 2, la);
-          B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 2, lb);
-          if (this.attempt(va, vb)) return true;
+          const y2 = nbn[pv + 2];
+          const cYy2 = this.c(y, y2);
+          d = this.c(pU, v) + this.c(y, x2) - cPu - cXx2 + this.c(pV, u) + this.c(x, y2) - cPv - cYy2;
+          if (this.filt(d)) {
+            A.clear().range(va, 0, pu - 1).range(vb, pv, pv + 1).range(va, pu + 2, la);
+            B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 2, lb);
+            if (this.tryMove(va, vb, d)) return true;
+          }
         }
       }
-      // 2-opt*: u → v, pred(v) → x
-      A.clear().range(va, 0, pu).range(vb, pv, lb);
-      B.clear().range(vb, 0, pv - 1).range(va, pu + 1, la);
-      if (this.attempt(va, vb)) return true;
-      // 2-opt*: v → x... and u → y (the other tail pairing around the same arcs)
-      A.clear().range(va, 0, pu).range(vb, pv + 1, lb);
-      B.clear().range(vb, 0, pv).range(va, pu + 1, la);
-      if (this.attempt(va, vb)) return true;
+      // 2-opt*: u → v, pred(v) → x (tails exchanged; each keeps its own end depot)
+      const endA = na[la + 1], endB = nbn[lb + 1];
+      const lastA = na[la], lastB = nbn[lb];
+      d = this.c(u, v) + this.c(lastB, endA) - this.c(lastB, endB) - cUx - cPv
+        + (xJob ? this.c(pV, x) + this.c(lastA, endB) - this.c(lastA, endA) : this.c(pV, endB));
+      if (pv === 1 && !xJob) d -= this.c(pV, endB) + this.st.pb.vFixed[vb] / this.mul; // B becomes empty
+      if (this.filt(d)) {
+        A.clear().range(va, 0, pu).range(vb, pv, lb);
+        B.clear().range(vb, 0, pv - 1).range(va, pu + 1, la);
+        if (this.tryMove(va, vb, d)) return true;
+      }
+      // 2-opt*: u → y, v → x
+      if (yJob || xJob) {
+        d = -cUx - cVy
+          + (yJob ? this.c(u, y) + this.c(lastB, endA) - this.c(lastB, endB) : this.c(u, endA))
+          + (xJob ? this.c(v, x) + this.c(lastA, endB) - this.c(lastA, endA) : this.c(v, endB));
+        if (this.filt(d)) {
+          A.clear().range(va, 0, pu).range(vb, pv + 1, lb);
+          B.clear().range(vb, 0, pv).range(va, pu + 1, la);
+          if (this.tryMove(va, vb, d)) return true;
+        }
+      }
       return false;
     }
     // ---- intra-route
-    // relocate u after v / before v
     if (this.relocateIntra(va, pu, 1, pv, false)) return true;
     if (pv - 1 !== pu && this.relocateIntra(va, pu, 1, pv - 1, false)) return true;
     if (xJob) {
@@ -206,18 +302,25 @@ export class LocalSearch {
     // swap
     {
       const a = Math.min(pu, pv), b = Math.max(pu, pv);
-      const na = ra.nodes[a], nbb = ra.nodes[b];
-      A.clear().range(va, 0, a - 1).node(nbb).range(va, a + 1, b - 1).node(na).range(va, b + 1, la);
-      if (this.attempt(va, -1)) return true;
+      const na_ = na[a], nb_ = na[b];
+      const pa = na[a - 1], sa = na[a + 1], pb_ = na[b - 1], sb = na[b + 1];
+      const d = b === a + 1
+        ? this.c(pa, nb_) + this.c(nb_, na_) + this.c(na_, sb) - this.c(pa, na_) - this.c(na_, nb_) - this.c(nb_, sb)
+        : this.c(pa, nb_) + this.c(nb_, sa) - this.c(pa, na_) - this.c(na_, sa) + this.c(pb_, na_) + this.c(na_, sb) - this.c(pb_, nb_) - this.c(nb_, sb);
+      if (this.filt(d)) {
+        A.clear().range(va, 0, a - 1).node(nb_).range(va, a + 1, b - 1).node(na_).range(va, b + 1, la);
+        if (this.tryMove(va, -1, d)) return true;
+      }
     }
-    // 2-opt: create arc u → v
-    if (pu < pv) {
-      A.clear().range(va, 0, pu).rev(va, pu + 1, pv).range(va, pv + 1, la);
-      if (this.attempt(va, -1)) return true;
-    } else if (pv < pu - 1) {
-      // create arc v → u by reversing (v+1 .. u)
-      A.clear().range(va, 0, pv).rev(va, pv + 1, pu).range(va, pu + 1, la);
-      if (this.attempt(va, -1)) return true;
+    // 2-opt: create arc u → v (reverse pu+1..pv), or v → u (reverse pv+1..pu)
+    const i = pu < pv ? pu + 1 : pv + 1, j = pu < pv ? pv : pu;
+    if (j > i) {
+      const d = this.c(na[i - 1], na[j]) + this.c(na[i], na[j + 1]) - this.c(na[i - 1], na[i]) - this.c(na[j], na[j + 1])
+        + (ra.arcR[j] - ra.arcR[i]) - (ra.arcF[j] - ra.arcF[i]);
+      if (this.filt(d)) {
+        A.clear().range(va, 0, i - 1).rev(va, i, j).range(va, j + 1, la);
+        if (this.tryMove(va, -1, d)) return true;
+      }
     }
     return false;
   }
@@ -228,6 +331,12 @@ export class LocalSearch {
     const e = s + len - 1;
     if (e > r.len) return false;
     if (t >= s - 1 && t <= e) return false;
+    const n = r.nodes;
+    const first = reversed ? n[e] : n[s], last = reversed ? n[s] : n[e];
+    let d = this.c(n[s - 1], n[e + 1]) - this.c(n[s - 1], n[s]) - this.c(n[e], n[e + 1])
+      + this.c(n[t], first) + this.c(last, n[t + 1]) - this.c(n[t], n[t + 1]);
+    if (reversed) d += (r.arcR[e] - r.arcR[s]) - (r.arcF[e] - r.arcF[s]);
+    if (!this.filt(d)) return false;
     const A = this.A.clear();
     if (t < s) {
       A.range(v, 0, t);
@@ -238,7 +347,7 @@ export class LocalSearch {
       if (reversed) A.rev(v, s, e); else A.range(v, s, e);
       A.range(v, t + 1, r.len);
     }
-    return this.attempt(v, -1);
+    return this.tryMove(v, -1, d);
   }
 
   /** Moves u alone into an empty vehicle (one per vehicle class). */

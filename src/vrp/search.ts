@@ -44,8 +44,9 @@ export interface SearchParams {
   tf: number;
   /** Probability of running the localized local search after a recreate. */
   lsRate: number;
-  /** SWAP* inside the local search. */
+  /** SWAP* in the local search of constructed solutions, and its probability in the localized search after a recreate. */
   swapStar: boolean;
+  swapStarRate: number;
 }
 
 export function defaultParams(pb: Problem): SearchParams {
@@ -64,6 +65,7 @@ export function defaultParams(pb: Problem): SearchParams {
     tf: 0.002,
     lsRate: 1,
     swapStar: true,
+    swapStarRate: 0.1,
   };
 }
 
@@ -186,7 +188,9 @@ export class Search {
     const removed = this.removed;
     for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !this.drop[u]) { removed.push(u); this.drop[u] = 1; }
     this.recreate();
-    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) this.ls.run(removed);
+    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) {
+      this.ls.run(removed, this.params.swapStar && this.rng.next() < this.params.swapStarRate);
+    }
     for (const u of removed) this.drop[u] = 0;
     const c = st.totalCost();
     const cmp = State.compareUnassigned(st.unassigned, this.curUn);

@@ -28,7 +28,7 @@ import { describeRoute, unassignedStop, type Solution, type SolveStats } from '.
 import { State } from './state.js';
 
 /** Calibrated work units per millisecond of one search on one idle core of the reference machine (see docs/vrp.md). */
-export const WORK_PER_MS = 10000;
+export const WORK_PER_MS = 18000;
 
 export interface SolveOptions {
   seed?: number;

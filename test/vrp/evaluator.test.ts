@@ -145,3 +145,22 @@ describe('evaluator', () => {
     }
   });
 });
+
+describe('local search fast deltas', () => {
+  it('equal the generic evaluation for every move shape (uniform-cost fleets, fixed costs, open routes, multiple depots)', async () => {
+    const { LocalSearch } = await import('../../src/vrp/localsearch.js');
+    const { solve } = await import('../../src/vrp/solve.js');
+    LocalSearch.verify = true;
+    LocalSearch.verified = 0;
+    try {
+      for (let seed = 1; seed <= 40; seed++) {
+        const input = randomInstance(seed, { stops: [8, 30], vehicles: [2, 5] });
+        input.vehicles = input.vehicles.map((v) => ({ ...v, costFactor: undefined, timeProfile: undefined }));
+        await solve(input, { seed, iterations: 20 });
+      }
+    } finally {
+      LocalSearch.verify = false;
+    }
+    expect(LocalSearch.verified).toBeGreaterThan(5000);
+  });
+});
