@@ -1,0 +1,132 @@
+/**
+ * The Geocode operation on contract records: validation with field paths (never a throw),
+ * statuses, IsNeedMatchCode, the worker-pool batch path (same result as in-thread), CSV helpers.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { OsmPbfFile } from '../../src/osm/pbf.js';
+import { BinWriter } from '../../src/core/binfile.js';
+import { WorkerPool } from '../../src/workers/pool.js';
+import { buildGeocodeIndex } from '../../src/geocode/build.js';
+import type { GeocodeIndex } from '../../src/geocode/geocode-index.js';
+import { geocodeOperation, geocodeOperationOnPool } from '../../src/geocode/operation.js';
+import { GeocodeResultSchema } from '../../src/records/index.js';
+import { parseCsv, detectHeader } from '../../src/cli/commands/geocode.js';
+
+let index: GeocodeIndex;
+let pool: WorkerPool;
+
+beforeAll(() => {
+  index = buildGeocodeIndex(new OsmPbfFile(readFileSync(new URL('../../fixtures/monaco-latest.osm.pbf', import.meta.url))));
+  const w = new BinWriter(0x53444b44, 1);
+  index.toSections(w, 'geo');
+  pool = new WorkerPool({ threads: 2, shared: { dataset: w.toBuffer(true) } });
+});
+afterAll(() => pool?.close());
+
+const messages = (r: { Errors?: { Message?: string }[] }) => (r.Errors ?? []).map((e) => e.Message ?? '');
+
+describe('Geocode operation', () => {
+  it('answers one item per address, best candidates first', () => {
+    const r = geocodeOperation(index, {
+      IsNeedMatchCode: true,
+      Addresses: [
+        { Street: '9 Rue du Castelleretto', City: 'Monaco', PostalCode: '98000' },
+        { Street: 'Boulevard des Moulins', City: 'Monaco' },
+        { PostalCode: '98000' },
+      ],
+    });
+    expect(r.Status).toBe('Success');
+    expect(r.Items).toHaveLength(3);
+    const [a, b, c] = r.Items!;
+    expect(a.Address).toEqual({ Street: '9 Rue du Castelleretto', City: 'Monaco', PostalCode: '98000' });
+    expect(a.Locations![0]).toMatchObject({ MatchCode: 'Exact', Description: 'address point', Address: { Street: '9 Rue du Castelleretto', PostalCode: '98000' } });
+    expect(a.Locations![0].LatLong!.Latitude).toBeCloseTo(43.7349869, 6);
+    expect(b.Locations![0]).toMatchObject({ MatchCode: 'Approx', Description: 'street' });
+    expect(c.Locations![0]).toMatchObject({ MatchCode: 'Approx', Description: 'postal code area' });
+    // the wire form validates against the contract
+    const wire = GeocodeResultSchema.encode(r);
+    expect(GeocodeResultSchema.safeParse(wire).ok).toBe(true);
+    expect((wire.Items as any)[0].Locations[0].MatchCode).toBe(4);
+  });
+
+  it('reports MatchCode only when IsNeedMatchCode is set', () => {
+    const r = geocodeOperation(index, { Addresses: [{ Street: '9 Rue du Castelleretto', City: 'Monaco' }] });
+    expect(r.Items![0].Locations![0].MatchCode).toBe('None');
+    expect(r.Items![0].Locations![0].LatLong).toBeDefined();
+  });
+
+  it('names the addresses not found (SuccessWithErrors)', () => {
+    const r = geocodeOperation(index, { Addresses: [{ Street: '9 Rue du Castelleretto', City: 'Monaco' }, { Street: 'Qxzqxz Vbnvbn', City: 'Atlantis' }] });
+    expect(r.Status).toBe('SuccessWithErrors');
+    expect(r.Items).toHaveLength(2);
+    expect(r.Items![1].Locations).toEqual([]);
+    expect(messages(r)).toEqual(['Addresses[1]: not found (Qxzqxz Vbnvbn, Atlantis)']);
+  });
+
+  it.each([
+    ['no specification', undefined, /GeocodeSpecification/],
+    ['not an object', 42, /GeocodeSpecification/],
+    ['an array', [], /GeocodeSpecification/],
+    ['no addresses', {}, /^Addresses: must hold at least one Address/],
+    ['empty list', { Addresses: [] }, /^Addresses: must hold at least one Address/],
+    ['addresses not a list', { Addresses: 'Monaco' }, /^Addresses: must be a list/],
+    ['null item', { Addresses: [null] }, /^Addresses\[0\]: is empty \(null\)/],
+    ['empty address', { Addresses: [{ Street: '9 Rue du Castelleretto' }, {}] }, /^Addresses\[1\]: is empty/],
+    ['blank address', { Addresses: [{ Street: '  ', City: '' }] }, /^Addresses\[0\]: is empty/],
+    ['wrong type', { Addresses: [{ Street: { x: 1 } }] }, /^Addresses\[0\]\.Street: must be a string/],
+    ['10 kB string', { Addresses: [{ Street: 'x'.repeat(10_240) }] }, /^Addresses\[0\]\.Street: is too long \(10240 characters/],
+    ['control characters', { Addresses: [{ City: 'Mona\u0000co' }] }, /^Addresses\[0\]\.City: contains control characters/],
+    ['bad flag', { IsNeedMatchCode: 'perhaps', Addresses: [{ City: 'Monaco' }] }, /^IsNeedMatchCode: must be true or false/],
+  ])('bad input (%s) → Failed naming the field', (_name, spec, re) => {
+    const r = geocodeOperation(index, spec);
+    expect(r.Status).toBe('Failed');
+    expect(r.Items).toEqual([]);
+    expect(messages(r).some((m) => re.test(m)), messages(r).join(' | ')).toBe(true);
+  });
+
+  it('accepts numbers for string fields (postcodes typed as numbers)', () => {
+    const r = geocodeOperation(index, { Addresses: [{ PostalCode: 98000 }] });
+    expect(r.Status).toBe('Success');
+  });
+
+  it('never throws, whatever it is given', () => {
+    const anyValue = fc.anything({ maxDepth: 3, withBoxedValues: true, withNullPrototype: true });
+    fc.assert(fc.property(anyValue, (v) => {
+      const r = geocodeOperation(index, v);
+      expect(['Success', 'SuccessWithErrors', 'Failed']).toContain(r.Status);
+      const r2 = geocodeOperation(index, { Addresses: [v] });
+      expect(['Success', 'SuccessWithErrors', 'Failed']).toContain(r2.Status);
+    }), { seed: 5, numRuns: 300 });
+  });
+
+  it('gives the same result on the worker pool as in this thread', async () => {
+    const addresses = [];
+    const streets = ['Rue du Castelleretto', 'Boulevard des Moulins', 'Avenue Princesse Grace', 'Rue Grimaldi', 'Boulevard d\'Italie', 'Avenue de la Costa'];
+    for (let i = 0; i < 300; i++) addresses.push({ Street: `${1 + (i % 40)} ${streets[i % streets.length]}`, City: i % 3 ? 'Monaco' : undefined });
+    addresses.push({ Street: 'Qxzqxz Vbnvbn' });
+    const spec = { IsNeedMatchCode: true, Addresses: addresses };
+    const local = geocodeOperation(index, spec);
+    let progress = 0;
+    const pooled = await geocodeOperationOnPool(pool, spec, { chunkSize: 64, onProgress: (d) => { progress = d; } });
+    expect(pooled).toEqual(local);
+    expect(progress).toBe(addresses.length);
+    expect(pooled.Status).toBe('SuccessWithErrors');
+    const bad = await geocodeOperationOnPool(pool, { Addresses: [{}] });
+    expect(bad.Status).toBe('Failed');
+  });
+});
+
+describe('CSV helpers of the CLI', () => {
+  it('parses quoted CSV with ; or , separators', () => {
+    expect(parseCsv('a,b\n"x, y","he said ""hi"""\r\n1,2\n')).toEqual([['a', 'b'], ['x, y', 'he said "hi"'], ['1', '2']]);
+    expect(parseCsv('street;city\nLandstrasse 12;Vaduz\n')).toEqual([['street', 'city'], ['Landstrasse 12', 'Vaduz']]);
+  });
+
+  it('detects address columns from the header', () => {
+    expect(detectHeader(['id', 'Address', 'Town', 'ZIP', 'country_code'])).toEqual({ Street: 1, City: 2, PostalCode: 3, Country: 4 });
+    expect(detectHeader(['Strasse', 'PLZ', 'Ort'])).toEqual({ Street: 0, PostalCode: 1, City: 2 });
+    expect(detectHeader(['12 Main St', 'Springfield'])).toBeNull();
+  });
+});
