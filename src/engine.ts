@@ -14,9 +14,14 @@ import { computeMatrix, type EndpointEntries, UNREACHABLE } from './matrix/index
 import { Router, type Metric } from './route/router.js';
 import { WorkerPool } from './workers/pool.js';
 import {
-  DistanceSpecificationSchema, failedFromError, failedFromIssues,
-  type DistanceResult, type Location, type MatchCodeName, type DistanceUnitName, type Issue,
+  DispatchSpecificationSchema, DistanceSpecificationSchema, failedFromError, failedFromIssues,
+  type Address, type DispatchResult, type DistanceResult, type GeocodeResult, type Location, type MatchCodeName,
+  type DistanceUnitName, type Issue,
 } from './records/index.js';
+import { geocodeOperation, geocodeOperationOnPool } from './geocode/operation.js';
+import type { ReverseResult } from './geocode/search.js';
+import { dispatchOnMatrix, dispatchPlaces, type DispatchOptions } from './vrp/dispatch.js';
+import type { ProgressEvent } from './core/cancel.js';
 import { readFileSync } from 'node:fs';
 
 export interface EngineOptions {
@@ -46,6 +51,12 @@ export function metresToUnit(m: number, unit: DistanceUnitName): number {
 export interface PlacedLocation {
   snap: Snap;
   matchCode: MatchCodeName;
+  /** The geocoded position, when the location was given by Address. */
+  latLong?: { Latitude: number; Longitude: number };
+}
+
+function describeAddress(a: Address): string {
+  return [a.Street, a.City, a.State, a.PostalCode, a.Country].filter((x) => x && x.trim()).join(', ').slice(0, 200);
 }
 
 export class Engine {
@@ -123,10 +134,112 @@ export class Engine {
       const snap = this.dataset.snapper.snap(Latitude, Longitude, { path: `${path}.LatLong` });
       return { snap, matchCode: 'Exact' };
     }
-    if (loc.Address) {
-      throw new EngineError('Unsupported', `${path}: has only an Address; this dataset has no geocoder index, give LatLong.`, { path: `${path}.Address` });
+    if (loc.Address && Object.values(loc.Address).some((v) => typeof v === 'string' && v.trim() !== '')) {
+      const geocoder = this.dataset.geocoder;
+      if (!geocoder) throw new EngineError('Unsupported', `${path}: has only an Address and this dataset has no geocoder index; give LatLong.`, { path: `${path}.Address` });
+      const [best] = geocoder.search(loc.Address, { limit: 1 });
+      if (!best || best.matchCode === 'None') throw new EngineError('InvalidInput', `${path}.Address: not found (${describeAddress(loc.Address)}).`, { path: `${path}.Address` });
+      const snap = this.dataset.snapper.snap(best.lat, best.lon, { path: `${path}.Address` });
+      return { snap, matchCode: best.matchCode, latLong: { Latitude: best.lat, Longitude: best.lon } };
     }
     throw new EngineError('InvalidInput', `${path}: needs LatLong (or an Address to geocode).`, { path });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Geocode
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Geocode: one GeocodeItem per Address with candidate Locations best-first. Batches of more
+   * than `poolThreshold` addresses (default 500) run on the worker pool.
+   */
+  async geocode(spec: unknown, opts: { maxCandidates?: number; poolThreshold?: number; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<GeocodeResult> {
+    if (!this.dataset.geocoder) {
+      return failedFromError(new EngineError('Unsupported', 'This dataset was built without a geocoder index (rebuild it with `dispatchkit build`).'), { Items: [] }) as GeocodeResult;
+    }
+    const n = Array.isArray((spec as { Addresses?: unknown })?.Addresses) ? ((spec as { Addresses: unknown[] }).Addresses.length) : 0;
+    if (n > (opts.poolThreshold ?? 500)) {
+      return geocodeOperationOnPool(this.workers(), spec, { maxCandidates: opts.maxCandidates, signal: opts.signal, onProgress: opts.onProgress });
+    }
+    return geocodeOperation(this.dataset.geocoder, spec, { maxCandidates: opts.maxCandidates });
+  }
+
+  /** The nearest address (or street) to a coordinate, or null (no geocoder, or nothing near). */
+  reverseGeocode(lat: number, lon: number, opts: { maxDistance?: number } = {}): ReverseResult | null {
+    return this.dataset.geocoder?.reverse(lat, lon, opts) ?? null;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Dispatch
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Dispatch: assigns and sequences the Locations over the Vehicles. Locations are placed by
+   * LatLong or geocoded from Address (a stop that cannot be placed is left out and reported);
+   * travel data come from the road network under RouteOptimize; the solver runs on the worker
+   * pool. Deterministic for a given seed and worker count when no time limit is given.
+   */
+  async dispatch(spec: unknown, opts: Omit<DispatchOptions, 'pool' | 'unplaced'> & { onProgress?: (e: ProgressEvent) => void } = {}): Promise<DispatchResult> {
+    const parsed = DispatchSpecificationSchema.safeParse(spec);
+    if (!parsed.ok) return failedFromIssues(parsed.issues, { Items: [] }) as DispatchResult;
+    const s = structuredClone(parsed.value);
+    const places = dispatchPlaces(s);
+    const placed: (PlacedLocation | null)[] = [];
+    const unplaced = new Map<number, string>();
+    const issues: Issue[] = [];
+    for (const p of places) {
+      const path = p.kind === 'location' ? `Locations[${p.index}]` : `Vehicles[${p.index}].${p.kind === 'start' ? 'StartLocation' : 'FinishLocation'}`;
+      try {
+        const pl = this.placeLocation(p.location, path);
+        placed.push(pl);
+        if (pl.latLong && !p.location.LatLong) p.location.LatLong = pl.latLong;
+        if (s.IsNeedMatchCode) p.location.MatchCode = pl.matchCode;
+      } catch (e) {
+        placed.push(null);
+        const msg = isEngineError(e) ? e.message.replace(`${path}: `, '').replace(`${path}.`, '') : String(e);
+        if (p.kind === 'location' && (p.location.LocationType === 'Midway' || p.location.LocationType === 'Delivery' || p.location.LocationType === 'MidwayDrop')) {
+          unplaced.set(p.index, msg);
+          if (s.IsNeedMatchCode) p.location.MatchCode = 'None';
+        } else {
+          issues.push({ path, message: msg });
+        }
+      }
+    }
+    if (issues.length) return failedFromIssues(issues, { Items: [] }) as DispatchResult;
+    // Fill Address on stops given only as coordinates (reverse geocoding), for the output.
+    if (this.dataset.geocoder) {
+      for (const p of places) {
+        if (!p.location.Address && p.location.LatLong) {
+          const r = this.dataset.geocoder.reverse(p.location.LatLong.Latitude, p.location.LatLong.Longitude, { maxDistance: 200 });
+          if (r) p.location.Address = { ...r.address } as Address;
+        }
+      }
+    }
+    // Travel data over the placed locations, expanded to the dispatch's place order.
+    const idx: number[] = [];
+    placed.forEach((p, i) => { if (p) idx.push(i); });
+    let time: Float64Array;
+    let distance: Float64Array;
+    try {
+      const m = await this.travelMatrix(idx.map((i) => placed[i]!), {
+        metric: s.RouteOptimize === 'MinimizeDistance' ? 'distance' : 'time',
+        signal: opts.signal,
+        onProgress: opts.onProgress,
+      });
+      const N = places.length;
+      time = new Float64Array(N * N).fill(Infinity);
+      distance = new Float64Array(N * N).fill(Infinity);
+      for (let a = 0; a < idx.length; a++) {
+        for (let b = 0; b < idx.length; b++) {
+          time[idx[a] * N + idx[b]] = m.timeS[a * idx.length + b];
+          distance[idx[a] * N + idx[b]] = m.distanceM[a * idx.length + b];
+        }
+      }
+      for (let i = 0; i < N; i++) { time[i * N + i] = 0; distance[i * N + i] = 0; }
+    } catch (e) {
+      return failedFromError(e, { Items: [] }) as DispatchResult;
+    }
+    return dispatchOnMatrix(s, { time, distance }, { ...opts, pool: this.workers(), unplaced });
   }
 
   // ------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import { buildRoadGraph } from '../graph/build.js';
 import type { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
 import { OsmPbfFile } from '../osm/pbf.js';
+import { buildGeocodeIndexWithStats } from '../geocode/build.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { DATASET_TAG, DATASET_VERSION, SECTION, type DatasetMeta } from './dataset.js';
 
@@ -24,6 +25,10 @@ export interface BuildDatasetOptions extends LongWorkOptions {
   sourceName?: string;
   /** Builds the two hierarchies in parallel on this pool (else one after the other, in-thread). */
   pool?: WorkerPool;
+  /** Build the geocoder index (default true). */
+  geocode?: boolean;
+  /** Text of a TIGER-style address-range CSV to add to the geocoder (house-number interpolation). */
+  tigerCsv?: string;
 }
 
 export interface BuiltDataset {
@@ -67,11 +72,21 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
   progress({ phase: 'snap-index', done: 1, total: 1 });
   mark('snap-index');
 
+  let geocodeStats: Record<string, unknown> | undefined;
+  let geocodeIndex: { toSections(w: BinWriter, prefix: string): void } | undefined;
+  if (opts.geocode !== false) {
+    const g = buildGeocodeIndexWithStats(osm, { signal: opts.signal, onProgress: opts.onProgress, tigerCsv: opts.tigerCsv });
+    geocodeIndex = g.index;
+    geocodeStats = g.stats as unknown as Record<string, unknown>;
+    mark('geocode');
+  }
+
   const w = new BinWriter(DATASET_TAG, DATASET_VERSION);
   graph.toSections(w, SECTION.graph);
   chTime.toSections(w, SECTION.chTime);
   chDist.toSections(w, SECTION.chDist);
   snapper.toSections(w, SECTION.snap);
+  geocodeIndex?.toSections(w, SECTION.geocode);
   mark('sections');
 
   const bb = graph.bbox();
@@ -88,10 +103,10 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
     engineVersion: ENGINE_VERSION,
     profile: 'car',
     attribution: ODBL_ATTRIBUTION,
-    counts: { nodes: graph.numNodes, arcs: graph.numArcs, edges: graph.numEdges, chTimeArcs: chTime.numArcs, chDistArcs: chDist.numArcs },
+    counts: { nodes: graph.numNodes, arcs: graph.numArcs, edges: graph.numEdges, chTimeArcs: chTime.numArcs, chDistArcs: chDist.numArcs, ...(geocodeStats ? { geocodeAddresses: Number(geocodeStats.addresses ?? 0), geocodeStreets: Number(geocodeStats.streets ?? 0) } : {}) },
     bbox: bb,
     timingsMs: timings,
-    stats: stats as unknown as Record<string, unknown>,
+    stats: { graph: stats as unknown as Record<string, unknown>, ...(geocodeStats ? { geocode: geocodeStats } : {}) },
   };
   w.addJson(SECTION.meta, meta);
   return { writer: w, meta };

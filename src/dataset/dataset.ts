@@ -9,6 +9,8 @@ import { EngineError } from '../core/errors.js';
 import { ContractionHierarchy } from '../ch/index.js';
 import { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
+import { GeocodeIndex } from '../geocode/geocode-index.js';
+import { Geocoder } from '../geocode/search.js';
 
 /** "DKDS" — the dataset kind inside the container. */
 export const DATASET_TAG = 0x53444b44;
@@ -30,7 +32,7 @@ export interface DatasetMeta {
   engineVersion: string;
   profile: 'car';
   attribution: string;
-  counts: { nodes: number; arcs: number; edges: number; chTimeArcs: number; chDistArcs: number; geocodeEntries?: number };
+  counts: { nodes: number; arcs: number; edges: number; chTimeArcs: number; chDistArcs: number; geocodeAddresses?: number; geocodeStreets?: number };
   bbox: { minLat: number; minLon: number; maxLat: number; maxLon: number };
   timingsMs: Record<string, number>;
   stats?: Record<string, unknown>;
@@ -42,6 +44,8 @@ export class Dataset {
   readonly chTime: ContractionHierarchy;
   readonly chDist: ContractionHierarchy;
   readonly snapper: Snapper;
+  /** The geocoder, when the dataset was built with one. */
+  readonly geocoder: Geocoder | null;
 
   private constructor(readonly file: BinFile, snapRadiusM?: number) {
     if (file.formatTag !== DATASET_TAG) throw new EngineError('DatasetFormat', 'This file is not a dispatchkit dataset (it holds another kind of data).');
@@ -54,6 +58,7 @@ export class Dataset {
     this.chDist = ContractionHierarchy.fromSections(file, SECTION.chDist);
     this.snapper = Snapper.fromSections(file, SECTION.snap, this.graph);
     if (snapRadiusM !== undefined) this.snapper.radiusM = snapRadiusM;
+    this.geocoder = GeocodeIndex.has(file, SECTION.geocode) ? new Geocoder(GeocodeIndex.fromSections(file, SECTION.geocode)) : null;
   }
 
   /** Opens a dataset held in memory (e.g. a SharedArrayBuffer received by a worker). */

@@ -2,6 +2,7 @@
 import type { Command } from '../command.js';
 import { buildCommand } from './build.js';
 import { demoCommand } from './demo.js';
+import { dispatchCommand } from './dispatch.js';
 import { distanceCommand } from './distance.js';
 import { geocodeCommand } from './geocode.js';
 import { schemaCommand } from './schema.js';
@@ -11,6 +12,7 @@ export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
   distanceCommand,
+  dispatchCommand,
   geocodeCommand,
   schemaCommand,
   solveCommand,
