@@ -11,10 +11,13 @@
  * order, strict improvements only), so the result is the same however the matrix is tiled.
  */
 import { MinIdHeap } from '../graph/dijkstra.js';
-import { MAX_COST } from '../graph/formats/arcs.js';
 import type { ChSide, ContractionHierarchy } from '../ch/hierarchy.js';
 import type { EndpointEntries } from './endpoints.js';
-import { UNREACHABLE, type MatrixOutput } from './sweep.js';
+import type { MatrixOutput } from './sweep.js';
+
+/** Local copies of MAX_COST / UNREACHABLE (imported bindings are not folded by the JIT in hot loops). */
+const MAX_COST = 0xfffffffe;
+const UNREACHABLE = 0xffffffff;
 
 /** Reusable many-to-many kernel for one CH (one per thread). */
 export class BucketManyToMany {

@@ -25,11 +25,15 @@
  * were pinned): tiles therefore always span all targets, and then tiling changes no value.
  */
 import { MinIdHeap } from '../graph/dijkstra.js';
-import { MAX_COST } from '../graph/formats/arcs.js';
 import type { ContractionHierarchy } from '../ch/hierarchy.js';
 import type { EndpointEntries } from './endpoints.js';
 
 export const UNREACHABLE = 0xffffffff;
+/**
+ * = MAX_COST of graph/formats/arcs.ts. Hot loops use module-local constants: V8 does not fold
+ * imported bindings (each read keeps a TDZ check), which measurably slows tight loops.
+ */
+const MAX_COST = 0xfffffffe;
 /** 'Infinity' of the int32 tables; values are only swept in int32 when they stay below it. */
 const INT_INF = 0x3fffffff;
 
