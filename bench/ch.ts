@@ -142,6 +142,8 @@ export interface ChBenchResult {
   chArcs: number;
   shortcuts: number;
   rssMB: number;
+  /** RSS of the child before loading anything (Node + tsx). */
+  baseRssMB: number;
   queryMeanUs: number[];
   queryCpuUs: number[];
   queryP99Us: number;
@@ -157,6 +159,7 @@ export interface ChBenchResult {
 
 function runOne(spec: BenchGraph, builds: number): ChBenchResult | null {
   const loadStart = loadavg()[0];
+  const baseRssMB = process.memoryUsage().rss / 2 ** 20;
   const g = loadGraph(spec);
   if (!g) return null;
   const scc = largestScc(g);
@@ -231,7 +234,7 @@ function runOne(spec: BenchGraph, builds: number): ChBenchResult | null {
   const rssMB = process.resourceUsage().maxRSS / 1024;
   return {
     key: spec.key, nodes: g.numNodes, arcs: g.tail.length, scc: scc.length,
-    buildWallS, buildCpuS, chArcs, shortcuts, rssMB,
+    buildWallS, buildCpuS, chArcs, shortcuts, rssMB, baseRssMB,
     queryMeanUs, queryCpuUs, queryP99Us: percentile(single, 99), pathMeanUs,
     dijkstraMs, dijkstraCpuMs, settledPerQuery: settled / pairs.length,
     mismatches, checked: dPairs.length, loadStart, loadEnd: loadavg()[0],
@@ -270,7 +273,7 @@ function main(): void {
   const buildRows = results.map((r) => [
     label(r.key), int(r.nodes), int(r.arcs), int(r.scc),
     `**${f2(median(r.buildWallS))}** (min ${f2(minOf(r.buildWallS))}; CPU min ${f2(minOf(r.buildCpuS))})`, RK[r.key].build,
-    `${f1(r.rssMB)}`, `${RK[r.key].rss}`,
+    `${f1(r.rssMB)} (${f1(r.baseRssMB)})`, `${RK[r.key].rss}`,
     `${int(r.chArcs)}`, int(RK[r.key].arcs),
   ]);
   const queryRows = results.map((r) => {
@@ -298,7 +301,7 @@ function main(): void {
     '',
     '### Build',
     '',
-    table(['graph', 'nodes', 'arcs', 'largest SCC', 'CH build s, median', 'RoutingKit s', 'peak RSS MB', 'RK RSS MB', 'CH arcs (up+down)', 'RK CH arcs'], buildRows),
+    table(['graph', 'nodes', 'arcs', 'largest SCC', 'CH build s, median', 'RoutingKit s', 'peak RSS MB (Node + tsx at start)', 'RK RSS MB', 'CH arcs (up+down)', 'RK CH arcs'], buildRows),
     '',
     '### Queries',
     '',
