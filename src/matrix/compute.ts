@@ -36,6 +36,8 @@ export interface MatrixOptions extends LongWorkOptions {
   tileCells?: number;
   /** Kernel (default 'sweep'; 'bucket' is kept as a cross-check). */
   kernel?: MatrixKernelKind;
+  /** Caller-provided output arrays (row-major, |sources|·|targets| cells; `aux` needed when aux is computed). */
+  out?: { cost: Uint32Array; aux?: Uint32Array | null };
 }
 
 export interface MatrixResult {
@@ -155,8 +157,12 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
   checkMatrixSize(ch, S, T, { ...opts, withAux });
   throwIfAborted(opts.signal);
   const cells = S * T;
-  const cost = new Uint32Array(cells);
-  const aux = withAux ? new Uint32Array(cells) : null;
+  const given = opts.out;
+  if (given && (given.cost.length < cells || (withAux && (!given.aux || given.aux.length < cells)))) {
+    throw new EngineError('InvalidInput', `out: the output arrays must hold ${cells} cells${withAux ? ' (cost and aux)' : ''}.`, { path: 'out' });
+  }
+  const cost = given ? given.cost : new Uint32Array(cells);
+  const aux = withAux ? (given ? given.aux! : new Uint32Array(cells)) : null;
   const kind = opts.kernel ?? 'sweep';
   const onProgress = opts.onProgress;
   const usePool = opts.pool !== undefined && cells > (opts.inThreadMaxCells ?? 250_000) && S > 1;

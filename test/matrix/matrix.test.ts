@@ -248,6 +248,19 @@ describe('computeMatrix', () => {
     expect(e3.path).toBe('prefix');
   });
 
+  it('writes into caller-provided arrays', async () => {
+    const want = await computeMatrix(ch, S, T);
+    const cost = new Uint32Array(S.count * T.count);
+    const aux = new Uint32Array(S.count * T.count);
+    const r = await computeMatrix(ch, S, T, { out: { cost, aux }, pool, prefix: 'ch.test.', inThreadMaxCells: 0 });
+    expect(r.cost).toBe(cost);
+    expect(r.aux).toBe(aux);
+    expect(Array.from(cost)).toEqual(Array.from(want.cost));
+    expect(Array.from(aux)).toEqual(Array.from(want.aux!));
+    const e = await computeMatrix(ch, S, T, { out: { cost: new Uint32Array(10) } }).catch((x) => x);
+    expect(e.code).toBe('InvalidInput');
+  });
+
   it('empty lists give an empty matrix', async () => {
     const r = await computeMatrix(ch, endpointsFromNodes([]), T);
     expect(r.cost.length).toBe(0);
