@@ -7,6 +7,7 @@
  *   node --import tsx bench/geocode.ts [--seed N] [--quick]
  */
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { OsmPbfFile } from '../src/osm/pbf.js';
 import { Rng } from '../src/core/rng.js';
@@ -192,7 +193,7 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
   }
   // --- held out (interpolation only), all folds
   const hoErr: number[] = [];
-  const hoList: { g: Group; e: number }[] = [];
+  const hoList: { g: Group; e: number; kind: string; faults: string }[] = [];
   let leaked = 0;
   const hoKinds = new Map<string, number>();
   for (let f = 0; f < FOLDS; f++) {
@@ -202,7 +203,7 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
       const r = timed(renderQuery(cleanParts(g.truth)), fg);
       const d = dist(r[0], g);
       hoErr.push(d);
-      hoList.push({ g, e: d });
+      hoList.push({ g, e: d, kind: r[0]?.kind ?? 'none', faults: r[0]?.faults.join(' ') ?? '' });
       if (r[0]?.kind === 'address' && d < 0.5) leaked++;
       hoKinds.set(r[0]?.kind ?? 'none', (hoKinds.get(r[0]?.kind ?? 'none') ?? 0) + 1);
       noteCode(r[0], d);
@@ -279,6 +280,8 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
   const failN = failQueries.length;
   const failGE = [...failRows.values()].reduce((a, r) => a + r.goodExact, 0);
 
+  // build time and peak RSS in fresh processes (median of 3 builds, maximum RSS)
+  const child = [0, 1, 2].slice(0, QUICK ? 1 : 3).map(() => JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', new URL('geocode/build-rss.ts', import.meta.url).pathname, file, ...(tigerFile ? [tigerFile] : [])], { encoding: 'utf8' })) as { buildMs: number; peakRssMB: number; startRssMB: number });
   const st = built.stats;
   const stats: Record<string, number | string> = {
     'address objects (truth addresses)': `${groups.reduce((a, g) => a + g.objects.length, 0)} (${groups.length})`,
@@ -293,9 +296,9 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
     'latency p50 / p95 / p99 (ms), median of 3 runs': `${percentile(lat, 50).toFixed(3)} / ${percentile(lat, 95).toFixed(3)} / ${percentile(lat, 99).toFixed(3)}`,
     'latency p50 / p99 (ms), first run only': `${percentile(latRaw, 50).toFixed(3)} / ${percentile(latRaw, 99).toFixed(3)}`,
     'queries timed': lat.length,
-    'build (full, with TIGER if any) ms': fullBuild.stats.ms.toFixed(0),
-    'build: RSS / heap growth (MB)': `${((rssAfter - rss0) / 2 ** 20).toFixed(0)} / ${((heapAfter - heap0) / 2 ** 20).toFixed(0)}`,
-    'peak RSS of the process (MB)': (process.resourceUsage().maxRSS / 1024).toFixed(0),
+    'build time, fresh process (median of 3), s': (median(child.map((c) => c.buildMs)) / 1000).toFixed(2),
+    'build peak RSS, fresh process (MB; node + tsx alone ≈ start)': `${Math.max(...child.map((c) => c.peakRssMB)).toFixed(0)} (start ${child[0].startRssMB.toFixed(0)})`,
+    'build in the bench process: RSS / heap growth (MB)': `${((rssAfter - rss0) / 2 ** 20).toFixed(0)} / ${((heapAfter - heap0) / 2 ** 20).toFixed(0)}`,
     'index size (MB) / load (ms)': `${(buf.byteLength / 2 ** 20).toFixed(2)} / ${loadMs.toFixed(2)}`,
     'index: addresses / streets / names / places / postcodes / ranges': `${st.addresses} / ${st.streets} / ${st.names} / ${st.places} / ${st.postcodes} / ${st.ranges}`,
   };
@@ -308,8 +311,11 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
   console.log('clean misses:\n  ' + cleanFails.join('\n  '));
   console.log('noisy misses:\n  ' + noisyFails.join('\n  '));
   console.log('should-fail Good/Exact examples:\n  ' + failExamples.join('\n  '));
-  const ho = hoList.sort((a, b) => b.e - a.e).slice(0, 8);
-  console.log('worst held out:\n  ' + ho.map(({ g, e }) => `${g.truth.street} ${g.truth.hn}, ${g.truth.city}: ${e.toFixed(0)} m`).join('\n  '));
+  const ho = [...hoList].sort((a, b) => b.e - a.e).slice(0, 12);
+  console.log('worst held out:\n  ' + ho.map(({ g, e, kind, faults }) => `${g.truth.street} ${g.truth.hn}, ${g.truth.city}: ${e.toFixed(0)} m (${kind}: ${faults})`).join('\n  '));
+  const byKind = new Map<string, number[]>();
+  for (const h of hoList) { const l = byKind.get(h.kind + ' ' + (h.faults.match(/number:\w+/)?.[0] ?? '')) ?? []; l.push(h.e); byKind.set(h.kind + ' ' + (h.faults.match(/number:\w+/)?.[0] ?? ''), l); }
+  console.log('held out by kind: ' + [...byKind].map(([k, l]) => `${k} n=${l.length} p50=${median(l).toFixed(0)} p95=${percentile(l, 95).toFixed(0)}`).join('; '));
   return { name, stats, classRows, codeRows };
 }
 

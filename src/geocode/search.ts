@@ -464,6 +464,14 @@ export class Geocoder {
       const slack = Math.max(6, Math.round(0.2 * maxN));
       if (n > maxN && n - maxN <= slack) return [streetLevel(['number:beyond'], idx.adLat[a1 - 1], idx.adLon[a1 - 1], 'near')];
       if (n < minN && minN - n <= slack) return [streetLevel(['number:beyond'], idx.adLat[a0], idx.adLon[a0], 'near')];
+      // otherwise the known number closest in value (same parity first) says more about where n
+      // is than the middle of a long street does; still street level (Approx)
+      let best = -1, bd = Infinity;
+      for (let k = a0; k < a1; k++) {
+        const d = Math.abs(idx.adNum[k] - n) + ((idx.adNum[k] - n) % 2 !== 0 ? 0.5 : 0);
+        if (d < bd) { bd = d; best = k; }
+      }
+      if (best >= 0 && bd <= Math.max(50, 0.5 * n)) return [streetLevel(['number:notfound'], idx.adLat[best], idx.adLon[best])];
     }
     return [streetLevel(['number:notfound'])];
   }
@@ -564,6 +572,12 @@ export class Geocoder {
     type Cand = Omit<GeocodeCandidate, 'address'> & { address: MatchedAddress | (() => MatchedAddress); tie: number; conflict: boolean; weak: boolean; addrLevel: boolean };
     const cands: Cand[] = [];
     // Candidate streets: the best names, expanded to their streets, pre-ranked by place evidence.
+    // A street named exactly as asked outranks spelling corrections: "Avenue Princesse Alice 2"
+    // must not become "Avenue Princesse Grace 2" (3 edits) because Alice has no number 2.
+    if (names.length > 1 && names[0].edits === 0 && !names[0].phoneticOnly && !names[0].partial) {
+      names = names.map((m) => (m.edits > 0 || m.phoneticOnly || m.partial ? { ...m, penalty: m.penalty + 30, faults: [...m.faults, 'name:other'] } : m));
+      names.sort((a, b) => a.penalty - b.penalty || a.name - b.name);
+    }
     const topNames = names.slice(0, 12);
     type Pre = { street: number; nm: NameMatch; pre: number };
     const pre: Pre[] = [];
