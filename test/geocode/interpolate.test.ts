@@ -94,7 +94,8 @@ describe('interpolation between known numbers on Pelias fixtures', () => {
     return { lines, pts };
   }
 
-  for (const [name, street, maxMedian] of [['west26th', 'West 26th Street', 25], ['updown', 'Rigaer Straße', 25], ['basic', 'Glasgow Street', 25]] as const) {
+  // measured medians: West 26th St 5.7 m, Rigaer Straße 11.1 m, Glasgow St 10.0 m
+  for (const [name, street, maxMedian] of [['west26th', 'West 26th Street', 12], ['updown', 'Rigaer Straße', 20], ['basic', 'Glasgow Street', 20]] as const) {
     it(`${name}: held-out error is small`, () => {
       const { lines, pts } = load(name, street);
       expect(lines.length).toBeGreaterThan(0);
