@@ -413,7 +413,24 @@ export class LocalSearch {
   private ssCost = new Float64Array(0);
   private ssRem = new Float64Array(0);
 
-  /** Top-3 cheapest insertion positions (by cost only) of each job of `from` into route `into`. */
+  private consider(nodes: Int32Array, p: number, u: number, o: number, C: Int32Array, mul: number, intc: number): void {
+    const outRow = this.outRow, inPl = this.inPl;
+    const sc = this.ssCost, sp = this.ssPos;
+    const a = nodes[p], b = nodes[p + 1];
+    const d = mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - C[outRow[a] + inPl[b]] + intc);
+    if (d >= sc[o + 2] || p === sp[o] || p === sp[o + 1]) return;
+    if (d < sc[o + 1]) {
+      sc[o + 2] = sc[o + 1]; sp[o + 2] = sp[o + 1];
+      if (d < sc[o]) { sc[o + 1] = sc[o]; sp[o + 1] = sp[o]; sc[o] = d; sp[o] = p; }
+      else { sc[o + 1] = d; sp[o + 1] = p; }
+    } else { sc[o + 2] = d; sp[o + 2] = p; }
+  }
+
+  /**
+   * Top-3 cheapest insertion positions (by cost only) of each job of `from` into route `into`:
+   * every position for short routes, else the positions next to the job's nearest neighbours
+   * that are in `into` (granular SWAP*).
+   */
   private top3(from: number, into: number, base: number): void {
     const st = this.st;
     const pb = st.pb;
@@ -421,29 +438,101 @@ export class LocalSearch {
     const prof = pb.vProfile[into];
     const C = pb.cost[prof];
     const mul = pb.vCostMul[into];
-    const outRow = pb.outRow, inPl = pb.inPl;
     const NN = pb.J + 2 * pb.V;
+    const granular = ri.len > 25;
+    const nb = this.nb;
+    const kk = Math.min(nb.k, 12);
+    const nodes = ri.nodes;
     for (let i = 1; i <= rf.len; i++) {
       const u = rf.nodes[i];
       const o = base + (i - 1) * 3;
       this.ssCost[o] = this.ssCost[o + 1] = this.ssCost[o + 2] = Infinity;
       this.ssPos[o] = this.ssPos[o + 1] = this.ssPos[o + 2] = -1;
       const intc = pb.nIntCost[prof * NN + u];
-      for (let p = 0; p <= ri.len; p++) {
-        const a = ri.nodes[p], b = ri.nodes[p + 1];
-        const d = mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - C[outRow[a] + inPl[b]] + intc);
-        if (d < this.ssCost[o + 2]) {
-          if (d < this.ssCost[o + 1]) {
-            this.ssCost[o + 2] = this.ssCost[o + 1]; this.ssPos[o + 2] = this.ssPos[o + 1];
-            if (d < this.ssCost[o]) {
-              this.ssCost[o + 1] = this.ssCost[o]; this.ssPos[o + 1] = this.ssPos[o];
-              this.ssCost[o] = d; this.ssPos[o] = p;
-            } else { this.ssCost[o + 1] = d; this.ssPos[o + 1] = p; }
-          } else { this.ssCost[o + 2] = d; this.ssPos[o + 2] = p; }
+      if (!granular) {
+        for (let p = 0; p <= ri.len; p++) this.consider(nodes, p, u, o, C, mul, intc);
+        st.ev.work += ri.len + 1;
+      } else {
+        for (let k = 0; k < kk; k++) {
+          const w = nb.list[u * nb.k + k];
+          if (w < 0) break;
+          if (st.routeOf[w] !== into) continue;
+          const pw = st.posOf[w];
+          this.consider(nodes, pw - 1, u, o, C, mul, intc);
+          this.consider(nodes, pw, u, o, C, mul, intc);
         }
+        st.ev.work += kk;
       }
-      st.ev.work += ri.len + 1;
     }
+  }
+
+  private readonly topD = new Float64Array(6);
+  private readonly topI = new Int32Array(6 * 4);
+  private nTop = 0;
+
+  /** Cost change of removing the job at position pos of route v. */
+  private ssRemoval(v: number, pos: number): number {
+    const pb = this.st.pb;
+    const r = this.st.routes[v];
+    const prof = pb.vProfile[v];
+    const C = pb.cost[prof];
+    const a = r.nodes[pos - 1], u = r.nodes[pos], b = r.nodes[pos + 1];
+    const outRow = pb.outRow, inPl = pb.inPl;
+    return pb.vCostMul[v] * (C[outRow[a] + inPl[b]] - C[outRow[a] + inPl[u]] - C[outRow[u] + inPl[b]] - pb.nIntCost[prof * (pb.J + 2 * pb.V) + u]);
+  }
+
+  /** Cost change of putting w in the place of the job at position pr of route v (that job removed separately). */
+  private ssInPlace(v: number, pr: number, w: number): number {
+    const pb = this.st.pb;
+    const r = this.st.routes[v];
+    const prof = pb.vProfile[v];
+    const C = pb.cost[prof];
+    const a = r.nodes[pr - 1], b = r.nodes[pr + 1];
+    const outRow = pb.outRow, inPl = pb.inPl;
+    return pb.vCostMul[v] * (C[outRow[a] + inPl[w]] + C[outRow[w] + inPl[b]] - C[outRow[a] + inPl[b]] + pb.nIntCost[prof * (pb.J + 2 * pb.V) + w]);
+  }
+
+  /** Approximate SWAP* delta for u (position i of va) ↔ v (position j of vb); keeps the best few candidates. */
+  private ssPair(va: number, vb: number, i: number, j: number, la: number): void {
+    let d = this.ssRem[i - 1] + this.ssRem[la + j - 1];
+    if (d >= 0) return;
+    const ra = this.st.routes[va], rb = this.st.routes[vb];
+    const u = ra.nodes[i], v = rb.nodes[j];
+    // v into A without u: best non-adjacent top-3 position, or in u's place
+    const ov = 3 * la + (j - 1) * 3;
+    let insV = this.ssInPlace(va, i, v);
+    let posV = -2;
+    for (let t = 0; t < 3; t++) {
+      const p = this.ssPos[ov + t];
+      if (p < 0) break;
+      if (p === i - 1 || p === i) continue;
+      if (this.ssCost[ov + t] < insV) { insV = this.ssCost[ov + t]; posV = p; }
+      break;
+    }
+    d += insV;
+    if (d >= 0) return;
+    const ou = (i - 1) * 3;
+    let insU = this.ssInPlace(vb, j, u);
+    let posU = -2;
+    for (let t = 0; t < 3; t++) {
+      const p = this.ssPos[ou + t];
+      if (p < 0) break;
+      if (p === j - 1 || p === j) continue;
+      if (this.ssCost[ou + t] < insU) { insU = this.ssCost[ou + t]; posU = p; }
+      break;
+    }
+    d += insU;
+    if (d >= 0) return;
+    // insert into the sorted top list (ties: lower i, then j — the loop order)
+    let k = this.nTop < 6 ? this.nTop++ : 5;
+    if (k === 5 && this.nTop === 6 && d >= this.topD[5]) return;
+    while (k > 0 && this.topD[k - 1] > d) {
+      this.topD[k] = this.topD[k - 1];
+      for (let q = 0; q < 4; q++) this.topI[k * 4 + q] = this.topI[(k - 1) * 4 + q];
+      k--;
+    }
+    this.topD[k] = d;
+    this.topI[k * 4] = i; this.topI[k * 4 + 1] = j; this.topI[k * 4 + 2] = posV; this.topI[k * 4 + 3] = posU;
   }
 
   private swapStar(va: number, vb: number): boolean {
@@ -453,80 +542,43 @@ export class LocalSearch {
     const la = ra.len, lb = rb.len;
     if (la === 0 || lb === 0) return false;
     const allowed = pb.allowed;
+    const V = pb.V;
     const need = 3 * (la + lb);
     if (this.ssPos.length < need) { this.ssPos = new Int32Array(need * 2); this.ssCost = new Float64Array(need * 2); }
     if (this.ssRem.length < la + lb) this.ssRem = new Float64Array((la + lb) * 2);
     this.top3(va, vb, 0); // jobs of A into B: offset 0
     this.top3(vb, va, 3 * la); // jobs of B into A
-    const outRow = pb.outRow, inPl = pb.inPl;
-    const removal = (v: number, pos: number, slot: number): void => {
-      const r = st.routes[v];
-      const C = pb.cost[pb.vProfile[v]];
-      const a = r.nodes[pos - 1], u = r.nodes[pos], b = r.nodes[pos + 1];
-      const NN = pb.J + 2 * pb.V;
-      this.ssRem[slot] = pb.vCostMul[v] * (C[outRow[a] + inPl[b]] - C[outRow[a] + inPl[u]] - C[outRow[u] + inPl[b]] - pb.nIntCost[pb.vProfile[v] * NN + u]);
-    };
-    for (let i = 1; i <= la; i++) removal(va, i, i - 1);
-    for (let i = 1; i <= lb; i++) removal(vb, i, la + i - 1);
-    // insertion of w into route r at the place of removed job at position pr (cost of "in place")
-    const inPlace = (v: number, pr: number, w: number): number => {
-      const r = st.routes[v];
-      const C = pb.cost[pb.vProfile[v]];
-      const a = r.nodes[pr - 1], b = r.nodes[pr + 1];
-      const NN = pb.J + 2 * pb.V;
-      return pb.vCostMul[v] * (C[outRow[a] + inPl[w]] + C[outRow[w] + inPl[b]] - C[outRow[a] + inPl[b]] + pb.nIntCost[pb.vProfile[v] * NN + w]);
-    };
-    // best insertion of w (top-3 slot o) into route with job at position pr removed: position index (after p) or -2 for "in place"
-    let bestD = 0;
-    let bU = -1, bV = -1, bPu = -1, bPv = -1;
-    const cands: number[] = [];
+    for (let i = 1; i <= la; i++) this.ssRem[i - 1] = this.ssRemoval(va, i);
+    for (let i = 1; i <= lb; i++) this.ssRem[la + i - 1] = this.ssRemoval(vb, i);
+    this.nTop = 0;
+    const granular = la > 25 || lb > 25;
+    const nb = this.nb;
+    const kk = Math.min(nb.k, 12);
     for (let i = 1; i <= la; i++) {
       const u = ra.nodes[i];
-      if (allowed !== null && allowed[u * pb.V + vb] === 0) continue;
-      for (let j = 1; j <= lb; j++) {
-        const v = rb.nodes[j];
-        if (allowed !== null && allowed[v * pb.V + va] === 0) continue;
-        let d = this.ssRem[i - 1] + this.ssRem[la + j - 1];
-        if (d >= 0) continue;
-        // v into A without u
-        const ov = 3 * la + (j - 1) * 3;
-        let insV = inPlace(va, i, v);
-        let posV = -2;
-        for (let t = 0; t < 3; t++) {
-          const p = this.ssPos[ov + t];
-          if (p < 0) break;
-          if (p === i - 1 || p === i) continue; // adjacent to u
-          if (this.ssCost[ov + t] < insV) { insV = this.ssCost[ov + t]; posV = p; }
-          break;
+      if (allowed !== null && allowed[u * V + vb] === 0) continue;
+      if (granular) {
+        // only partners among u's nearest neighbours
+        for (let k = 0; k < kk; k++) {
+          const v = nb.list[u * nb.k + k];
+          if (v < 0) break;
+          if (st.routeOf[v] !== vb || (allowed !== null && allowed[v * V + va] === 0)) continue;
+          this.ssPair(va, vb, i, st.posOf[v], la);
         }
-        d += insV;
-        if (d >= 0) continue;
-        const ou = (i - 1) * 3;
-        let insU = inPlace(vb, j, u);
-        let posU = -2;
-        for (let t = 0; t < 3; t++) {
-          const p = this.ssPos[ou + t];
-          if (p < 0) break;
-          if (p === j - 1 || p === j) continue;
-          if (this.ssCost[ou + t] < insU) { insU = this.ssCost[ou + t]; posU = p; }
-          break;
+        st.ev.work += kk;
+      } else {
+        for (let j = 1; j <= lb; j++) {
+          const v = rb.nodes[j];
+          if (allowed !== null && allowed[v * V + va] === 0) continue;
+          this.ssPair(va, vb, i, j, la);
         }
-        d += insU;
-        if (d >= 0) continue;
-        cands.push(d, i, j, posV, posU);
-        if (d < bestD) { bestD = d; bU = i; bV = j; bPu = posU; bPv = posV; }
+        st.ev.work += lb;
       }
     }
-    if (cands.length === 0) return false;
-    void bU; void bV; void bPu; void bPv;
     // evaluate the most promising candidates exactly (feasibility can fail under time windows)
-    const order: number[] = [];
-    for (let c = 0; c < cands.length; c += 5) order.push(c);
-    order.sort((x, y) => cands[x] - cands[y] || cands[x + 1] - cands[y + 1] || cands[x + 2] - cands[y + 2]);
-    const limit = Math.min(order.length, 6);
-    for (let q = 0; q < limit; q++) {
-      const c = order[q];
-      const i = cands[c + 1], j = cands[c + 2], posV = cands[c + 3], posU = cands[c + 4];
+    const n = this.nTop;
+    for (let q = 0; q < n; q++) {
+      const i = this.topI[q * 4], j = this.topI[q * 4 + 1], posV = this.topI[q * 4 + 2], posU = this.topI[q * 4 + 3];
       const u = ra.nodes[i], v = rb.nodes[j];
       this.buildSwapStar(this.A, va, i, v, posV);
       this.buildSwapStar(this.B, vb, j, u, posU);

@@ -42,6 +42,9 @@ export interface SearchParams {
   /** Temperatures relative to the mean arc cost of the first solution. */
   t0: number;
   tf: number;
+  /** Unassigned jobs offered for insertion each iteration: all of them up to this many, else those near the ruin plus `offerRandom` random ones. */
+  offerAll: number;
+  offerRandom: number;
   /** Probability of running the localized local search after a recreate. */
   lsRate: number;
   /** SWAP* in the local search of constructed solutions, and its probability in the localized search after a recreate. */
@@ -64,6 +67,8 @@ export function defaultParams(pb: Problem): SearchParams {
     t0: 0.1,
     tf: 0.002,
     lsRate: 1,
+    offerAll: 20,
+    offerRandom: 5,
     swapStar: true,
     swapStarRate: 0.1,
   };
@@ -97,6 +102,7 @@ export class Search {
   private t0 = 0;
   private tf = 0;
   private readonly removed: number[] = [];
+  private readonly openJobs: number[] = [];
   private readonly ruined: Uint8Array;
   private readonly drop: Uint8Array;
   private readonly depotCost: Float64Array;
@@ -184,9 +190,29 @@ export class Search {
     this.iterations++;
     st.beginLog();
     this.ruin();
-    // every unassigned job is offered for insertion
+    // unassigned jobs are offered too: all of them when few, else those near the ruined area and a few at random
     const removed = this.removed;
-    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !this.drop[u]) { removed.push(u); this.drop[u] = 1; }
+    const nRuined = removed.length;
+    const open = this.openJobs;
+    open.length = 0;
+    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !this.drop[u]) open.push(u);
+    if (open.length <= this.params.offerAll) {
+      for (const u of open) { removed.push(u); this.drop[u] = 1; }
+    } else {
+      const nb = this.nb;
+      const kk = Math.min(nb.k, 10);
+      for (let i = 0; i < nRuined; i++) {
+        const r = removed[i];
+        for (let k = 0; k < kk; k++) {
+          const w = nb.list[r * nb.k + k];
+          if (w >= 0 && st.routeOf[w] < 0 && !st.excluded[w] && !this.drop[w]) { removed.push(w); this.drop[w] = 1; }
+        }
+      }
+      for (let t = 0; t < this.params.offerRandom; t++) {
+        const w = open[this.rng.int(open.length)];
+        if (!this.drop[w]) { removed.push(w); this.drop[w] = 1; }
+      }
+    }
     this.recreate();
     if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) {
       this.ls.run(removed, this.params.swapStar && this.rng.next() < this.params.swapStarRate);
@@ -308,12 +334,16 @@ export class Search {
   private bWork0 = 0;
   private bIt0 = 0;
 
-  setBudget(b: { iterations?: number; work?: number; timeLimitMs?: number }): void {
+  /**
+   * Sets the budget of the whole search. `start` (performance.now() at the start of the solve)
+   * makes the time limit include set-up and construction; work units count from the start too.
+   */
+  setBudget(b: { iterations?: number; work?: number; timeLimitMs?: number }, start = performance.now()): void {
     this.bIt = b.iterations ?? Infinity;
     this.bWork = b.work ?? Infinity;
-    this.bStart = performance.now();
+    this.bStart = start;
     this.bDeadline = b.timeLimitMs !== undefined ? this.bStart + b.timeLimitMs : Infinity;
-    this.bWork0 = this.st.ev.work;
+    this.bWork0 = 0;
     this.bIt0 = this.iterations;
   }
 

@@ -79,9 +79,10 @@ export interface SearchTaskResult {
 export async function runSearch(
   pb: Problem, spec: SearchTaskSpec, cancelled: () => boolean, tick?: (s: Search) => void, yieldEveryMs = 0,
 ): Promise<SearchTaskResult> {
+  const start = performance.now();
   const s = new Search(pb, spec.params, spec.seed);
   s.construct();
-  s.setBudget(spec.budget);
+  s.setBudget(spec.budget, start);
   let stoppedBy: string;
   for (;;) {
     stoppedBy = s.runSlice(yieldEveryMs > 0 ? performance.now() + yieldEveryMs : Infinity, cancelled, tick);
