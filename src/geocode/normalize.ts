@@ -117,7 +117,12 @@ export function analyzeWords(ws: string[], glued: number[] = []): NameKey {
     const d = phraseEndingAt(ws, i, j, DIR_PHRASES, DIR_WORDS);
     if (d && dirOk(ws[j - 1], d.len)) { postdir = d.v; j -= d.len; }
   }
-  if (j - i >= 2) {
+  // A name that opens with a type standing before names ("Rue …", "Via …", or "Avenue du …",
+  // "Avenue of …") keeps that type even when its last word is also a type word ("Avenue du Port").
+  const lead = j - i >= 2 ? phraseAt(ws, i, j, TYPE_PHRASES, TYPE_WORDS) : null;
+  const prefixFirst = lead !== null && (lead.v.pos & 1) !== 0 && j - i > lead.len
+    && (lead.v.pos === 1 || STOPWORDS.has(ws[i + lead.len])) && !DIRECTIONAL.has(ws[i]);
+  if (j - i >= 2 && !prefixFirst) {
     const t = phraseEndingAt(ws, i, j, TYPE_PHRASES, TYPE_WORDS);
     if (t && (t.v.pos & 2) && !(t.len === 1 && ws[j - 1].length === 1)) {
       type = ws.slice(j - t.len, j).join(' '); typeInfo = t.v; typeAt = 2; j -= t.len;

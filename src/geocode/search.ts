@@ -530,7 +530,7 @@ export class Geocoder {
     let qName = analyzeName(parsed.name);
     let names = this.matchNames(qName);
     for (const alt of parsed.alts ?? []) {
-      if (names.length > 0 && names[0].penalty < 12) break;
+      if (names.length > 0 && names[0].penalty <= 2) break;
       const altName = analyzeName(alt.name);
       const altNames = this.matchNames(altName);
       if (altNames.length > 0 && (names.length === 0 || altNames[0].penalty < names[0].penalty)) {
