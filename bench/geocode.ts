@@ -9,6 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { OsmPbfFile } from '../src/osm/pbf.js';
 import { Rng } from '../src/core/rng.js';
 import { haversine } from '../src/core/geo.js';
@@ -21,6 +23,10 @@ import { parseTigerCsv } from '../src/geocode/tiger.js';
 import { analyzeName } from '../src/geocode/normalize.js';
 import { NOISE_CLASSES, noisyQuery, renderQuery, cleanParts, type NoiseClass, type Query, type TruthAddress } from './geocode/noise.js';
 import { percentile, median, sharedData, table, writeSection } from './lib/report.js';
+
+// A full GC before each timed phase, so that the index builds' garbage is not charged to queries.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
 
 const args = process.argv.slice(2);
 const SEED = Number(args[args.indexOf('--seed') + 1]) || 20261122;
@@ -154,6 +160,7 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
   };
   // warm-up
   for (const g of indexed.slice(0, 200)) geo.search(renderQuery(cleanParts(g.truth)));
+  gc();
 
   const codeRows = new Map<string, { n: number; okCode: number; ok100: number }>();
   const noteCode = (c: GeocodeCandidate | undefined, d: number) => {
@@ -200,6 +207,7 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
   const hoKinds = new Map<string, number>();
   for (let f = 0; f < FOLDS; f++) {
     const fg = f === 0 ? geo : new Geocoder(foldBuild(f).index);
+    gc();
     for (const [g, gf] of foldOf) {
       if (gf !== f) continue;
       const r = timed(renderQuery(cleanParts(g.truth)), fg);
@@ -268,6 +276,7 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
       failQueries.push({ q, kind: 'gibberish / PO box' });
     }
   }
+  gc();
   const failRows = new Map<string, { n: number; goodExact: number; approx: number }>();
   const failExamples: string[] = [];
   for (const f of failQueries) {
@@ -346,7 +355,7 @@ function main(): void {
     return r ? `${r.n}, ${(100 * r.okCode / r.n).toFixed(1)} %, ${(100 * r.ok100 / r.n).toFixed(1)} %` : '–';
   })]));
   const body = [
-    `Seed ${SEED}${QUICK ? ' (quick)' : ''}; single thread, warm; 1-min load average at start ${load0.toFixed(2)}. `
+    `Seed ${SEED}${QUICK ? ' (quick)' : ''}; single thread, warm (a full GC after each index build, before the queries); 1-min load average at start ${load0.toFixed(2)}. `
       + 'Truth = OSM objects with addr:housenumber + addr:street/addr:place (same street+number+city grouped; the nearest of a group\'s points counts). '
       + 'Held out: 5 folds, each leaving 20 % of the addresses of every street with ≥ 3 addresses out of the build (their objects excluded, ≥ 2 neighbours kept); every eligible address is held out once. Clean/noisy/should-fail queries run on fold 0\'s index. '
       + 'Noisy queries: one per indexed address, k ∈ {0,1,2,3} perturbations (30/45/20/5 %), generator in bench/geocode/noise.ts. '
