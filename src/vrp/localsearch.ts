@@ -466,9 +466,7 @@ export class LocalSearch {
     }
   }
 
-  private readonly topD = new Float64Array(6);
-  private readonly topI = new Int32Array(6 * 4);
-  private nTop = 0;
+  private readonly top = new TopK(6, 4);
 
   /** Cost change of removing the job at position pos of route v. */
   private ssRemoval(v: number, pos: number): number {
@@ -523,16 +521,7 @@ export class LocalSearch {
     }
     d += insU;
     if (d >= 0) return;
-    // insert into the sorted top list (ties: lower i, then j — the loop order)
-    let k = this.nTop < 6 ? this.nTop++ : 5;
-    if (k === 5 && this.nTop === 6 && d >= this.topD[5]) return;
-    while (k > 0 && this.topD[k - 1] > d) {
-      this.topD[k] = this.topD[k - 1];
-      for (let q = 0; q < 4; q++) this.topI[k * 4 + q] = this.topI[(k - 1) * 4 + q];
-      k--;
-    }
-    this.topD[k] = d;
-    this.topI[k * 4] = i; this.topI[k * 4 + 1] = j; this.topI[k * 4 + 2] = posV; this.topI[k * 4 + 3] = posU;
+    this.top.offer(d, i, j, posV, posU);
   }
 
   private swapStar(va: number, vb: number): boolean {
@@ -550,7 +539,7 @@ export class LocalSearch {
     this.top3(vb, va, 3 * la); // jobs of B into A
     for (let i = 1; i <= la; i++) this.ssRem[i - 1] = this.ssRemoval(va, i);
     for (let i = 1; i <= lb; i++) this.ssRem[la + i - 1] = this.ssRemoval(vb, i);
-    this.nTop = 0;
+    this.top.clear();
     const granular = la > 25 || lb > 25;
     const nb = this.nb;
     const kk = Math.min(nb.k, 12);
@@ -576,9 +565,10 @@ export class LocalSearch {
       }
     }
     // evaluate the most promising candidates exactly (feasibility can fail under time windows)
-    const n = this.nTop;
+    const n = this.top.n;
+    const ti = this.top.data;
     for (let q = 0; q < n; q++) {
-      const i = this.topI[q * 4], j = this.topI[q * 4 + 1], posV = this.topI[q * 4 + 2], posU = this.topI[q * 4 + 3];
+      const i = ti[q * 4], j = ti[q * 4 + 1], posV = ti[q * 4 + 2], posU = ti[q * 4 + 3];
       const u = ra.nodes[i], v = rb.nodes[j];
       this.buildSwapStar(this.A, va, i, v, posV);
       this.buildSwapStar(this.B, vb, j, u, posU);
@@ -594,5 +584,38 @@ export class LocalSearch {
     if (p === -2) { P.range(v, 0, i - 1).node(w).range(v, i + 1, r.len); return; }
     if (p < i) P.range(v, 0, p).node(w).range(v, p + 1, i - 1).range(v, i + 1, r.len);
     else P.range(v, 0, i - 1).range(v, i + 1, p).node(w).range(v, p + 1, r.len);
+  }
+}
+
+/** The k smallest keys offered since `clear()`, sorted ascending (ties keep the offer order), each with `width` ints. */
+export class TopK {
+  readonly key: Float64Array;
+  readonly data: Int32Array;
+  n = 0;
+  constructor(readonly k: number, readonly width: number) {
+    this.key = new Float64Array(k);
+    this.data = new Int32Array(k * width);
+  }
+  clear(): void {
+    this.n = 0;
+  }
+  offer(d: number, a: number, b = 0, c = 0, e = 0): void {
+    const k = this.k, w = this.width;
+    let i: number;
+    if (this.n === k) {
+      if (d >= this.key[k - 1]) return;
+      i = k - 1;
+    } else i = this.n++;
+    while (i > 0 && this.key[i - 1] > d) {
+      this.key[i] = this.key[i - 1];
+      for (let q = 0; q < w; q++) this.data[i * w + q] = this.data[(i - 1) * w + q];
+      i--;
+    }
+    this.key[i] = d;
+    const o = i * w;
+    this.data[o] = a;
+    if (w > 1) this.data[o + 1] = b;
+    if (w > 2) this.data[o + 2] = c;
+    if (w > 3) this.data[o + 3] = e;
   }
 }

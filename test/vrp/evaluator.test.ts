@@ -164,3 +164,28 @@ describe('local search fast deltas', () => {
     expect(LocalSearch.verified).toBeGreaterThan(5000);
   });
 });
+
+describe('TopK (SWAP* candidate list)', () => {
+  it('keeps the k smallest offered since clear(), sorted, with their payloads', async () => {
+    const { TopK } = await import('../../src/vrp/localsearch.js');
+    const top = new TopK(6, 4);
+    const rng = new Rng(9);
+    for (let round = 0; round < 200; round++) {
+      top.clear();
+      const offered: [number, number][] = [];
+      const m = rng.int(15);
+      for (let i = 0; i < m; i++) {
+        const d = rng.int(20) - 10;
+        offered.push([d, i]);
+        top.offer(d, i, i + 1, i + 2, i + 3);
+      }
+      const want = offered.sort((a, b) => a[0] - b[0] || a[1] - b[1]).slice(0, 6);
+      expect(top.n).toBe(want.length);
+      for (let q = 0; q < top.n; q++) {
+        expect(top.key[q]).toBe(want[q][0]);
+        expect(top.data[q * 4]).toBe(want[q][1]);
+        expect(top.data[q * 4 + 3]).toBe(want[q][1] + 3);
+      }
+    }
+  });
+});

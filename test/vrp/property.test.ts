@@ -42,6 +42,18 @@ describe('random instances', () => {
     }
   });
 
+  it('SWAP* in every local search (long and short routes) keeps solutions valid', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'R101.txt', 'utf8'));
+    const sol = await solve(inst.input, { seed: 2, iterations: 150, params: { swapStarRate: 1 } });
+    expect(validateSolution(inst.input, sol, { exact: inst.exact }).violations).toEqual([]);
+    // two long routes: granular SWAP* (routes longer than 25)
+    const input = randomInstance(77, { stops: [70, 70], vehicles: [2, 2], pWindow: 0, rich: false });
+    input.vehicles = input.vehicles.map((v) => ({ ...v, capacity: [] }));
+    const long = await solve(input, { seed: 2, iterations: 60, params: { swapStarRate: 1 } });
+    expect(validateSolution(input, long).violations).toEqual([]);
+    expect(Math.max(...long.routes.map((r) => r.stops.length))).toBeGreaterThan(25);
+  });
+
   it('same seed, same answer; another seed may differ', async () => {
     for (let seed = 1; seed <= 10; seed++) {
       const input = randomInstance(500 + seed);
