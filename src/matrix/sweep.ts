@@ -55,10 +55,11 @@ export class SweepManyToMany {
   // Search scratch.
   private readonly dist: Float64Array;
   private readonly auxL: Float64Array;
-  private readonly seen: Uint32Array;
+  /** Nodes whose dist is finite (reset to Infinity at the next search). */
+  private readonly touched: Int32Array;
+  private touchedLen = 0;
   private readonly pred: Int32Array;
   private readonly heap: MinIdHeap;
-  private epoch = 1;
   // Selection.
   private readonly local: Int32Array;
   private readonly selSeen: Uint32Array;
@@ -103,9 +104,9 @@ export class SweepManyToMany {
     this.ch = ch;
     this.batch = Math.max(4, (Math.ceil((opts.batch ?? 32) / 4) * 4) | 0);
     const n = (this.n = ch.numNodes);
-    this.dist = new Float64Array(n);
+    this.dist = new Float64Array(n).fill(Infinity);
     this.auxL = new Float64Array(n);
-    this.seen = new Uint32Array(n);
+    this.touched = new Int32Array(n);
     this.pred = new Int32Array(n);
     this.heap = new MinIdHeap(n);
     this.local = new Int32Array(n);
@@ -118,35 +119,34 @@ export class SweepManyToMany {
     return this.pinned;
   }
 
-  /** Starts a search: pushes the entries [a, b) of `e` (internal ids); returns the search epoch. */
-  private startSearch(e: EndpointEntries, a: number, b: number): number {
-    if (++this.epoch === 0xffffffff) {
-      this.seen.fill(0);
-      this.epoch = 1;
-    }
-    const ep = this.epoch;
+  /**
+   * Starts a search: resets the previous one (distances back to Infinity through the touched
+   * list) and pushes the entries [a, b) of `e` (internal ids).
+   */
+  private startSearch(e: EndpointEntries, a: number, b: number): void {
     const heap = this.heap;
     heap.clear();
     const dist = this.dist;
+    const touched = this.touched;
+    for (let i = 0, n = this.touchedLen; i < n; i++) dist[touched[i]] = Infinity;
+    let tl = 0;
     const auxL = this.auxL;
-    const seen = this.seen;
     const pred = this.pred;
     const rank = this.ch.rank;
     for (let i = a; i < b; i++) {
       const x = rank[e.node[i]];
       const c = e.cost[i];
-      if (seen[x] === ep) {
-        if (c >= dist[x]) continue;
-        heap.set(x, c);
-      } else {
-        seen[x] = ep;
+      const old = dist[x];
+      if (c >= old) continue;
+      if (old === Infinity) {
+        touched[tl++] = x;
         heap.push(x, c);
-      }
+      } else heap.set(x, c);
       dist[x] = c;
       auxL[x] = e.aux ? e.aux[i] : 0;
       pred[x] = -1;
     }
-    return ep;
+    this.touchedLen = tl;
   }
 
   /** Phase 1: pins the targets (selection = union of their backward search trees). */
@@ -167,20 +167,20 @@ export class SweepManyToMany {
     const dnHead = fwd.head;
     const dnW = fwd.weight;
     const dist = this.dist;
-    const seen = this.seen;
+    const touched = this.touched;
     const pred = this.pred;
     const heap = this.heap;
     let sel = new Int32Array(1024);
     let count = 0;
     for (let j = 0; j < targets.count; j++) {
-      const ep = this.startSearch(targets, targets.start[j], targets.start[j + 1]);
+      this.startSearch(targets, targets.start[j], targets.start[j + 1]);
+      let tl = this.touchedLen;
       while (heap.size > 0) {
         const x = heap.pop();
         const dx = dist[x];
         let stalled = false;
         for (let i = dnFirst[x], end = dnFirst[x + 1]; i < end; i++) {
-          const y = dnHead[i];
-          if (seen[y] === ep && dist[y] + dnW[i] <= dx) { stalled = true; break; }
+          if (dist[dnHead[i]] + dnW[i] <= dx) { stalled = true; break; }
         }
         if (stalled) continue;
         if (selSeen[x] !== se) {
@@ -193,18 +193,18 @@ export class SweepManyToMany {
         for (let i = upFirst[x], end = upFirst[x + 1]; i < end; i++) {
           const y = upHead[i];
           const d = dx + upW[i];
-          if (seen[y] !== ep) {
-            seen[y] = ep;
+          const old = dist[y];
+          if (d < old) {
+            if (old === Infinity) {
+              touched[tl++] = y;
+              heap.push(y, d);
+            } else heap.decreaseKey(y, d);
             dist[y] = d;
             pred[y] = i;
-            heap.push(y, d);
-          } else if (d < dist[y]) {
-            dist[y] = d;
-            pred[y] = i;
-            heap.decreaseKey(y, d);
           }
         }
       }
+      this.touchedLen = tl;
     }
     // Compact renumbering: decreasing internal id.
     const order = sel.subarray(0, count).sort().reverse();
@@ -287,7 +287,7 @@ export class SweepManyToMany {
 
   /** Upward forward search (stall-on-demand) from entries [a, b); stages the labels of selected nodes for column k. */
   private upward(e: EndpointEntries, a: number, b: number, k: number, withAux: boolean): void {
-    const ep = this.startSearch(e, a, b);
+    this.startSearch(e, a, b);
     const { fwd, bwd } = this.ch;
     const upFirst = fwd.firstOut;
     const upHead = fwd.head;
@@ -298,7 +298,8 @@ export class SweepManyToMany {
     const dnW = bwd.weight;
     const dist = this.dist;
     const auxL = this.auxL;
-    const seen = this.seen;
+    const touched = this.touched;
+    let tl = this.touchedLen;
     const heap = this.heap;
     const selSeen = this.selSeen;
     const se = this.selEpoch;
@@ -312,8 +313,7 @@ export class SweepManyToMany {
       const dx = dist[x];
       let stalled = false;
       for (let i = dnFirst[x], end = dnFirst[x + 1]; i < end; i++) {
-        const y = dnHead[i];
-        if (seen[y] === ep && dist[y] + dnW[i] <= dx) { stalled = true; break; }
+        if (dist[dnHead[i]] + dnW[i] <= dx) { stalled = true; break; }
       }
       if (stalled) continue;
       const ax = auxL[x];
@@ -329,18 +329,18 @@ export class SweepManyToMany {
       for (let i = upFirst[x], end = upFirst[x + 1]; i < end; i++) {
         const y = upHead[i];
         const d = dx + upW[i];
-        if (seen[y] !== ep) {
-          seen[y] = ep;
+        const old = dist[y];
+        if (d < old) {
+          if (old === Infinity) {
+            touched[tl++] = y;
+            heap.push(y, d);
+          } else heap.decreaseKey(y, d);
           dist[y] = d;
           if (withAux) auxL[y] = ax + upAux[i];
-          heap.push(y, d);
-        } else if (d < dist[y]) {
-          dist[y] = d;
-          if (withAux) auxL[y] = ax + upAux[i];
-          heap.decreaseKey(y, d);
         }
       }
     }
+    this.touchedLen = tl;
     this.stLen = stLen;
     this.stMaxD = stMaxD;
     this.stMaxA = stMaxA;
