@@ -16,7 +16,7 @@ import {
 import { VehicleSchema, type Issue } from '../records/index.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { WorkerPool } from '../workers/pool.js';
-import { effortIterations, solve, type SolveOptions } from './solve.js';
+import { solve, type SolveOptions } from './solve.js';
 import { REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from './model.js';
 import type { Solution } from './solution.js';
 
@@ -45,8 +45,6 @@ export interface DispatchOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** Locations (by index in spec.Locations) that could not be placed (no coordinates / not geocoded), with the reason. */
   unplaced?: ReadonlyMap<number, string>;
-  /** Safety cap on the search when only MinimumOptimization is given (default 120 s). */
-  maxTimeMs?: number;
 }
 
 const METRES: Record<string, number> = { Mile: 1609.344, Kilometer: 1000 };
@@ -80,11 +78,7 @@ export async function dispatchOnMatrix(spec: DispatchSpecification, travel: Disp
     const { input, b } = built;
     const so: SolveOptions = { seed: opts.seed ?? 1, pool: opts.pool, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
     if (opts.timeLimitMs !== undefined) so.timeLimitMs = opts.timeLimitMs;
-    else {
-      // MinimumOptimization → iterations (deterministic), with a wall-clock safety cap
-      so.iterations = effortIterations(spec.MinimumOptimization ?? 4, input.stops.length);
-      so.timeLimitMs = opts.maxTimeMs ?? 120_000;
-    }
+    else so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
     const sol = await solve(input, so);
     return toResult(spec, b, sol);
   } catch (e) {

@@ -3,7 +3,7 @@ export {
   buildProblem, Problem, BIG, UNREACHABLE, REASON_CODES, REASON_TEXT,
   type VrpInput, type VrpStop, type VrpVehicle, type VrpPair, type UnassignedReason,
 } from './model.js';
-export { solve, effortIterations, WORK_PER_MS, type SolveOptions } from './solve.js';
+export { solve, effortIterations, effortMs, WORK_PER_MS, type SolveOptions } from './solve.js';
 export { defaultParams, type SearchParams } from './search.js';
 export type { Solution, SolutionRoute, RouteStopVisit, UnassignedStop, SolveStats } from './solution.js';
 export { validateSolution, type ValidateOptions, type ValidationReport } from './validate.js';

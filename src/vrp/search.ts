@@ -169,10 +169,11 @@ export class Search {
     this.curCost = bestCost;
     this.curUn.set(st.unassigned);
     this.saveBest();
-    // temperature scale: mean arc cost of the first solution
+    // temperature scale: mean arc cost of the first solution (fixed vehicle costs excluded)
     let arcs = 0;
-    for (const r of st.routes) if (r.len > 0) arcs += r.len + 1;
-    const mean = arcs > 0 ? bestCost / arcs : 1;
+    let travel = 0;
+    for (const r of st.routes) if (r.len > 0) { arcs += r.len + 1; travel += r.cost - this.pb.vFixed[r.v]; }
+    const mean = arcs > 0 && travel > 0 ? travel / arcs : 1;
     this.t0 = this.params.t0 * mean;
     this.tf = this.params.tf * mean;
   }

@@ -40,7 +40,7 @@ export interface SolveOptions {
   deterministic?: boolean;
   /** Wall-clock safety net in deterministic mode, as a multiple of timeLimitMs (default 2). */
   hardLimitFactor?: number;
-  /** MinimumOptimization (1 = quick … 4 default … larger = more). */
+  /** MinimumOptimization (1 = quick … 4 default … larger = more); used when neither iterations nor timeLimitMs is given. */
   effort?: number;
   /** Independent searches (default: the pool's threads, or 1 without a pool). */
   workers?: number;
@@ -51,11 +51,20 @@ export interface SolveOptions {
   params?: Partial<SearchParams>;
 }
 
-/** Iterations per search for an effort level. */
+/** Iterations per search for an effort level (MinimumOptimization): 0 at level 1, 20·jobs at level 4, doubling per level. */
 export function effortIterations(effort: number, jobs: number): number {
   const e = Math.max(1, Math.floor(effort));
   if (e <= 1) return 0;
   return Math.round(Math.max(200, 20 * jobs) * 2 ** (e - 2) / 4);
+}
+
+/**
+ * Time-equivalent cap of an effort level, converted to deterministic work units: (2 s + 10 ms per
+ * job) at level 4, doubling per level — e.g. 12 s for 1,000 stops, 52 s for 5,000.
+ */
+export function effortMs(effort: number, jobs: number): number {
+  const e = Math.max(1, Math.floor(effort));
+  return 1000 * (2 + jobs / 100) * 2 ** (e - 4);
 }
 
 export interface SearchTaskSpec {
@@ -113,7 +122,14 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
       budget.work = Math.max(1, Math.round(opts.timeLimitMs * WORK_PER_MS));
       budget.timeLimitMs = opts.timeLimitMs * (opts.hardLimitFactor ?? 2);
     } else budget.timeLimitMs = opts.timeLimitMs;
-  } else budget.iterations = effortIterations(opts.effort ?? 4, pb.J);
+  } else {
+    // effort level: iterations, capped by a deterministic work budget, with a wall-clock safety net
+    const e = opts.effort ?? 4;
+    budget.iterations = effortIterations(e, pb.J);
+    const ms = effortMs(e, pb.J);
+    budget.work = Math.round(ms * WORK_PER_MS);
+    budget.timeLimitMs = ms * (opts.hardLimitFactor ?? 3);
+  }
   if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
 
   const specs: SearchTaskSpec[] = [];

@@ -139,6 +139,17 @@ describe('dispatchOnMatrix', () => {
     expect(res.Items![0].Locations![1].Time).toBe(1000); // 10 km at 36 km/h
   });
 
+  it('MinimumVehicles uses as few vehicles as possible, then minimises cost', async () => {
+    const raw: DispatchSpecificationInput = {
+      Vehicles: [{ Name: 'V1', StartLocation: depot, FinishLocation: depot }, { Name: 'V2', StartLocation: depot, FinishLocation: depot }],
+      Locations: [{ Name: 'East', LatLong: ll(0, 0.01) }, { Name: 'West', LatLong: ll(0, -0.01) }, { Name: 'East2', LatLong: ll(0, 0.02) }],
+    };
+    const min = setup({ ...raw, DispatchMode: 'MinimumVehicles' });
+    const res = await dispatchOnMatrix(min.spec, min.travel);
+    expect(res.Items).toHaveLength(1);
+    expect(names(res)[0]).toHaveLength(5);
+  });
+
   it('bad input fails with the field path; unsupported location types are reported and ignored', async () => {
     const { spec, travel } = setup({
       Vehicles: [{ Name: 'V', StartLocation: depot }],
