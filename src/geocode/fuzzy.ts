@@ -141,8 +141,9 @@ export class TrigramIndex {
 
   /**
    * The `limit` items sharing the most trigrams with `key` (Dice similarity ≥ minSim), best first,
-   * ties by id. Grams whose posting list covers more than half the items are skipped when the
-   * query has enough other grams (they discriminate nothing and cost the most).
+   * ties by id. Grams whose posting list covers more than an eighth of the items ("rua", "str")
+   * are skipped when the query has at least three other grams: they discriminate little and cost
+   * the most (candidates are re-ranked by edit distance anyway).
    */
   search(key: string, limit: number, minSim = 0): TrigramHit[] {
     const n = this.counts.length;
@@ -161,7 +162,7 @@ export class TrigramIndex {
       const s = this.find(code);
       if (s >= 0) slots.push(s);
     }
-    const big = Math.max(64, n >> 1);
+    const big = Math.max(64, n >> 3);
     const small = slots.filter((s) => this.offs[s + 1] - this.offs[s] <= big);
     const use = small.length >= 3 ? small : slots;
     for (const s of use) {
