@@ -93,6 +93,8 @@ export class SweepManyToMany {
   private AI = new Int32Array(0);
   private DF = new Float64Array(0);
   private AF = new Float64Array(0);
+  private bestC = new Float64Array(0);
+  private bestA = new Float64Array(0);
   /** Batches swept with int32 / float64 tables in the last run. */
   intBatches = 0;
   floatBatches = 0;
@@ -480,12 +482,6 @@ export class SweepManyToMany {
     if (T === 0 || S === 0) return;
     const K = this.batch;
     const cells = this.selCount * K;
-    const cost = out.cost;
-    const auxOut = out.aux;
-    const tStart = targets.start;
-    const tCost = targets.cost;
-    const tAux = targets.aux;
-    const entryLocal = this.entryLocal;
     for (let s0 = 0; s0 < S; s0 += K) {
       const kb = Math.min(K, S - s0);
       this.stLen = 0;
@@ -510,27 +506,7 @@ export class SweepManyToMany {
         }
         if (withAux) this.sweepIAux();
         else this.sweepI();
-        for (let k = 0; k < kb; k++) {
-          const base = offset + (s0 + k) * stride;
-          for (let j = 0; j < T; j++) {
-            let best = Infinity;
-            let bestAux = 0;
-            for (let e = tStart[j], end = tStart[j + 1]; e < end; e++) {
-              const l = entryLocal[e];
-              if (l < 0) continue;
-              const dv = D[l * K + k];
-              if (dv === INT_INF) continue;
-              const c = dv + tCost[e];
-              if (c < best) {
-                best = c;
-                if (withAux) bestAux = A[l * K + k] + (tAux ? tAux[e] : 0);
-              }
-            }
-            cost[base + j] = best === Infinity ? UNREACHABLE : best > MAX_COST ? MAX_COST : best;
-            if (auxOut !== null) auxOut[base + j] = best === Infinity ? UNREACHABLE : bestAux > MAX_COST ? MAX_COST : bestAux;
-          }
-          if (onRow && onRow(s0 + k) === true) return;
-        }
+        this.extract(true, targets, kb, s0, out, offset, stride);
       } else {
         this.floatBatches++;
         if (this.DF.length < cells) this.DF = new Float64Array(cells);
@@ -543,24 +519,71 @@ export class SweepManyToMany {
           if (withAux) A[stCell[i]] = stA[i];
         }
         this.sweepF(withAux);
-        for (let k = 0; k < kb; k++) {
-          const base = offset + (s0 + k) * stride;
-          for (let j = 0; j < T; j++) {
-            let best = Infinity;
-            let bestAux = 0;
-            for (let e = tStart[j], end = tStart[j + 1]; e < end; e++) {
-              const l = entryLocal[e];
-              if (l < 0) continue;
-              const c = D[l * K + k] + tCost[e];
-              if (c < best) {
-                best = c;
-                if (withAux) bestAux = A[l * K + k] + (tAux ? tAux[e] : 0);
-              }
+        this.extract(false, targets, kb, s0, out, offset, stride);
+      }
+      if (onRow) for (let k = 0; k < kb; k++) if (onRow(s0 + k) === true) return;
+    }
+  }
+
+  /**
+   * Writes rows s0 .. s0+kb-1 of the output from the swept table: per target, the minimum over
+   * its entries. Target-major, so the kb columns of an entry's table row are read contiguously.
+   */
+  private extract(intMode: boolean, targets: EndpointEntries, kb: number, s0: number, out: MatrixOutput, offset: number, stride: number): void {
+    const K = this.batch;
+    const DI = this.DI;
+    const AI = this.AI;
+    const DF = this.DF;
+    const AF = this.AF;
+    const withAux = out.aux !== null;
+    const cost = out.cost;
+    const auxOut = out.aux;
+    const tStart = targets.start;
+    const tCost = targets.cost;
+    const tAux = targets.aux;
+    const entryLocal = this.entryLocal;
+    if (this.bestC.length < K) {
+      this.bestC = new Float64Array(K);
+      this.bestA = new Float64Array(K);
+    }
+    const bestC = this.bestC;
+    const bestA = this.bestA;
+    const T = targets.count;
+    for (let j = 0; j < T; j++) {
+      for (let k = 0; k < kb; k++) bestC[k] = Infinity;
+      for (let e = tStart[j], end = tStart[j + 1]; e < end; e++) {
+        const l = entryLocal[e];
+        if (l < 0) continue;
+        const off = l * K;
+        const c0 = tCost[e];
+        const a0 = tAux ? tAux[e] : 0;
+        if (intMode) {
+          for (let k = 0; k < kb; k++) {
+            const v = DI[off + k];
+            if (v === INT_INF) continue;
+            const c = v + c0;
+            if (c < bestC[k]) {
+              bestC[k] = c;
+              if (withAux) bestA[k] = AI[off + k] + a0;
             }
-            cost[base + j] = best === Infinity ? UNREACHABLE : best > MAX_COST ? MAX_COST : best;
-            if (auxOut !== null) auxOut[base + j] = best === Infinity ? UNREACHABLE : bestAux > MAX_COST ? MAX_COST : bestAux;
           }
-          if (onRow && onRow(s0 + k) === true) return;
+        } else {
+          for (let k = 0; k < kb; k++) {
+            const c = DF[off + k] + c0;
+            if (c < bestC[k]) {
+              bestC[k] = c;
+              if (withAux) bestA[k] = AF[off + k] + a0;
+            }
+          }
+        }
+      }
+      let idx = offset + s0 * stride + j;
+      for (let k = 0; k < kb; k++, idx += stride) {
+        const c = bestC[k];
+        cost[idx] = c === Infinity ? UNREACHABLE : c > MAX_COST ? MAX_COST : c;
+        if (auxOut !== null) {
+          const x = bestA[k];
+          auxOut[idx] = c === Infinity ? UNREACHABLE : x > MAX_COST ? MAX_COST : x;
         }
       }
     }
