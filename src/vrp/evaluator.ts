@@ -71,6 +71,7 @@ export class Evaluator {
   private v = 0;
   // scratch
   private readonly seq: Int32Array;
+  private readonly jobBuf: Int32Array;
   private readonly stamp: Int32Array;
   private stampNow = 1;
 
@@ -80,6 +81,7 @@ export class Evaluator {
     this.S = new Float64Array(pb.K);
     this.M = new Float64Array(pb.K);
     this.seq = new Int32Array(2 * pb.J + 4);
+    this.jobBuf = new Int32Array(pb.J + 1);
     this.stamp = new Int32Array(pb.J);
   }
 
@@ -340,7 +342,7 @@ export class Evaluator {
 
   private expandStops(P: Pieces): number {
     const pb = this.pb;
-    const jobs = new Int32Array(pb.J + 1);
+    const jobs = this.jobBuf;
     const nj = this.jobsOf(P, jobs);
     let n = 0;
     for (let i = 0; i < nj; i++) {

@@ -10,7 +10,7 @@ import type { Rng } from '../core/rng.js';
 import { Pieces } from './evaluator.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
-import { REASON_RANK, type UnassignedReason } from './model.js';
+import { REASON_CODES, REASON_RANK, type UnassignedReason } from './model.js';
 
 export class Insertion {
   /** Best: cost delta, vehicle, position after which to insert (pickup position for pairs), delivery position for pairs. */
@@ -21,12 +21,12 @@ export class Insertion {
   /** Second best in another route (for regret). */
   secondCost = Infinity;
   /** Reason the last job found no position (most frequent check failure). */
-  failReason: string = 'notInserted';
+  failReason: UnassignedReason = 'notInserted';
 
   private readonly P = new Pieces();
   private readonly seenStamp: Int32Array;
   private stamp = 1;
-  private readonly reasonCount = new Map<string, number>();
+  private readonly reasonCount = new Int32Array(REASON_CODES.length);
   private readonly bestPerRoute: Float64Array;
   private readonly routeList: Int32Array;
 
@@ -48,7 +48,7 @@ export class Insertion {
     this.bestP = -1;
     this.bestQ = -1;
     this.secondCost = Infinity;
-    this.reasonCount.clear();
+    this.reasonCount.fill(0);
     if (pb.jPairRole[u] !== 0) return this.findPair(pb.jPairRole[u] === 1 ? u : pb.jMate[u], full, blink, rng, wantSecond);
     const routes = st.routes;
     const allowed = pb.allowed;
@@ -124,17 +124,20 @@ export class Insertion {
     return true;
   }
 
-  private note(reason: string): void {
-    this.reasonCount.set(reason, (this.reasonCount.get(reason) ?? 0) + 1);
+  private note(reason: UnassignedReason): void {
+    this.reasonCount[REASON_CODES.indexOf(reason)]++;
   }
 
   /** The reason of the closest failures (latest check), then the most frequent. */
-  private topReason(): string {
-    let best = 'notInserted';
+  private topReason(): UnassignedReason {
+    let best: UnassignedReason = 'notInserted';
     let n = 0;
     let rank = -1;
-    for (const [r, c] of this.reasonCount) {
-      const k = REASON_RANK[r as UnassignedReason] ?? 0;
+    for (let i = 0; i < REASON_CODES.length; i++) {
+      const c = this.reasonCount[i];
+      if (c === 0) continue;
+      const r = REASON_CODES[i];
+      const k = REASON_RANK[r];
       if (k > rank || (k === rank && c > n)) { rank = k; n = c; best = r; }
     }
     return best;
