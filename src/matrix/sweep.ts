@@ -90,7 +90,6 @@ export class SweepManyToMany {
   // Tables (selection × batch): int32 when every value provably stays below 2^30 (branch-free
   // min, about twice as fast), float64 otherwise.
   private DI = new Int32Array(0);
-  private AI = new Int32Array(0);
   private DF = new Float64Array(0);
   private AF = new Float64Array(0);
   private bestC = new Float64Array(0);
@@ -429,20 +428,23 @@ export class SweepManyToMany {
     }
   }
 
-  /** Int32 sweep carrying aux: the same mask selects the aux of the improving path. */
+  /**
+   * Int32 sweep carrying aux: the same mask selects the aux of the improving path. The table
+   * interleaves per node its K distances and K aux values (one stream, adjacent cache lines).
+   */
   private sweepIAux(): void {
     const K = this.batch;
+    const W = 2 * K;
     const D = this.DI;
-    const A = this.AI;
     const sf = this.selFirst;
     const sh = this.selHead;
     const sw = this.selWI;
     const sa = this.selAuxI;
     const count = this.selCount;
     for (let x = 0; x < count; x++) {
-      const xb = x * K;
+      const xb = x * W;
       for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
-        const yb = sh[a] * K;
+        const yb = sh[a] * W;
         const wa = sw[a];
         const aa = sa[a];
         for (let k = 0; k < K; k += 2) {
@@ -450,14 +452,14 @@ export class SweepManyToMany {
           let d = D[yb + k] + wa - c;
           let mask = d >> 31;
           D[xb + k] = c + (d & mask);
-          let ca = A[xb + k];
-          A[xb + k] = ca + ((A[yb + k] + aa - ca) & mask);
+          let ca = D[xb + K + k];
+          D[xb + K + k] = ca + ((D[yb + K + k] + aa - ca) & mask);
           c = D[xb + k + 1];
           d = D[yb + k + 1] + wa - c;
           mask = d >> 31;
           D[xb + k + 1] = c + (d & mask);
-          ca = A[xb + k + 1];
-          A[xb + k + 1] = ca + ((A[yb + k + 1] + aa - ca) & mask);
+          ca = D[xb + K + k + 1];
+          D[xb + K + k + 1] = ca + ((D[yb + K + k + 1] + aa - ca) & mask);
         }
       }
     }
@@ -495,17 +497,24 @@ export class SweepManyToMany {
       const stLen = this.stLen;
       if (intMode) {
         this.intBatches++;
-        if (this.DI.length < cells) this.DI = new Int32Array(cells);
-        if (withAux && this.AI.length < cells) this.AI = new Int32Array(cells);
+        // With aux, each node's row is [K distances, K aux values].
+        const size = withAux ? 2 * cells : cells;
+        if (this.DI.length < size) this.DI = new Int32Array(size);
         const D = this.DI;
-        const A = this.AI;
-        D.fill(INT_INF, 0, cells);
-        for (let i = 0; i < stLen; i++) {
-          D[stCell[i]] = stD[i];
-          if (withAux) A[stCell[i]] = stA[i];
+        D.fill(INT_INF, 0, size);
+        if (withAux) {
+          for (let i = 0; i < stLen; i++) {
+            const cell = stCell[i];
+            const l = (cell / K) | 0;
+            const idx = cell + l * K;
+            D[idx] = stD[i];
+            D[idx + K] = stA[i];
+          }
+          this.sweepIAux();
+        } else {
+          for (let i = 0; i < stLen; i++) D[stCell[i]] = stD[i];
+          this.sweepI();
         }
-        if (withAux) this.sweepIAux();
-        else this.sweepI();
         this.extract(true, targets, kb, s0, out, offset, stride);
       } else {
         this.floatBatches++;
@@ -532,7 +541,6 @@ export class SweepManyToMany {
   private extract(intMode: boolean, targets: EndpointEntries, kb: number, s0: number, out: MatrixOutput, offset: number, stride: number): void {
     const K = this.batch;
     const DI = this.DI;
-    const AI = this.AI;
     const DF = this.DF;
     const AF = this.AF;
     const withAux = out.aux !== null;
@@ -554,20 +562,21 @@ export class SweepManyToMany {
       for (let e = tStart[j], end = tStart[j + 1]; e < end; e++) {
         const l = entryLocal[e];
         if (l < 0) continue;
-        const off = l * K;
         const c0 = tCost[e];
         const a0 = tAux ? tAux[e] : 0;
         if (intMode) {
+          const off = withAux ? 2 * l * K : l * K;
           for (let k = 0; k < kb; k++) {
             const v = DI[off + k];
             if (v === INT_INF) continue;
             const c = v + c0;
             if (c < bestC[k]) {
               bestC[k] = c;
-              if (withAux) bestA[k] = AI[off + k] + a0;
+              if (withAux) bestA[k] = DI[off + K + k] + a0;
             }
           }
         } else {
+          const off = l * K;
           for (let k = 0; k < kb; k++) {
             const c = DF[off + k] + c0;
             if (c < bestC[k]) {
