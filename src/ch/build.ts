@@ -13,9 +13,10 @@
  *    neighbours contracted before.
  * 3. Nodes are contracted in priority order (indexed heap). For each in-neighbour u of the node v
  *    a one-to-many witness Dijkstra from u, skipping v, bounded by a settle limit and by the
- *    largest via-distance, decides which u→v→w need a shortcut. After v is contracted its
- *    neighbours' priorities are recomputed; with `lazyUpdates`, a popped node is re-simulated
- *    and pushed back if it is no longer the minimum.
+ *    largest via-distance, decides which u→v→w need a shortcut. Lazy updates: a popped node is
+ *    re-simulated and pushed back if it is no longer the minimum (its neighbours' level and
+ *    deleted-neighbour counts are raised when a node is contracted; `neighbourUpdates` also
+ *    re-simulates them eagerly, as RoutingKit does).
  * 4. Every overlay arc becomes a CH arc at its lower endpoint when that endpoint is contracted;
  *    shortcuts remember their two halves (and originals their input arc id), so queries unpack
  *    to input arc ids. Nodes are renumbered (contraction order, or a cache-friendly topological
@@ -37,8 +38,13 @@ export interface ChBuildOptions extends LongWorkOptions {
   edgeCoeff?: number;
   hopCoeff?: number;
   deletedCoeff?: number;
-  /** Re-simulate a popped node and push it back if its priority rose (default false). */
+  /** Re-simulate a popped node and push it back if its priority rose (default true). */
   lazyUpdates?: boolean;
+  /**
+   * Also recompute the neighbours' priorities after each contraction (default false: with lazy
+   * updates it gave the same search spaces within ±2% for 10–50% more build time).
+   */
+  neighbourUpdates?: boolean;
   /** Renumber nodes in a cache-friendly topological order of the upward graph (default true). */
   cacheOrder?: boolean;
 }
@@ -451,7 +457,8 @@ export function buildContractionHierarchyWithStats(g: ArcGraph, opts: ChBuildOpt
   const edgeC = opts.edgeCoeff ?? 1000;
   const hopC = opts.hopCoeff ?? 1000;
   const delC = opts.deletedCoeff ?? 0;
-  const lazy = opts.lazyUpdates ?? false;
+  const lazy = opts.lazyUpdates ?? true;
+  const neighbourUpdates = opts.neighbourUpdates ?? false;
   const n = g.numNodes;
   const arcs = normalizeArcs(g);
   for (let i = 0; i < arcs.length; i++) {
@@ -516,7 +523,7 @@ export function buildContractionHierarchyWithStats(g: ArcGraph, opts: ChBuildOpt
       isNeighbour[x] = 0;
       if (c.level[x] < lv) c.level[x] = lv;
       c.deleted[x]++;
-      queue.set(x, priority(x));
+      if (neighbourUpdates) queue.set(x, priority(x));
     }
     if ((k & 255) === 0) {
       throwIfAborted(signal);

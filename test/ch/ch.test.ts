@@ -47,11 +47,12 @@ describe('contraction hierarchy: random graphs', () => {
     }), { seed: 20240601, numRuns: 250 });
   });
 
-  it('stays exact with tiny witness limits (more shortcuts) and without the cache order or with lazy updates', () => {
+  it('stays exact with tiny witness limits (more shortcuts), without the cache order, and with other update policies', () => {
     fc.assert(fc.property(arbGraph({ maxNodes: 12, maxArcs: 36 }), fc.constantFrom(
       { witnessSettleLimit: 1, simulateSettleLimit: 1 },
       { cacheOrder: false },
-      { lazyUpdates: true, deletedCoeff: 500 },
+      { lazyUpdates: false, neighbourUpdates: true, deletedCoeff: 500 },
+      { lazyUpdates: true, neighbourUpdates: true },
       { levelCoeff: 0, hopCoeff: 0 },
     ), (g, opts) => {
       const ch = buildContractionHierarchy(g, opts);
