@@ -59,12 +59,12 @@ export function effortIterations(effort: number, jobs: number): number {
 }
 
 /**
- * Time-equivalent cap of an effort level, converted to deterministic work units: (2 s + 10 ms per
- * job) at level 4, doubling per level — e.g. 12 s for 1,000 stops, 52 s for 5,000.
+ * Time-equivalent cap of an effort level, converted to deterministic work units: (2 s + 6.7 ms
+ * per job) at level 4, doubling per level — e.g. 8.7 s for 1,000 stops, 35 s for 5,000.
  */
 export function effortMs(effort: number, jobs: number): number {
   const e = Math.max(1, Math.floor(effort));
-  return 1000 * (2 + jobs / 100) * 2 ** (e - 4);
+  return 1000 * (2 + jobs / 150) * 2 ** (e - 4);
 }
 
 export interface SearchTaskSpec {
