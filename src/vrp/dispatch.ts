@@ -43,6 +43,8 @@ export interface DispatchOptions {
   timeLimitMs?: number;
   signal?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
+  /** Called with the solver's input and solution before they are turned into records (checks, diagnostics). */
+  onSolution?: (input: VrpInput, solution: Solution) => void;
   /** Locations (by index in spec.Locations) that could not be placed (no coordinates / not geocoded), with the reason. */
   unplaced?: ReadonlyMap<number, string>;
 }
@@ -80,6 +82,7 @@ export async function dispatchOnMatrix(spec: DispatchSpecification, travel: Disp
     if (opts.timeLimitMs !== undefined) so.timeLimitMs = opts.timeLimitMs;
     else so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
     const sol = await solve(input, so);
+    opts.onSolution?.(input, sol);
     return toResult(spec, b, sol);
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;

@@ -1,7 +1,21 @@
 /** dispatchOnMatrix: the contract's records mapped onto the solver (semantics.md). */
 import { describe, expect, it } from 'vitest';
 import { DispatchSpecificationSchema, type DispatchSpecification, type DispatchSpecificationInput, type DispatchResult } from '../../src/records/index.js';
-import { dispatchOnMatrix, dispatchPlaces, type DispatchTravel } from '../../src/vrp/dispatch.js';
+import { dispatchOnMatrix as dispatchRaw, dispatchPlaces, type DispatchOptions, type DispatchTravel } from '../../src/vrp/dispatch.js';
+import { validateSolution } from '../../src/vrp/validate.js';
+
+/** Every dispatch in these tests also goes through the independent checker. */
+let checked = 0;
+function dispatchOnMatrix(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): Promise<DispatchResult> {
+  return dispatchRaw(spec, travel, {
+    ...opts,
+    onSolution: (input, sol) => {
+      const rep = validateSolution(input, sol);
+      if (!rep.ok) throw new Error(rep.violations.join('; '));
+      checked++;
+    },
+  });
+}
 
 /** Parses a spec and builds matrices from LatLongs on a flat plane: 1° = 100 km, 10 m/s. */
 function setup(raw: DispatchSpecificationInput): { spec: DispatchSpecification; travel: DispatchTravel } {
@@ -167,5 +181,6 @@ describe('dispatchOnMatrix', () => {
     expect(names(res2)).toEqual([['Depot', 'A']]);
     const wrong = await dispatchOnMatrix(b.spec, { time: [0], distance: [0] });
     expect(wrong.Status).toBe('Failed');
+    expect(checked).toBeGreaterThan(8);
   });
 });

@@ -13,6 +13,7 @@ import { Insertion } from '../../src/vrp/insertion.js';
 import { buildNeighbours } from '../../src/vrp/neighbours.js';
 import { regretInsert } from '../../src/vrp/construct.js';
 import { randomInstance } from './gen.js';
+import { validateSolution } from '../../src/vrp/validate.js';
 
 /** Reference: cost of visiting `jobs` with vehicle v. */
 function refCost(pb: Problem, v: number, jobs: number[]): number {
@@ -156,7 +157,8 @@ describe('local search fast deltas', () => {
       for (let seed = 1; seed <= 40; seed++) {
         const input = randomInstance(seed, { stops: [8, 30], vehicles: [2, 5] });
         input.vehicles = input.vehicles.map((v) => ({ ...v, costFactor: undefined, timeProfile: undefined }));
-        await solve(input, { seed, iterations: 20 });
+        const sol = await solve(input, { seed, iterations: 20 });
+        expect(validateSolution(input, sol).violations).toEqual([]);
       }
     } finally {
       LocalSearch.verify = false;

@@ -60,6 +60,7 @@ describe('random instances', () => {
       const a = await solve(input, { seed, iterations: 40 });
       const b = await solve(input, { seed, iterations: 40 });
       expect(JSON.stringify(strip(a))).toBe(JSON.stringify(strip(b)));
+      expect(validateSolution(input, a).violations).toEqual([]);
     }
   });
 });
@@ -79,6 +80,7 @@ describe('determinism with parallel searches', () => {
     const c = await solve(inst.input, { seed: 11, workers: 2, pool, timeLimitMs: 150, hardLimitFactor: 50 });
     const d = await solve(inst.input, { seed: 11, workers: 2, pool, timeLimitMs: 150, hardLimitFactor: 50 });
     expect(c.stats.stoppedBy).toBe('work');
+    expect(validateSolution(inst.input, c, { exact: inst.exact }).ok).toBe(true);
     expect(JSON.stringify(strip(c))).toBe(JSON.stringify(strip(d)));
   });
 
@@ -87,6 +89,8 @@ describe('determinism with parallel searches', () => {
     const here = await solve(inst.input, { seed: 5, workers: 1, iterations: 60 });
     const there = await solve(inst.input, { seed: 5, workers: 2, pool, iterations: 60 });
     expect(there.stats.perWorker[0].cost).toBe(here.cost);
+    expect(validateSolution(inst.input, here, { exact: inst.exact }).ok).toBe(true);
+    expect(validateSolution(inst.input, there, { exact: inst.exact }).ok).toBe(true);
   });
 
   it('cancelling stops every search and returns the best so far', async () => {
