@@ -285,7 +285,7 @@ function main(): void {
       `${f1(median(r.pathMeanUs))}`, `${RK[r.key].path}`,
       f1(r.settledPerQuery),
       `${f2(d)} (CPU min ${f2(minOf(r.dijkstraCpuMs))})`, RK[r.key].dijkstra,
-      `**${int((d * 1000) / q)}×**`, RK[r.key].speedup,
+      `**${int((d * 1000) / q)}×** (CPU ${int((minOf(r.dijkstraCpuMs) * 1000) / minOf(r.queryCpuUs))}×)`, RK[r.key].speedup,
       `${r.mismatches}/${r.checked}`, `${f1(r.loadStart)}–${f1(r.loadEnd)}`,
     ];
   });
@@ -293,7 +293,7 @@ function main(): void {
     'Protocol of `shared/research/routingkit-measured.md` on the same graphs: pairs from the largest SCC drawn with the',
     'project `Rng` (seed 42; RoutingKit used mt19937), 1,000 warm-up queries, then 10,000 timed',
     '`reset().addSource(s).addTarget(t).run()`; Dijkstra = `src/graph/dijkstra.ts` (4-ary heap, early stop) on 100 SCC pairs;',
-    'speed-up = Dijkstra / CH query, both medians of this run. Our times: wall-clock median of passes (builds: 3, Moscow 2;',
+    'speed-up = Dijkstra / CH query, both wall medians of this run (and both CPU minima). Our times: wall-clock median of passes (builds: 3, Moscow 2;',
     'queries: 5 passes over the 10,000 pairs), plus the minimum process-CPU figure (single-threaded, so comparable with',
     "RoutingKit's thread-CPU minima). RoutingKit: thread-CPU min over 8 runs (wall median). Each graph runs in its own",
     'process; peak RSS = that process (graph + Dijkstra + CH + queries). p99 from per-query timers. Mismatches: CH vs',
