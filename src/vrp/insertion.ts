@@ -91,7 +91,9 @@ export class Insertion {
       if (pb.hasMaxStops && r.stops[r.len + 1] + pb.jStops[u] > pb.vMaxStops[v]) { this.note('maxStops'); continue; }
       for (let p = 0; p <= r.len; p++) {
         const a = r.nodes[p], b = r.nodes[p + 1];
-        const d = base + mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - C[outRow[a] + inPl[b]] + intc);
+        // an empty vehicle costs nothing, so its start→end arc is not saved
+        let d = base + mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - (r.len === 0 ? 0 : C[outRow[a] + inPl[b]]) + intc);
+        if (!pb.pureArcObjective) d = st.ev.cost(v, this.P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len)) - r.cost;
         this.st.ev.work++;
         if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;
         if (blink > 0 && rng !== null && rng.next() < blink) continue;

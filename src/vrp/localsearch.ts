@@ -39,7 +39,7 @@ export class LocalSearch {
   constructor(readonly st: State, readonly nb: Neighbours, readonly rng: Rng, public params: LsParams) {
     const J = st.pb.J;
     const pb = st.pb;
-    this.fast = pb.uniformCost && pb.V > 0;
+    this.fast = pb.uniformCost && pb.pureArcObjective && pb.V > 0;
     this.mul = pb.V > 0 ? pb.vCostMul[0] || 1 : 1;
     this.C = pb.cost[pb.V > 0 ? pb.vProfile[0] : 0];
     this.outRow = pb.outRow;

@@ -235,6 +235,12 @@ export class Problem {
   loadMonotone!: boolean;
   /** All vehicles share one profile and cost multiplier. */
   uniformCost!: boolean;
+  /**
+   * The objective is a sum of arc costs (× costFactor) plus fixed costs. The local search's O(1)
+   * arc-delta filter and the insertion prefilter rely on it; a future route-level term
+   * (balancing modes, …) added to `Evaluator.cost` must set this to false.
+   */
+  pureArcObjective!: boolean;
 
   stopLabels!: (string | undefined)[];
   vehicleLabels!: (string | undefined)[];
@@ -521,6 +527,7 @@ export function buildProblem(input: VrpInput): Problem {
     pb.vClass[v] = c;
   }
   pb.nClasses = classKey.size;
+  pb.pureArcObjective = true;
   pb.uniformCost = V === 0 || (pb.vProfile.every((p) => p === pb.vProfile[0]) && pb.vCostMul.every((m) => m === pb.vCostMul[0]));
 
   // ---- nodes

@@ -241,3 +241,14 @@ describe('search control', () => {
     expect(validateSolution(inst.input, quick, { exact: inst.exact }).ok).toBe(true);
   });
 });
+
+describe('insertion costs', () => {
+  it('an unused vehicle with different start and end costs its whole route when used', async () => {
+    // vehicle 0: start 0, end 3 (far apart); vehicle 1: start = end = 1. The stop at place 2 is
+    // next to vehicle 0's start: cheap only if vehicle 0's start→end leg were "already paid".
+    const m = line([0, 40, 1, 100]);
+    const sol = await run({ places: 4, time: m, stops: [{ place: 2 }], vehicles: [{ start: 0, end: 3 }, { start: 1, end: 1 }] }, { iterations: 0 });
+    expect(sol.routes.map((r) => r.vehicle)).toEqual([1]);
+    expect(sol.cost).toBe(78);
+  });
+});
