@@ -3,9 +3,9 @@
  * pool for large ones, deterministic merge.
  *
  * Tiles are bands of source rows × all targets (see sweep.ts: a row depends only on its source
- * and the whole target list, so any banding gives the same matrix). Each worker opens the CH
- * from the pool's shared dataset buffer once (cached per buffer and prefix) and keeps the last
- * pinned target list, so the bands of one matrix pin the targets once per worker.
+ * and the whole target list, so any banding gives the same matrix). The calling thread pins the
+ * targets once and sends the compact selection with the tiles; each worker opens the CH from the
+ * pool's shared dataset buffer once (cached per buffer and prefix) and adopts the selection.
  */
 import { EngineError } from '../core/errors.js';
 import { throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
@@ -13,7 +13,7 @@ import type { ContractionHierarchy } from '../ch/hierarchy.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { BucketManyToMany } from './bucket.js';
 import { sliceEndpoints, validateEndpoints, type EndpointEntries } from './endpoints.js';
-import { SweepManyToMany } from './sweep.js';
+import { SweepManyToMany, type PinnedSelection } from './sweep.js';
 
 export type MatrixKernelKind = 'sweep' | 'bucket';
 
@@ -74,6 +74,8 @@ export interface MatrixTask {
   targets: EndpointEntries;
   withAux: boolean;
   kernel: MatrixKernelKind;
+  /** The targets' selection, pinned once by the calling thread (sweep kernel). */
+  pinned?: PinnedSelection;
 }
 
 export interface MatrixTaskResult {
@@ -103,7 +105,8 @@ export function estimateMatrixMemory(ch: ContractionHierarchy, numSources: numbe
   const log2 = Math.ceil(Math.log2(n + 2));
   const selection = Math.min(n, numTargets * 40 * log2);
   const kernelOne = n * 48 + selection * (32 * (withAux ? 16 : 8) + 48);
-  const kernelBytes = kernelOne * Math.max(1, threads);
+  // One kernel per worker, plus the calling thread's (it pins the targets for the workers).
+  const kernelBytes = kernelOne * (threads + 1);
   return { cells, bytes: outputBytes + tileBytes + kernelBytes, outputBytes, tileBytes, kernelBytes };
 }
 
@@ -141,6 +144,9 @@ function tileRows(S: number, T: number, threads: number, tileCells = 2 ** 21): n
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 let targetsKeyCounter = 0;
+
+/** Calling-thread kernels that pin targets for pool matrices, one per CH. */
+const pinningKernels = new WeakMap<ContractionHierarchy, SweepManyToMany>();
 
 /**
  * Computes the |sources| × |targets| matrix of a CH. Estimates memory first (`TooBig` past the
@@ -188,6 +194,16 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
   const pool = opts.pool!;
   if (opts.prefix === undefined) throw new EngineError('InvalidInput', 'computeMatrix: `prefix` (the CH section prefix in the pool dataset) is required with a pool.', { path: 'prefix' });
   const rows = tileRows(S, T, pool.threads, opts.tileCells);
+  // Pin the targets once here and ship the (small) selection with the tiles: the workers then
+  // only sweep rows instead of each repeating every target search.
+  let pinned: PinnedSelection | undefined;
+  if (kind === 'sweep') {
+    let k = pinningKernels.get(ch);
+    if (!k) pinningKernels.set(ch, (k = new SweepManyToMany(ch)));
+    k.pinTargets(targets, withAux);
+    pinned = k.exportPin();
+    throwIfAborted(opts.signal);
+  }
   const tiles: [number, number][] = [];
   for (let r0 = 0; r0 < S; r0 += rows) tiles.push([r0, Math.min(S, r0 + rows)]);
   const targetsKey = `m${++targetsKeyCounter}`;
@@ -204,7 +220,7 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
       const [r0, r1] = tiles[next++];
       const task: MatrixTask = {
         kind: 'matrix', datasetKey, prefix: opts.prefix!, targetsKey,
-        sources: sliceEndpoints(sources, r0, r1), targets, withAux, kernel: kind,
+        sources: sliceEndpoints(sources, r0, r1), targets, withAux, kernel: kind, pinned,
       };
       const res = await pool.run<MatrixTaskResult>(task as unknown as { kind: string });
       if (failed !== null || cancelled()) return;

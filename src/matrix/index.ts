@@ -1,5 +1,5 @@
 export { endpointsFromNodes, sliceEndpoints, validateEndpoints, type EndpointEntries } from './endpoints.js';
-export { SweepManyToMany, UNREACHABLE, type MatrixOutput } from './sweep.js';
+export { SweepManyToMany, UNREACHABLE, type MatrixOutput, type PinnedSelection } from './sweep.js';
 export { BucketManyToMany } from './bucket.js';
 export {
   computeMatrix, estimateMatrixMemory, checkMatrixSize, createMatrixKernel, DEFAULT_MAX_MATRIX_BYTES,

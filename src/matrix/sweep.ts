@@ -47,6 +47,19 @@ export interface MatrixOutput {
   stride?: number;
 }
 
+/** A pinned target selection in transferable form (see {@link SweepManyToMany.exportPin}). */
+export interface PinnedSelection {
+  withAux: boolean;
+  selNodes: Int32Array;
+  selFirst: Int32Array;
+  selHead: Int32Array;
+  selW: Float64Array;
+  selAux: Float64Array;
+  entryLocal: Int32Array;
+  longest: number;
+  longestAux: number;
+}
+
 export class SweepManyToMany {
   readonly ch: ContractionHierarchy;
   /** Sources per sweep. */
@@ -66,17 +79,19 @@ export class SweepManyToMany {
   private readonly arcSeen: Uint32Array;
   private selEpoch = 1;
   private selCount = 0;
-  private selFirst = new Int32Array(1);
-  private selHead = new Int32Array(0);
-  private selW = new Float64Array(0);
-  private selAux = new Float64Array(0);
+  private selFirst: Int32Array = new Int32Array(1);
+  private selHead: Int32Array = new Int32Array(0);
+  private selW: Float64Array = new Float64Array(0);
+  private selAux: Float64Array = new Float64Array(0);
   private selWI = new Int32Array(0);
   private selAuxI = new Int32Array(0);
   // Pinned targets.
   private pinned: EndpointEntries | null = null;
+  /** Selected internal ids in local order. */
+  private selNodes: Int32Array = new Int32Array(0);
   private pinnedWithAux = false;
   /** Local id of each target entry, or -1 (stalled root). */
-  private entryLocal = new Int32Array(0);
+  private entryLocal: Int32Array = new Int32Array(0);
   /** Longest path (weight / aux) inside the selection DAG: bounds every swept value. */
   private selLongest = 0;
   private selLongestAux = 0;
@@ -265,12 +280,7 @@ export class SweepManyToMany {
     }
     this.selLongest = longest;
     this.selLongestAux = longestAux;
-    if (longest < INT_INF && (!withAux || longestAux < INT_INF)) {
-      if (this.selWI.length < arcs) this.selWI = new Int32Array(arcs);
-      if (withAux && this.selAuxI.length < arcs) this.selAuxI = new Int32Array(arcs);
-      for (let i = 0; i < arcs; i++) this.selWI[i] = sw[i];
-      if (withAux) for (let i = 0; i < arcs; i++) this.selAuxI[i] = sa[i];
-    }
+    this.deriveInt32Weights(arcs, withAux);
     // Target entries → local ids (-1: a root stalled in its own search, i.e. dominated by another entry).
     const m = targets.start[targets.count];
     if (this.entryLocal.length < m) this.entryLocal = new Int32Array(m);
@@ -282,8 +292,73 @@ export class SweepManyToMany {
     this.selCount = count;
     this.selectedNodes = count;
     this.selectedArcs = arcs;
+    this.selNodes = order.slice();
     this.pinned = targets;
     this.pinnedWithAux = withAux;
+  }
+
+  private deriveInt32Weights(arcs: number, withAux: boolean): void {
+    if (this.selLongest < INT_INF && (!withAux || this.selLongestAux < INT_INF)) {
+      if (this.selWI.length < arcs) this.selWI = new Int32Array(arcs);
+      if (withAux && this.selAuxI.length < arcs) this.selAuxI = new Int32Array(arcs);
+      const sw = this.selW;
+      const sa = this.selAux;
+      for (let i = 0; i < arcs; i++) this.selWI[i] = sw[i];
+      if (withAux) for (let i = 0; i < arcs; i++) this.selAuxI[i] = sa[i];
+    }
+  }
+
+  /**
+   * The pinned selection as plain typed arrays (copies), so that another thread can
+   * {@link importPin} it instead of repeating the target searches.
+   */
+  exportPin(): PinnedSelection {
+    if (this.pinned === null) throw new Error('SweepManyToMany: pinTargets() first.');
+    const count = this.selCount;
+    const arcs = this.selFirst[count];
+    const m = this.pinned.start[this.pinned.count];
+    return {
+      withAux: this.pinnedWithAux,
+      selNodes: this.selNodes.slice(0, count),
+      selFirst: this.selFirst.slice(0, count + 1),
+      selHead: this.selHead.slice(0, arcs),
+      selW: this.selW.slice(0, arcs),
+      selAux: this.pinnedWithAux ? this.selAux.slice(0, arcs) : new Float64Array(0),
+      entryLocal: this.entryLocal.slice(0, m),
+      longest: this.selLongest,
+      longestAux: this.selLongestAux,
+    };
+  }
+
+  /** Adopts a selection exported by a kernel over the same CH for the same `targets`. */
+  importPin(targets: EndpointEntries, p: PinnedSelection): void {
+    if (++this.selEpoch === 0xffffffff) {
+      this.selSeen.fill(0);
+      this.arcSeen.fill(0);
+      this.selEpoch = 1;
+    }
+    const se = this.selEpoch;
+    const count = p.selNodes.length;
+    for (let i = 0; i < count; i++) {
+      const x = p.selNodes[i];
+      this.selSeen[x] = se;
+      this.local[x] = i;
+    }
+    this.selNodes = p.selNodes;
+    this.selFirst = p.selFirst;
+    this.selHead = p.selHead;
+    this.selW = p.selW;
+    this.selAux = p.selAux;
+    this.entryLocal = p.entryLocal;
+    this.selLongest = p.longest;
+    this.selLongestAux = p.longestAux;
+    const arcs = p.selFirst[count];
+    this.deriveInt32Weights(arcs, p.withAux);
+    this.selCount = count;
+    this.selectedNodes = count;
+    this.selectedArcs = arcs;
+    this.pinned = targets;
+    this.pinnedWithAux = p.withAux;
   }
 
   /** Upward forward search (stall-on-demand) from entries [a, b); stages the labels of selected nodes for column k. */

@@ -136,6 +136,26 @@ describe('many-to-many kernels on random graphs', () => {
     }), { seed: 8, numRuns: 150 });
   });
 
+  it('a selection exported by one kernel and imported by another gives the same matrix', () => {
+    fc.assert(fc.property(arbGraph(), fc.array(fc.nat(), { minLength: 1, maxLength: 9 }), fc.array(fc.nat(), { minLength: 1, maxLength: 9 }), fc.boolean(), (g, a, b, withAux) => {
+      const n = g.numNodes;
+      const S = endpointsFromNodes(a.map((x) => x % n));
+      const T = endpointsFromNodes(b.map((x) => x % n));
+      const ch = buildContractionHierarchy(g);
+      const k1 = new SweepManyToMany(ch);
+      k1.pinTargets(T, withAux);
+      const out1 = { cost: new Uint32Array(S.count * T.count), aux: withAux ? new Uint32Array(S.count * T.count) : null };
+      k1.runPinned(S, out1);
+      const k2 = new SweepManyToMany(ch);
+      k2.pinTargets(endpointsFromNodes([0]), false); // something else pinned before
+      k2.importPin(T, structuredClone(k1.exportPin()));
+      const out2 = { cost: new Uint32Array(S.count * T.count), aux: withAux ? new Uint32Array(S.count * T.count) : null };
+      k2.runPinned(S, out2);
+      expect(Array.from(out2.cost)).toEqual(Array.from(out1.cost));
+      if (withAux) expect(Array.from(out2.aux!)).toEqual(Array.from(out1.aux!));
+    }), { seed: 77, numRuns: 100 });
+  });
+
   it('stays exact with weights near the int32 bound (int32 or float64 tables)', () => {
     fc.assert(fc.property(arbGraph({ minWeight: 100_000_000, maxWeight: 300_000_000 }), fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), (g, a) => {
       const n = g.numNodes;

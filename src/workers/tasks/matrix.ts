@@ -1,7 +1,8 @@
 /**
  * Worker task `matrix`: one row tile of a distance matrix. The CH is opened from the shared
- * dataset buffer (zero-copy) and cached per buffer and prefix, with one kernel per worker; the
- * kernel keeps the last pinned target list, so the tiles of one matrix pin it once per worker.
+ * dataset buffer (zero-copy) and cached per buffer and prefix, with one kernel per worker. The
+ * targets' selection comes pinned with the task (or is pinned here); the kernel keeps it for
+ * the following tiles of the same matrix.
  */
 import { BinFile } from '../../core/binfile.js';
 import { EngineError } from '../../core/errors.js';
@@ -34,7 +35,8 @@ export default function matrix(task: MatrixTask, shared: Record<string, unknown>
   if (kernel instanceof SweepManyToMany) {
     const key = `${task.targetsKey}:${task.withAux ? 1 : 0}`;
     if (c.targetsKey !== key || kernel.pinnedTargets === null) {
-      kernel.pinTargets(task.targets, task.withAux);
+      if (task.pinned) kernel.importPin(task.targets, task.pinned);
+      else kernel.pinTargets(task.targets, task.withAux);
       c.targetsKey = key;
     }
     kernel.runPinned(task.sources, out);
