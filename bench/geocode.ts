@@ -15,13 +15,13 @@ import { OsmPbfFile } from '../src/osm/pbf.js';
 import { Rng } from '../src/core/rng.js';
 import { haversine } from '../src/core/geo.js';
 import { BinFile, BinWriter } from '../src/core/binfile.js';
-import { extractOsm } from '../src/geocode/extract.js';
 import { buildGeocodeIndexWithStats } from '../src/geocode/build.js';
 import { GeocodeIndex } from '../src/geocode/geocode-index.js';
 import { Geocoder, type GeocodeCandidate } from '../src/geocode/search.js';
 import { parseTigerCsv } from '../src/geocode/tiger.js';
 import { analyzeName } from '../src/geocode/normalize.js';
-import { NOISE_CLASSES, noisyQuery, renderQuery, cleanParts, type NoiseClass, type Query, type TruthAddress } from './geocode/noise.js';
+import { NOISE_CLASSES, noisyQuery, renderQuery, cleanParts, type NoiseClass, type Query } from './geocode/noise.js';
+import { groundTruth, groupsByStreet, assignFolds, foldExclusion, type Group } from './geocode/truth.js';
 import { percentile, median, sharedData, table, writeSection } from './lib/report.js';
 
 // A full GC before each timed phase, so that the index builds' garbage is not charged to queries.
@@ -32,48 +32,6 @@ const args = process.argv.slice(2);
 const SEED = Number(args[args.indexOf('--seed') + 1]) || 20261122;
 const QUICK = args.includes('--quick');
 const NO_WRITE = args.includes('--no-write');
-
-interface Group {
-  truth: TruthAddress;
-  objects: string[];
-  points: { lat: number; lon: number }[];
-  streetKey: string;
-  multi: boolean;
-}
-
-const NUMBER_FIRST = new Set(['US', 'FR', 'MC', 'GB', 'UK', 'CA', 'AU', 'NZ', 'IE']);
-
-function groundTruth(osm: OsmPbfFile, full: Geocoder): Group[] {
-  const raw = extractOsm(osm, undefined);
-  const groups = new Map<string, Group>();
-  for (const a of raw.addresses) {
-    const street = a.street || a.place;
-    if (!street || !a.hn) continue;
-    const objId = `${a.ot === 0 ? 'n' : a.ot === 1 ? 'w' : 'r'}${a.id}`;
-    const rev = full.reverse(a.lat, a.lon, { addressRadius: 5, maxDistance: 300 });
-    const city = a.city || rev?.address.City || '';
-    const postcode = a.postcode || '';
-    const countryName = a.country || rev?.address.Country || '';
-    const code = a.country.toUpperCase();
-    const multi = /[;,]/.test(a.hn);
-    for (const hn of a.hn.split(/[;,]/).map((x) => x.trim()).filter((x) => x.length > 0)) {
-      const key = `${street.toLowerCase()}|${hn.toLowerCase()}|${city.toLowerCase()}`;
-      let g = groups.get(key);
-      if (!g) {
-        g = {
-          truth: { street, hn, city, postcode, state: a.state, country: countryName, numberFirst: NUMBER_FIRST.has(code) || (code === '' && /monaco|france|united states/i.test(countryName)) },
-          objects: [], points: [], streetKey: `${street.toLowerCase()}|${city.toLowerCase()}`, multi: false,
-        };
-        groups.set(key, g);
-      }
-      if (!g.objects.includes(objId)) g.objects.push(objId);
-      g.points.push({ lat: a.lat, lon: a.lon });
-      if (!g.truth.postcode && postcode) g.truth.postcode = postcode;
-      g.multi ||= multi;
-    }
-  }
-  return [...groups.values()].sort((x, y) => (x.streetKey < y.streetKey ? -1 : x.streetKey > y.streetKey ? 1 : x.truth.hn < y.truth.hn ? -1 : 1));
-}
 
 function dist(c: GeocodeCandidate | undefined, g: Group): number {
   if (!c) return Infinity;
@@ -114,26 +72,12 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
   // --- ground truth and hold-out
   const rng = new Rng(SEED);
   const groups = groundTruth(osm, full);
-  const byStreet = new Map<string, Group[]>();
-  for (const g of groups) { const l = byStreet.get(g.streetKey); if (l) l.push(g); else byStreet.set(g.streetKey, [g]); }
+  const byStreet = groupsByStreet(groups);
   // 5 folds: every eligible address (streets with ≥ 3 addresses, one object per address, plain
   // number) is held out in exactly one fold; each fold's index is built without its held-out objects.
   const FOLDS = QUICK ? 1 : 5;
-  const foldOf = new Map<Group, number>();
-  const objCount = new Map<string, number>();
-  for (const g of groups) for (const o of g.objects) objCount.set(o, (objCount.get(o) ?? 0) + 1);
-  for (const list of byStreet.values()) {
-    if (list.length < 3) continue;
-    const eligible = list.filter((g) => !g.multi && g.objects.every((o) => objCount.get(o) === 1) && /^\d+[a-z]?$/i.test(g.truth.hn));
-    rng.shuffle(eligible);
-    const perFold = Math.max(1, Math.min(list.length - 2, Math.round(list.length * 0.2)));
-    eligible.slice(0, perFold * 5).forEach((g, i) => { const f = Math.floor(i / perFold); if (f < FOLDS) foldOf.set(g, f); });
-  }
-  const foldBuild = (f: number) => {
-    const exclude = new Set<string>();
-    for (const [g, gf] of foldOf) if (gf === f) for (const o of g.objects) exclude.add(o);
-    return buildGeocodeIndexWithStats(osm, { tigerCsv, exclude });
-  };
+  const foldOf = assignFolds(groups, byStreet, rng, FOLDS);
+  const foldBuild = (f: number) => buildGeocodeIndexWithStats(osm, { tigerCsv, exclude: foldExclusion(foldOf, f) });
   const built = foldBuild(0);
   const heldOut = new Set<Group>([...foldOf].filter(([, f]) => f === 0).map(([g]) => g));
   const geo = new Geocoder(built.index);

@@ -21,6 +21,7 @@ import { osaDistance } from './fuzzy.js';
 import { typesCompatible } from './dict.js';
 import { pointAtMeasure, projectOnLine, rangeFraction, type Line } from './interpolate.js';
 import { foldWords } from './text.js';
+import { NumberPlacer, type NumberPlacement } from './house-numbers.js';
 
 export type MatchCodeName = 'None' | 'Poor' | 'Approx' | 'Good' | 'Exact';
 export const MATCH_CODE_VALUE: Record<MatchCodeName, number> = { None: 0, Poor: 1, Approx: 2, Good: 3, Exact: 4 };
@@ -134,7 +135,11 @@ export class Geocoder {
   private seen = new Uint32Array(0);
   private epoch = 0;
 
-  constructor(readonly index: GeocodeIndex) {}
+  private readonly placer: NumberPlacer;
+
+  constructor(readonly index: GeocodeIndex) {
+    this.placer = new NumberPlacer(index);
+  }
 
   // ------------------------------------------------------------------ lookups
 
@@ -452,68 +457,27 @@ export class Geocoder {
     };
     const osmR = rangeHit(RangeSource.Osm);
     if (osmR) return [osmR];
-    // between known numbers of the same parity (else any parity)
-    const between = this.betweenPoints(street, a0, a1, n);
+    // from the street's known numbers: between two of them, past the last of its side, or the closest in value
+    const placed = this.placer.place(street, n);
+    const between = placed && placed.how === 'between' ? this.betweenResolved(placed, n) : null;
     if (between && between.tight) return [between];
     const tigerR = rangeHit(RangeSource.Tiger);
     if (tigerR) return [tigerR];
     if (between) return [between];
-    // close to the known numbers: nearest known number's point, street level
-    if (a1 > a0) {
-      const minN = idx.adNum[a0], maxN = idx.adNum[a1 - 1];
-      const slack = Math.max(6, Math.round(0.2 * maxN));
-      if (n > maxN && n - maxN <= slack) return [streetLevel(['number:beyond'], idx.adLat[a1 - 1], idx.adLon[a1 - 1], 'near')];
-      if (n < minN && minN - n <= slack) return [streetLevel(['number:beyond'], idx.adLat[a0], idx.adLon[a0], 'near')];
-      // otherwise the known number closest in value (same parity first) says more about where n
-      // is than the middle of a long street does; still street level (Approx)
-      let best = -1, bd = Infinity;
-      for (let k = a0; k < a1; k++) {
-        const d = Math.abs(idx.adNum[k] - n) + ((idx.adNum[k] - n) % 2 !== 0 ? 0.5 : 0);
-        if (d < bd) { bd = d; best = k; }
-      }
-      if (best >= 0 && bd <= Math.max(50, 0.5 * n)) return [streetLevel(['number:notfound'], idx.adLat[best], idx.adLon[best])];
-    }
+    // close to the known numbers: at (or extrapolated from) the last known number, street level
+    if (placed && placed.how === 'beyond') return [streetLevel(['number:beyond'], placed.lat, placed.lon, 'near')];
+    // otherwise the known number closest in value (same parity first) says more about where n
+    // is than the middle of a long street does; still street level (Approx)
+    if (placed) return [streetLevel(['number:notfound'], placed.lat, placed.lon)];
     return [streetLevel(['number:notfound'])];
   }
 
-  /** Interpolates number n between the nearest known numbers below and above on the street. */
-  private betweenPoints(street: number, a0: number, a1: number, n: number): Resolved | null {
+  private betweenResolved(bp: NumberPlacement, n: number): Resolved {
     const idx = this.index;
-    if (a1 - a0 < 2) return null;
-    let below = -1, above = -1, belowAny = -1, aboveAny = -1;
-    for (let k = a0; k < a1; k++) {
-      const v = idx.adNum[k];
-      if (v < n) { belowAny = k; if ((n - v) % 2 === 0) below = k; }
-      else if (v > n) { if (aboveAny < 0) aboveAny = k; if (above < 0 && (v - n) % 2 === 0) above = k; }
-    }
-    // Same-parity neighbours (the same side of the street) unless the nearest numbers of any parity
-    // bracket a much shorter stretch (streets numbered consecutively, or irregularly).
-    const spanOf = (x: number, y: number) => haversine(idx.adLat[x], idx.adLon[x], idx.adLat[y], idx.adLon[y]);
-    if (below < 0 || above < 0) { below = belowAny; above = aboveAny; }
-    else if (belowAny >= 0 && aboveAny >= 0 && (belowAny !== below || aboveAny !== above) && spanOf(belowAny, aboveAny) < 0.5 * spanOf(below, above)) { below = belowAny; above = aboveAny; }
-    if (below < 0 || above < 0) return null;
-    const nb = idx.adNum[below], na = idx.adNum[above];
-    if (na - nb > 200) return null;
-    const t = (n - nb) / (na - nb);
-    const span = haversine(idx.adLat[below], idx.adLon[below], idx.adLat[above], idx.adLon[above]);
-    if (span > 1500) return null;
-    let lat: number, lon: number;
-    const cb = idx.adChain[below], ca = idx.adChain[above];
-    if (cb >= 0 && cb === ca && idx.adDist[below] <= 120 && idx.adDist[above] <= 120) {
-      const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: idx.chainOff[cb], end: idx.chainOff[cb + 1] };
-      const m = idx.adMeasure[below] + t * (idx.adMeasure[above] - idx.adMeasure[below]);
-      const ob = idx.adOffset[below], oa = idx.adOffset[above];
-      const off = Math.sign(ob) === Math.sign(oa) ? ob + t * (oa - ob) : 0;
-      const p = pointAtMeasure(line, m, off);
-      lat = p.lat; lon = p.lon;
-    } else {
-      lat = idx.adLat[below] + t * (idx.adLat[above] - idx.adLat[below]);
-      lon = idx.adLon[below] + t * (idx.adLon[above] - idx.adLon[below]);
-    }
-    const pb = idx.adPc[below], pa = idx.adPc[above];
+    const pb = idx.adPc[bp.below], pa = idx.adPc[bp.above];
     return {
-      lat, lon, level: 'between', kind: 'interpolated', houseNumber: String(n), faults: ['number:interpolated'], penalty: 0,
-      pc: pb === pa ? pb : pb >= 0 ? pb : pa, locSets: [idx.adLoc[below], idx.adLoc[above]], tight: span <= 400,
+      lat: bp.lat, lon: bp.lon, level: 'between', kind: 'interpolated', houseNumber: String(n), faults: ['number:interpolated'], penalty: 0,
+      pc: pb === pa ? pb : pb >= 0 ? pb : pa, locSets: [idx.adLoc[bp.below], idx.adLoc[bp.above]], tight: bp.tight,
     };
   }
 
