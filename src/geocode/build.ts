@@ -159,6 +159,8 @@ interface StreetWayRec {
   nodeIds: number[];
   box: BBox;
   name: string;
+  /** WayClass bits (0 for TIGER lines) */
+  cls: number;
 }
 
 interface Cluster {
@@ -426,12 +428,12 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
     groupAdd(key, municipalityAt(w.lat[mid], w.lon[mid], admins), w);
   };
   raw.streets.forEach((s, i) => {
-    const rec = { src: i, lat: s.lat, lon: s.lon, nodeIds: s.nodeIds, box: bboxOf(s.lat, s.lon), name: s.name };
+    const rec = { src: i, lat: s.lat, lon: s.lon, nodeIds: s.nodeIds, box: bboxOf(s.lat, s.lon), name: s.name, cls: s.cls };
     addStreetWay(s.name, rec);
     for (const alt of s.altNames) addStreetWay(alt, { ...rec, name: alt });
   });
   tiger.ranges.forEach((r, i) => {
-    addStreetWay(r.street, { src: -1 - i, lat: r.lat, lon: r.lon, nodeIds: [], box: bboxOf(r.lat, r.lon), name: r.street });
+    addStreetWay(r.street, { src: -1 - i, lat: r.lat, lon: r.lon, nodeIds: [], box: bboxOf(r.lat, r.lon), name: r.street, cls: 0 });
   });
   const clusters: Cluster[] = [];
   const clustersByKey = new Map<string, number[]>();
@@ -563,6 +565,8 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   const ptLon: number[] = [];
   const ptStreet: number[] = [];
   const ptNext: number[] = [];
+  /** WayClass bits of segment i → i + 1 (the chain's last point: 0) */
+  const ptCls: number[] = [];
   const chainOff: number[] = [0];
   const stChainOff: number[] = [0];
   const stLat = new Float64Array(S.length);
@@ -571,14 +575,17 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   for (let s = 0; s < S.length; s++) {
     const c = S[s];
     const lines = c.ways.length > 0 ? c.ways : c.tigerLines;
-    // Chains: join ways at shared end nodes (OSM); TIGER lines are chains of their own.
-    const chains: { lat: number[]; lon: number[] }[] = [];
+    // Chains: join ways at shared end nodes (OSM); TIGER lines are chains of their own. `cls`:
+    // the way class of each segment (a chain may run from a surface street into a tunnel).
+    const chains: { lat: number[]; lon: number[]; cls: number[] }[] = [];
+    const segs = (w: StreetWayRec, n: number) => new Array<number>(n).fill(w.cls);
     if (c.ways.length > 0) {
       const used = new Uint8Array(lines.length);
       for (let i = 0; i < lines.length; i++) {
         if (used[i]) continue;
         used[i] = 1;
         let ids = lines[i].nodeIds.slice(), lat = lines[i].lat.slice(), lon = lines[i].lon.slice();
+        let cls = segs(lines[i], Math.max(0, lat.length - 1));
         let grew = true;
         while (grew) {
           grew = false;
@@ -587,22 +594,23 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
             const w = lines[j];
             const first = w.nodeIds[0], last = w.nodeIds[w.nodeIds.length - 1];
             const end = ids[ids.length - 1], start = ids[0];
-            if (first === end) { ids = ids.concat(w.nodeIds.slice(1)); lat = lat.concat(w.lat.slice(1)); lon = lon.concat(w.lon.slice(1)); }
-            else if (last === end) { ids = ids.concat(w.nodeIds.slice(0, -1).reverse()); lat = lat.concat(w.lat.slice(0, -1).reverse()); lon = lon.concat(w.lon.slice(0, -1).reverse()); }
-            else if (last === start) { ids = w.nodeIds.slice(0, -1).concat(ids); lat = w.lat.slice(0, -1).concat(lat); lon = w.lon.slice(0, -1).concat(lon); }
-            else if (first === start) { ids = w.nodeIds.slice(1).reverse().concat(ids); lat = w.lat.slice(1).reverse().concat(lat); lon = w.lon.slice(1).reverse().concat(lon); }
+            const wc = segs(w, Math.max(0, w.lat.length - 1));
+            if (first === end) { ids = ids.concat(w.nodeIds.slice(1)); lat = lat.concat(w.lat.slice(1)); lon = lon.concat(w.lon.slice(1)); cls = cls.concat(wc); }
+            else if (last === end) { ids = ids.concat(w.nodeIds.slice(0, -1).reverse()); lat = lat.concat(w.lat.slice(0, -1).reverse()); lon = lon.concat(w.lon.slice(0, -1).reverse()); cls = cls.concat(wc); }
+            else if (last === start) { ids = w.nodeIds.slice(0, -1).concat(ids); lat = w.lat.slice(0, -1).concat(lat); lon = w.lon.slice(0, -1).concat(lon); cls = wc.concat(cls); }
+            else if (first === start) { ids = w.nodeIds.slice(1).reverse().concat(ids); lat = w.lat.slice(1).reverse().concat(lat); lon = w.lon.slice(1).reverse().concat(lon); cls = wc.concat(cls); }
             else continue;
             used[j] = 1;
             grew = true;
           }
         }
-        chains.push({ lat, lon });
+        chains.push({ lat, lon, cls });
       }
-    } else for (const t of lines) chains.push({ lat: t.lat, lon: t.lon });
+    } else for (const t of lines) chains.push({ lat: t.lat, lon: t.lon, cls: segs(t, Math.max(0, t.lat.length - 1)) });
     for (const ch of chains) {
       const start = ptLat.length;
       for (let k = 0; k < ch.lat.length; k++) {
-        ptLat.push(ch.lat[k]); ptLon.push(ch.lon[k]); ptStreet.push(s); ptNext.push(k + 1 < ch.lat.length ? 1 : 0);
+        ptLat.push(ch.lat[k]); ptLon.push(ch.lon[k]); ptStreet.push(s); ptNext.push(k + 1 < ch.lat.length ? 1 : 0); ptCls.push(k < ch.cls.length ? ch.cls[k] : 0);
       }
       chainOff.push(ptLat.length);
       chainLines.push({ lat: ptLat, lon: ptLon, start, end: ptLat.length });
@@ -813,7 +821,7 @@ export function buildGeocodeIndexWithStats(osm: OsmPbfFile, opts: GeocodeBuildOp
   m.set('st.muni', stMuni); m.set('st.ao', stAddrOff); m.set('st.ro', stRangeOff); m.set('st.co', Uint32Array.from(stChainOff));
   m.set('st.pco', Uint32Array.from(stPcOff)); m.set('st.pci', Int32Array.from(stPcIds));
   m.set('ch.po', Uint32Array.from(chainOff)); m.set('pt.lat', Float64Array.from(ptLat)); m.set('pt.lon', Float64Array.from(ptLon));
-  m.set('pt.st', Uint32Array.from(ptStreet)); m.set('pt.nx', Uint8Array.from(ptNext));
+  m.set('pt.st', Uint32Array.from(ptStreet)); m.set('pt.nx', Uint8Array.from(ptNext)); m.set('pt.cls', Uint8Array.from(ptCls));
   m.set('ad.lat', adLat); m.set('ad.lon', adLon); m.set('ad.num', adNum); m.set('ad.sfx', adSfx); m.set('ad.hn', adHn);
   m.set('ad.pc', adPc); m.set('ad.loc', adLoc); m.set('ad.ot', adOt); m.set('ad.oid', adOid); m.set('ad.ch', adCh);
   m.set('ad.m', adM); m.set('ad.off', adOff); m.set('ad.dist', adDist); m.set('ad.fl', adFl);

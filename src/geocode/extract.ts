@@ -38,6 +38,38 @@ export interface RawLine {
 export interface RawStreetWay extends RawLine {
   name: string;
   altNames: string[];
+  /** {@link WayClass} bits: what makes the way a poor answer for reverse geocoding. */
+  cls: number;
+}
+
+/** Street-way classes (bits) that reverse geocoding avoids when a plain surface street is near. */
+export const WayClass = {
+  /** tunnel=* (not building_passage), layer < 0, location=underground */
+  Underground: 1,
+  /** covered=*, tunnel=building_passage */
+  Covered: 2,
+  /** highway=motorway/trunk */
+  Motorway: 4,
+  /** highway=*_link */
+  Link: 8,
+  /** highway=footway/path/steps/cycleway/bridleway */
+  Path: 16,
+} as const;
+
+const PATH_HIGHWAYS = new Set(['footway', 'path', 'steps', 'cycleway', 'bridleway']);
+
+/** The {@link WayClass} bits of a highway's tags. */
+export function wayClass(t: Tags): number {
+  let c = 0;
+  const hw = t.highway ?? '';
+  const tunnel = t.tunnel;
+  const layer = Number.parseFloat(t.layer ?? '');
+  if ((tunnel && tunnel !== 'no' && tunnel !== 'building_passage') || layer < 0 || t.location === 'underground') c |= WayClass.Underground;
+  if ((t.covered && t.covered !== 'no') || tunnel === 'building_passage') c |= WayClass.Covered;
+  if (hw === 'motorway' || hw === 'trunk') c |= WayClass.Motorway;
+  if (hw.endsWith('_link')) c |= WayClass.Link;
+  if (PATH_HIGHWAYS.has(hw)) c |= WayClass.Path;
+  return c;
 }
 
 export interface RawInterpolation extends RawLine {
@@ -146,7 +178,7 @@ export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undef
 
   // ---- pass 2: ways
   const memberWays = new Map<number, number[]>();
-  const streetWays: { id: number; refs: number[]; name: string; alt: string[] }[] = [];
+  const streetWays: { id: number; refs: number[]; name: string; alt: string[]; cls: number }[] = [];
   const addrWays: { id: number; refs: number[]; addr: AddrTags }[] = [];
   const interpWays: { id: number; refs: number[]; step: number; street: string; postcode: string }[] = [];
   const placeWays: { id: number; refs: number[]; tags: Tags }[] = [];
@@ -162,7 +194,7 @@ export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undef
           const v = tags[k];
           if (v) for (const p of v.split(';')) if (p.trim() && p.trim() !== tags.name) alt.push(p.trim());
         }
-        streetWays.push({ id, refs: get(), name: tags.name ?? tags['addr:street'], alt });
+        streetWays.push({ id, refs: get(), name: tags.name ?? tags['addr:street'], alt, cls: wayClass(tags) });
       }
       if (tags['addr:housenumber'] || tags['addr:conscriptionnumber']) {
         if (!exclude?.has(`w${id}`)) addrWays.push({ id, refs: get(), addr: addrOf(tags) });
@@ -242,7 +274,7 @@ export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undef
   const streets: RawStreetWay[] = [];
   for (const w of streetWays) {
     const l = line(w.id, w.refs);
-    if (l.lat.length > 0) streets.push({ ...l, name: w.name, altNames: w.alt });
+    if (l.lat.length > 0) streets.push({ ...l, name: w.name, altNames: w.alt, cls: w.cls });
   }
   const interpolations: RawInterpolation[] = [];
   for (const w of interpWays) {

@@ -39,7 +39,11 @@ const LAYOUT: Record<string, { new (b: ArrayBufferLike, o: number, l: number): T
   'gs.k': Float64Array, 'gs.o': Uint32Array, 'gs.i': Uint32Array, 'gs.c': Float64Array,
   'gr.k': Float64Array, 'gr.o': Uint32Array, 'gr.i': Uint32Array, 'gr.c': Float64Array, 'rg.pk': Uint32Array,
   'str.b': Uint8Array, 'str.o': Uint32Array, 'key.b': Uint8Array, 'key.o': Uint32Array,
+  'pt.cls': Uint8Array,
 };
+
+/** Sections added after format v1 shipped: an index without them still opens (defaults: zeros). */
+const OPTIONAL = new Set(['pt.cls']);
 
 export class GeocodeIndex {
   // streets
@@ -48,6 +52,8 @@ export class GeocodeIndex {
   readonly stChainOff: Uint32Array; readonly stPcOff: Uint32Array; readonly stPcIds: Int32Array;
   // chains and their points
   readonly chainOff: Uint32Array; readonly ptLat: Float64Array; readonly ptLon: Float64Array; readonly ptStreet: Uint32Array; readonly ptNext: Uint8Array;
+  /** WayClass bits (extract.ts) of segment i → i + 1: tunnel, covered, motorway, link, path. */
+  readonly ptClass: Uint8Array;
   // address points
   readonly adLat: Float64Array; readonly adLon: Float64Array; readonly adNum: Uint32Array; readonly adSfx: Uint32Array; readonly adHn: Uint32Array;
   readonly adPc: Int32Array; readonly adLoc: Uint32Array; readonly adOt: Uint8Array; readonly adOid: Float64Array;
@@ -95,6 +101,8 @@ export class GeocodeIndex {
     this.stLoc = r.get('st.loc', U); this.stMuni = r.get('st.muni', I); this.stAddrOff = r.get('st.ao', U); this.stRangeOff = r.get('st.ro', U);
     this.stChainOff = r.get('st.co', U); this.stPcOff = r.get('st.pco', U); this.stPcIds = r.get('st.pci', I);
     this.chainOff = r.get('ch.po', U); this.ptLat = r.get('pt.lat', F); this.ptLon = r.get('pt.lon', F); this.ptStreet = r.get('pt.st', U); this.ptNext = r.get('pt.nx', B);
+    if (!sections.has('pt.cls')) sections.set('pt.cls', new Uint8Array(this.ptLat.length));
+    this.ptClass = r.get('pt.cls', B);
     this.adLat = r.get('ad.lat', F); this.adLon = r.get('ad.lon', F); this.adNum = r.get('ad.num', U); this.adSfx = r.get('ad.sfx', U); this.adHn = r.get('ad.hn', U);
     this.adPc = r.get('ad.pc', I); this.adLoc = r.get('ad.loc', U); this.adOt = r.get('ad.ot', B); this.adOid = r.get('ad.oid', F);
     this.adChain = r.get('ad.ch', I); this.adMeasure = r.get('ad.m', F); this.adOffset = r.get('ad.off', Float32Array); this.adDist = r.get('ad.dist', Float32Array);
@@ -151,7 +159,7 @@ export class GeocodeIndex {
   /** Reopens an index written by {@link toSections}: views onto the file's buffer, nothing parsed. */
   static fromSections(f: BinFile, prefix: string): GeocodeIndex {
     const m: Sections = new Map();
-    for (const [name, ctor] of Object.entries(LAYOUT)) m.set(name, f.get(`${prefix}.${name}`, ctor as any));
+    for (const [name, ctor] of Object.entries(LAYOUT)) if (!OPTIONAL.has(name) || f.has(`${prefix}.${name}`)) m.set(name, f.get(`${prefix}.${name}`, ctor as any));
     return new GeocodeIndex(m);
   }
 

@@ -22,6 +22,7 @@ import { typesCompatible } from './dict.js';
 import { pointAtMeasure, projectOnLine, rangeFraction, type Line } from './interpolate.js';
 import { foldWords } from './text.js';
 import { NumberPlacer, type NumberPlacement } from './house-numbers.js';
+import { WayClass } from './extract.js';
 
 export type MatchCodeName = 'None' | 'Poor' | 'Approx' | 'Good' | 'Exact';
 export const MATCH_CODE_VALUE: Record<MatchCodeName, number> = { None: 0, Poor: 1, Approx: 2, Good: 3, Exact: 4 };
@@ -77,6 +78,21 @@ export interface ReverseOptions {
   maxDistance?: number;
   /** An address point this close wins over a nearer street (default 75 m). */
   addressRadius?: number;
+}
+
+// ----------------------------------------------------------------------------- reverse: way classes
+
+/** How much farther than it is a street segment of each WayClass counts in reverse geocoding (metres, summed). */
+export const REVERSE_PENALTY_M: Record<keyof typeof WayClass, number> = { Underground: 200, Covered: 50, Motorway: 150, Link: 150, Path: 40 };
+const MAX_PENALTY_M = 300;
+const PENALTY_BY_CLASS = new Float64Array(256);
+for (let c = 1; c < 256; c++) {
+  let p = 0;
+  for (const [k, bit] of Object.entries(WayClass)) if (c & bit) p += REVERSE_PENALTY_M[k as keyof typeof WayClass];
+  PENALTY_BY_CLASS[c] = Math.min(MAX_PENALTY_M, p);
+}
+function classPenalty(c: number): number {
+  return PENALTY_BY_CLASS[c];
 }
 
 // ----------------------------------------------------------------------------- scoring constants
@@ -754,9 +770,13 @@ export class Geocoder {
       if (idx.adPc[k] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.adPc[k]]);
       return { lat: idx.adLat[k], lon: idx.adLon[k], distance: a.dist, kind: 'address', address };
     }
-    const s = idx.segGrid.nearest(lat, lon, maxDist, idx.ptLat.length, (i) => {
+    // The nearest street segment, a tunnel, motorway, link road or path counting farther than it
+    // is (REVERSE_PENALTY_M): a stop above a road tunnel gets the street or square it stands on.
+    const cls = idx.ptClass;
+    const s = idx.segGrid.nearest(lat, lon, maxDist + MAX_PENALTY_M, idx.ptLat.length, (i) => {
       const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
-      return projectOnLine(line, lat, lon).dist;
+      const d = projectOnLine(line, lat, lon).dist;
+      return d > maxDist ? Infinity : d + (cls[i] === 0 ? 0 : classPenalty(cls[i]));
     });
     if (s.item >= 0) {
       const i = s.item;
@@ -765,7 +785,7 @@ export class Geocoder {
       const st = idx.ptStreet[i];
       const address: MatchedAddress = { Street: idx.strings.get(idx.stDisp[st]), ...this.placeParts([idx.stLoc[st]]) };
       if (idx.stPcOff[st + 1] > idx.stPcOff[st] && idx.stPcIds[idx.stPcOff[st]] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.stPcIds[idx.stPcOff[st]]]);
-      return { lat: p.lat, lon: p.lon, distance: s.dist, kind: 'street', address };
+      return { lat: p.lat, lon: p.lon, distance: p.dist, kind: 'street', address };
     }
     // nearest settlement within 20 km
     let best = -1, bd = 20000;

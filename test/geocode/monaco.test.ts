@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { OsmPbfFile } from '../../src/osm/pbf.js';
 import { BinFile, BinWriter } from '../../src/core/binfile.js';
 import { haversine } from '../../src/core/geo.js';
@@ -12,7 +13,8 @@ import { Rng } from '../../src/core/rng.js';
 import { buildGeocodeIndex, buildGeocodeIndexWithStats } from '../../src/geocode/build.js';
 import { GeocodeIndex } from '../../src/geocode/geocode-index.js';
 import { Geocoder, MATCH_CODE_VALUE, type AddressQuery } from '../../src/geocode/search.js';
-import { extractOsm } from '../../src/geocode/extract.js';
+import { extractOsm, wayClass, WayClass } from '../../src/geocode/extract.js';
+import { projectOnLine } from '../../src/geocode/interpolate.js';
 import { noisyQuery } from '../../bench/geocode/noise.js';
 
 const PBF = readFileSync(new URL('../../fixtures/monaco-latest.osm.pbf', import.meta.url));
@@ -195,3 +197,67 @@ describe('Monaco geocoder', () => {
     }
   });
 });
+
+describe('reverse geocoding prefers surface streets and address points', () => {
+  it('classifies tunnels, covered ways, motorways, links and paths', () => {
+    expect(wayClass({ highway: 'secondary', tunnel: 'yes', layer: '-3' })).toBe(WayClass.Underground);
+    expect(wayClass({ highway: 'residential', layer: '-1' })).toBe(WayClass.Underground);
+    expect(wayClass({ highway: 'service', tunnel: 'building_passage' })).toBe(WayClass.Covered);
+    expect(wayClass({ highway: 'footway', covered: 'yes' })).toBe(WayClass.Covered | WayClass.Path);
+    expect(wayClass({ highway: 'motorway_link' })).toBe(WayClass.Link);
+    expect(wayClass({ highway: 'trunk' })).toBe(WayClass.Motorway);
+    expect(wayClass({ highway: 'steps' })).toBe(WayClass.Path);
+    expect(wayClass({ highway: 'residential', layer: '1', bridge: 'yes' })).toBe(0);
+    expect(wayClass({ highway: 'pedestrian', area: 'yes' })).toBe(0);
+  });
+
+  it("gives the Prince's Palace square, not the road tunnel under it", () => {
+    const r = geo.reverse(43.7314, 7.42)!;
+    expect(r.kind).toBe('street');
+    expect(r.address.Street).toBe('Place du Palais');
+    expect(r.distance).toBeLessThan(75);
+  });
+
+  /** Distance from (lat, lon) to the nearest street segment whose class passes `keep`. */
+  function nearestSegment(lat: number, lon: number, keep: (cls: number) => boolean): number {
+    let best = Infinity;
+    for (let i = 0; i < index.ptLat.length; i++) {
+      if (!index.ptNext[i] || !keep(index.ptClass[i])) continue;
+      best = Math.min(best, projectOnLine({ lat: index.ptLat, lon: index.ptLon, start: i, end: i + 2 }, lat, lon).dist);
+    }
+    return best;
+  }
+
+  it('never answers with a tunnel when a plain surface street is within 150 m (property)', () => {
+    // Monaco is full of road tunnels under streets and squares
+    let tunnelsNear = 0;
+    fc.assert(fc.property(fc.double({ min: 43.7253, max: 43.7517, noNaN: true }), fc.double({ min: 7.4091, max: 7.4398, noNaN: true }), (lat, lon) => {
+      const r = geo.reverse(lat, lon, { addressRadius: 0 });
+      if (!r || r.kind !== 'street') return;
+      if (nearestSegment(lat, lon, (c) => (c & WayClass.Underground) !== 0) < 60) tunnelsNear++;
+      // the answer lies on a tunnel segment only when every segment through its point is one
+      let onTunnel = true;
+      for (let i = 0; i < index.ptLat.length; i++) {
+        if (!index.ptNext[i]) continue;
+        if (projectOnLine({ lat: index.ptLat, lon: index.ptLon, start: i, end: i + 2 }, r.lat, r.lon).dist > 0.05) continue;
+        if (!(index.ptClass[i] & WayClass.Underground)) onTunnel = false;
+      }
+      if (onTunnel) expect(nearestSegment(lat, lon, (c) => c === 0)).toBeGreaterThan(150);
+    }), { seed: 2024, numRuns: 150 });
+    expect(tunnelsNear).toBeGreaterThan(5); // the property was exercised where it matters
+  });
+
+  it('still answers with a tunnel when nothing else is near (and opens indexes built before way classes)', () => {
+    // an index without the way-class section: every segment counts as a plain street
+    const w = new BinWriter(1, 1);
+    index.toSections({ add: (name: string, a: never) => { if (!name.endsWith('.pt.cls')) w.add(name, a); } } as unknown as BinWriter, 'geo');
+    const old = GeocodeIndex.fromSections(BinFile.from(w.toBuffer(true)), 'geo');
+    expect(old.ptClass.length).toBe(index.ptLat.length);
+    expect(old.ptClass.every((c) => c === 0)).toBe(true);
+    expect(new Geocoder(old).reverse(43.7314, 7.42)!.address.Street).toBe('Tunnel Rocher Palais');
+    // the tunnel is the only street within reach of a point over it when maxDistance is small
+    const r = geo.reverse(43.7314, 7.42, { maxDistance: 30, addressRadius: 0 });
+    expect(r?.address.Street).toBe('Tunnel Rocher Palais');
+  });
+});
+
