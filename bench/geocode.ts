@@ -244,7 +244,7 @@ function evaluate(name: string, file: string, tigerFile: string | null): Eval {
     'clean, indexed: top-1 ≤ 50 m': `${(100 * clean50 / indexed.length).toFixed(1)} % (≤100 m ${(100 * clean100 / indexed.length).toFixed(1)} %)`,
     'noisy (0–3 perturbations): top-1 ≤ 100 m': `${(100 * noisy100 / noisyN).toFixed(1)} %`,
     'noisy: top-1 ≤ 50 / 250 m': `${(100 * noisy50 / noisyN).toFixed(1)} / ${(100 * noisy250 / noisyN).toFixed(1)} %`,
-    'held out: error p50 / p95 (m)': `${median(hoErr).toFixed(0)} / ${percentile(hoErr, 95).toFixed(0)}`,
+    'held out: error p50 / p90 / p95 / max (m)': `${median(hoErr).toFixed(0)} / ${percentile(hoErr, 90).toFixed(0)} / ${percentile(hoErr, 95).toFixed(0)} / ${Math.max(...hoErr).toFixed(0)}`,
     'held out: within 50 / 100 / 250 m': `${(100 * hoErr.filter((e) => e <= 50).length / hoErr.length).toFixed(1)} / ${(100 * hoErr.filter((e) => e <= 100).length / hoErr.length).toFixed(1)} / ${(100 * hoErr.filter((e) => e <= 250).length / hoErr.length).toFixed(1)} %`,
     'held out: leaked (exact point found)': leaked,
     'held out: result kinds': [...hoKinds].map(([k, v]) => `${k} ${v}`).join(', '),
