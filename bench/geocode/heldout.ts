@@ -20,6 +20,7 @@ import { renderQuery, cleanParts } from './noise.js';
 import { groundTruth, groupsByStreet, assignFolds, foldExclusion, type Group } from './truth.js';
 import { percentile, median, sharedData } from '../lib/report.js';
 
+process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(0); else throw e; });
 const args = process.argv.slice(2);
 const which = args.find((a) => !a.startsWith('--') && !/^[\d.]+$/.test(a) && !a.endsWith('.json')) ?? 'monaco';
 const WORST = Number(args[args.indexOf('--worst') + 1]) || 20;
