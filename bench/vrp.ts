@@ -203,7 +203,7 @@ function report(): void {
   /** Gap to max(distance-only BKS, proven optimum with truncated distances) — differs from `gap` only where the BKS is below that bound (R109, RC103). */
   const gapLb = (r: Rec): number => (lb.has(r.instance) ? (100 * (r.distance - lb.get(r.instance)!)) / lb.get(r.instance)! : r.gap);
   const recs = new Map<string, Rec>();
-  for (const f of readdirSync(OUT).filter((x) => x.endsWith('.jsonl')).sort()) {
+  for (const f of readdirSync(OUT).filter((x) => x.endsWith('.jsonl') && x !== 'scale.jsonl').sort()) {
     for (const line of readFileSync(join(OUT, f), 'utf8').split('\n')) {
       if (!line.trim()) continue;
       const r = JSON.parse(line) as Rec;
@@ -248,10 +248,12 @@ function report(): void {
       const vroom = (9 * VROOM_SOLOMON_CLASS.C1 + 12 * VROOM_SOLOMON_CLASS.R1 + 8 * VROOM_SOLOMON_CLASS.RC1) / 29;
       rows.push(['**Solomon C1+R1+RC1**', sol.length, `**${fmt(mean(g))}**`, fmt(median(g)), fmt(Math.max(...g)), fmt(mean(sol.map((r) => r.seconds)), 1), fmt(mean(sol.map((r) => r.cpuSeconds)), 1),
         sol.every((r) => r.valid) ? 'yes' : 'NO', sol.every((r) => r.served && r.vehicles <= r.fleet) ? 'yes' : 'NO', fmt(vroom), fmt(mean(sol.map((r) => r.load)), 1)]);
-      const gl = sol.map(gapLb);
-      parts.push(`Against max(distance-only BKS, proven optimum with 1-decimal-truncated distances) — which differs only for R109 (1101.37 → 1146.9) and RC103 (1249.86 → 1258.0), whose listed distance-only BKS lie below the proven optimum and cannot be reached: mean ${fmt(mean(gl))} %, worst ${fmt(Math.max(...gl))} %.`);
     }
     parts.push(table(['class', 'n', 'mean gap %', 'median %', 'worst %', 'wall s/inst', 'cpu s/inst', 'checker', 'all served, fleet ok', 'VROOM mean gap %', 'load avg'], rows));
+    if (sol.length > 0) {
+      const gl = sol.map(gapLb);
+      parts.push(`Solomon against max(distance-only BKS, proven optimum with 1-decimal-truncated distances) — different only for R109 (1101.37 → 1146.9) and RC103 (1249.86 → 1258.0), whose listed distance-only BKS lie below the proven optimum and cannot be reached: mean ${fmt(mean(gl))} %, worst ${fmt(Math.max(...gl))} %.`);
+    }
     const detail = rs.filter((r) => r.set !== 'solomon').sort((a, b) => a.instance.localeCompare(b.instance, 'en', { numeric: true }));
     if (detail.length > 0) {
       parts.push(table(['instance', 'distance', 'vehicles', 'gap %', 'wall s', 'cpu s', 'iterations', 'checker', 'VROOM gap % (s)'],
