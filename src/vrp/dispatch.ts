@@ -303,7 +303,9 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
     if (sl) out.push({ ...sl, TimeEstimatedArrival: when(r.startTime), Distance: 0, Time: 0 });
     for (const s of r.stops) {
       const li = b.stopLoc[s.stop];
-      out.push({ ...(locs[li] as Location), TimeEstimatedArrival: when(s.arrival), Distance: dist(s.legDistance), Time: Math.round(s.legTime) });
+      // The estimate is when service starts: a vehicle early for a closed window is expected at the
+      // door when it opens (the wait happens before the stop), so estimates always lie in the window.
+      out.push({ ...(locs[li] as Location), TimeEstimatedArrival: when(s.start), Distance: dist(s.legDistance), Time: Math.round(s.legTime) });
     }
     const fl = b.finishLoc[r.vehicle];
     if (fl) out.push({ ...fl, TimeEstimatedArrival: when(r.endTime), Distance: dist(r.endLegDistance), Time: Math.round(r.endLegTime) });

@@ -72,6 +72,25 @@ describe('dispatchOnMatrix', () => {
     expect(L.length).toBe(2); // no FinishLocation: the route ends at the last stop
   });
 
+  it('estimates at closed windows lie inside the window even when the vehicle has to wait', async () => {
+    const { spec, travel } = setup({
+      CurrentTime: '2026-12-01T08:00:00',
+      Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00' }],
+      Locations: [
+        { Name: 'First', LatLong: ll(0, 0.01), TimeConstraintArrival: '2026-12-01T08:05:00' }, // deadline: forces an early start
+        { Name: 'Later', LatLong: ll(0, 0.02), CanArriveEarly: false, TimeConstraintArrival: '2026-12-01T10:00:00', TimeConstraintDeparture: '2026-12-01T11:00:00' },
+      ],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    const L = res.Items![0].Locations!;
+    expect(L.map((l) => l.Name)).toEqual(['Depot', 'First', 'Later']);
+    // leaves as late as the finish allows (08:03:20): First just by its deadline
+    expect(L[0].TimeEstimatedArrival).toBe('2026-12-01T08:03:20');
+    expect(L[1].TimeEstimatedArrival).toBe('2026-12-01T08:05:00');
+    expect(L[2].TimeEstimatedArrival).toBe('2026-12-01T10:00:00'); // arrives 08:06:40, served at 10:00
+    expect(L[2].Time).toBe(100); // the leg's driving time
+  });
+
   it('CanArriveEarly (default) is only a deadline; a missed deadline is reported', async () => {
     const { spec, travel } = setup({
       CurrentTime: '2026-12-01T08:00:00',
