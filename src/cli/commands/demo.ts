@@ -95,6 +95,46 @@ export const demoCommand: Command = {
       out.push(p.name.padEnd(24) + cells.join(''));
     });
     out.push('');
+
+    // 3. Geocode messy addresses.
+    const queries = [
+      { Street: 'bd des moulins 12', City: 'monaco' },
+      { Street: 'Avenue Princesse Grce', PostalCode: '98000' },
+      { Street: 'Rue Grimaldi', City: 'Monte Carlo' },
+    ];
+    const g = await engine.geocode({ Addresses: queries, IsNeedMatchCode: true });
+    out.push('Geocode (best candidate per address)');
+    g.Items?.forEach((it, i) => {
+      const best = it.Locations?.[0];
+      const q = `${queries[i].Street}, ${queries[i].City ?? queries[i].PostalCode}`;
+      out.push(best?.LatLong
+        ? `  ${q.padEnd(38)} → ${best.Address?.Street ?? '?'}, ${best.Address?.City ?? ''} (${best.LatLong.Latitude.toFixed(5)}, ${best.LatLong.Longitude.toFixed(5)}) ${best.MatchCode}`
+        : `  ${q.padEnd(38)} → not found`);
+    });
+    out.push('');
+
+    // 4. A small dispatch: the sample places as stops, two vans from the palace.
+    const depot = { Name: 'Depot (Palais)', LatLong: { Latitude: DEMO_PLACES[1].lat, Longitude: DEMO_PLACES[1].lon } };
+    const d = await engine.dispatch({
+      CurrentTime: '2026-12-01T09:00:00',
+      DistanceUnit: 'Kilometer',
+      Vehicles: [
+        { Name: 'Van 1', MaxWeight: 10, StartLocation: depot, FinishLocation: depot },
+        { Name: 'Van 2', MaxWeight: 10, StartLocation: depot, FinishLocation: depot },
+      ],
+      Locations: DEMO_PLACES.filter((_, i) => i !== 1).map((p, i) => ({
+        Name: p.name, LatLong: { Latitude: p.lat, Longitude: p.lon }, Weight: 3, Wait: 300,
+        ...(i === 0 ? { CanArriveEarly: false, TimeConstraintArrival: '2026-12-01T10:00:00', TimeConstraintDeparture: '2026-12-01T10:30:00' } : {}),
+      })),
+    }, { seed: 1 });
+    out.push(`Dispatch: ${DEMO_PLACES.length - 1} stops (3 units each, 5 min service; the Casino only 10:00-10:30), 2 vans of 10 units → ${d.Status}`);
+    for (const it of d.Items ?? []) {
+      const stops = it.Locations ?? [];
+      const km = stops.reduce((a, l) => a + l.Distance, 0);
+      out.push(`  ${it.Vehicle?.Name}: ${stops.map((l) => `${l.Name} ${l.TimeEstimatedArrival.slice(11, 16)}`).join(' → ')}  (${km.toFixed(1)} km)`);
+    }
+    for (const e of d.Errors ?? []) out.push(`  ! ${e.Message}`);
+    out.push('');
     out.push('Next: `dispatchkit --help` for build, distance, dispatch, geocode and solve.');
     process.stdout.write(out.join('\n') + '\n');
     await engine.close();
