@@ -53,28 +53,7 @@ export class Insertion {
     const routes = st.routes;
     const allowed = pb.allowed;
     const V = pb.V;
-    const now = ++this.stamp;
-    let nr = 0;
-    // candidate routes
-    if (full) {
-      for (let v = 0; v < V; v++) if (routes[v].len > 0) this.routeList[nr++] = v;
-    } else {
-      const k = Math.min(this.kIns, this.nb.k);
-      const list = this.nb.list;
-      for (let i = 0; i < k; i++) {
-        const w = list[u * this.nb.k + i];
-        if (w < 0) break;
-        const v = st.routeOf[w];
-        if (v < 0 || this.seenStamp[v] === now) continue;
-        this.seenStamp[v] = now;
-        this.routeList[nr++] = v;
-      }
-    }
-    // one empty route per class
-    for (let c = 0; c < pb.nClasses; c++) {
-      const v = st.emptyVehicle(c);
-      if (v >= 0) this.routeList[nr++] = v;
-    }
+    const nr = this.candidateRoutes(full, u, -1);
     const outRow = pb.outRow, inPl = pb.inPl;
     for (let i = 0; i < nr; i++) {
       const v = this.routeList[i];
@@ -153,6 +132,40 @@ export class Insertion {
     return ok;
   }
 
+  /**
+   * Fills `routeList` with the routes to try for job(s) `a` (and `b` when ≥ 0): every used route
+   * when `full`, else the routes of their granular neighbours; then one empty vehicle per class.
+   * Returns the count.
+   */
+  private candidateRoutes(full: boolean, a: number, b: number): number {
+    const st = this.st;
+    const pb = st.pb;
+    let nr = 0;
+    if (full) {
+      const routes = st.routes;
+      for (let v = 0; v < pb.V; v++) if (routes[v].len > 0) this.routeList[nr++] = v;
+    } else {
+      const now = ++this.stamp;
+      const k = Math.min(this.kIns, this.nb.k);
+      const list = this.nb.list;
+      for (let x = a; x >= 0; x = x === a ? b : -1) {
+        for (let i = 0; i < k; i++) {
+          const w = list[x * this.nb.k + i];
+          if (w < 0) break;
+          const v = st.routeOf[w];
+          if (v < 0 || this.seenStamp[v] === now) continue;
+          this.seenStamp[v] = now;
+          this.routeList[nr++] = v;
+        }
+      }
+    }
+    for (let c = 0; c < pb.nClasses; c++) {
+      const v = st.emptyVehicle(c);
+      if (v >= 0) this.routeList[nr++] = v;
+    }
+    return nr;
+  }
+
   /** Pickup pu with its delivery: best (p, q): pickup after position p, delivery after position q ≥ p. */
   private findPair(pu: number, full: boolean, blink: number, rng: Rng | null, wantSecond: boolean): boolean {
     const st = this.st;
@@ -161,25 +174,7 @@ export class Insertion {
     const routes = st.routes;
     const allowed = pb.allowed;
     const V = pb.V;
-    const now = ++this.stamp;
-    let nr = 0;
-    if (full) {
-      for (let v = 0; v < V; v++) if (routes[v].len > 0) this.routeList[nr++] = v;
-    } else {
-      const k = Math.min(this.kIns, this.nb.k);
-      for (const x of [pu, du]) for (let i = 0; i < k; i++) {
-        const w = this.nb.list[x * this.nb.k + i];
-        if (w < 0) break;
-        const v = st.routeOf[w];
-        if (v < 0 || this.seenStamp[v] === now) continue;
-        this.seenStamp[v] = now;
-        this.routeList[nr++] = v;
-      }
-    }
-    for (let c = 0; c < pb.nClasses; c++) {
-      const v = st.emptyVehicle(c);
-      if (v >= 0) this.routeList[nr++] = v;
-    }
+    const nr = this.candidateRoutes(full, pu, du);
     const P = this.P;
     for (let i = 0; i < nr; i++) {
       const v = this.routeList[i];
