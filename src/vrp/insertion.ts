@@ -82,15 +82,7 @@ export class Insertion {
       }
       if (wantSecond) this.bestPerRoute[v] = routeBest;
     }
-    if (wantSecond && this.bestV >= 0) {
-      for (let i = 0; i < nr; i++) {
-        const v = this.routeList[i];
-        if (v !== this.bestV && this.bestPerRoute[v] < this.secondCost) this.secondCost = this.bestPerRoute[v];
-      }
-      for (let i = 0; i < nr; i++) this.bestPerRoute[this.routeList[i]] = Infinity;
-    }
-    if (this.bestV < 0) this.failReason = this.topReason();
-    return this.bestV >= 0;
+    return this.finishSearch(nr, wantSecond);
   }
 
   private fitsLoad(u: number, v: number): boolean {
@@ -195,6 +187,11 @@ export class Insertion {
       }
       if (wantSecond) this.bestPerRoute[v] = routeBest;
     }
+    return this.finishSearch(nr, wantSecond);
+  }
+
+  /** Ends a search over `routeList[0..nr)`: the second-best route cost (regret) or the failure reason. */
+  private finishSearch(nr: number, wantSecond: boolean): boolean {
     if (wantSecond && this.bestV >= 0) {
       for (let i = 0; i < nr; i++) {
         const v = this.routeList[i];

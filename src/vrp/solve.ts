@@ -21,7 +21,7 @@ import { Rng } from '../core/rng.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { buildProblem, Problem, REASON_CODES, type UnassignedReason, type VrpInput } from './model.js';
-import { defaultParams, Search, type SearchParams } from './search.js';
+import { defaultParams, Search, type SearchParams, type SearchResult } from './search.js';
 import { Insertion } from './insertion.js';
 import { buildNeighbours } from './neighbours.js';
 import { describeRoute, unassignedStop, type Solution, type SolveStats } from './solution.js';
@@ -73,13 +73,8 @@ export interface SearchTaskSpec {
   budget: { iterations?: number; work?: number; timeLimitMs?: number };
 }
 
-export interface SearchTaskResult {
-  routes: Int32Array[];
-  cost: number;
-  unassigned: Int32Array;
-  iterations: number;
-  work: number;
-  improvements: number;
+/** A {@link SearchResult} in a form that crosses the worker boundary (reasons as entries). */
+export interface SearchTaskResult extends Omit<SearchResult, 'reasons' | 'stoppedBy'> {
   reasons: [number, string][];
   stoppedBy: string;
 }
