@@ -8,10 +8,11 @@
  * routes. Constraint families: time windows (two per stop: the hull in O(1), then an exact
  * check when a two-window stop is involved), shift, maximum duration, capacities (with pickups
  * and deliveries), maximum stops, keep-order, pickup/delivery precedence, vehicle eligibility.
- * Objective per route: costFactor × (arc costs + internal costs) + fixed cost when non-empty.
- * New route-level terms (balancing, …) belong in {@link Evaluator.cost} / {@link Evaluator.check}.
+ * Objective per route: {@link routeObjective} (objective.ts) of the candidate's arc and internal
+ * costs. New route-level terms (balancing, …) belong in objective.ts / {@link Evaluator.check}.
  */
 import { BIG, exactCheckStops, type Problem, type UnassignedReason } from './model.js';
+import { routeObjective } from './objective.js';
 import { NO_RANK, type Route } from './route.js';
 
 export const P_RANGE = 0;
@@ -143,7 +144,7 @@ export class Evaluator {
     this.work++;
     if (jobs === 0) return 0;
     c += C[outRow[last] + inPl[pb.J + 2 * v + 1]];
-    return pb.vCostMul[v] * c + pb.vFixed[v];
+    return routeObjective(pb.vCostMul[v], pb.vFixed[v], c, true);
   }
 
   /** Whether the candidate route is feasible for vehicle v (every constraint). Sets `reason` when not. */

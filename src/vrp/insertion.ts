@@ -11,6 +11,7 @@ import { Pieces } from './evaluator.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
 import { REASON_CODES, REASON_RANK, type UnassignedReason } from './model.js';
+import { objectiveDelta } from './objective.js';
 
 export class Insertion {
   /** Best: cost delta, vehicle, position after which to insert (pickup position for pairs), delivery position for pairs. */
@@ -62,7 +63,8 @@ export class Insertion {
       const prof = pb.vProfile[v];
       const C = pb.cost[prof];
       const mul = pb.vCostMul[v];
-      const base = r.len === 0 ? pb.vFixed[v] : 0;
+      const fixed = pb.vFixed[v];
+      const empty = r.len === 0;
       const intc = pb.nIntCost[prof * (pb.J + 2 * V) + u];
       let routeBest = Infinity;
       // quick capacity filter (loads only grow by insertion)
@@ -71,7 +73,7 @@ export class Insertion {
       for (let p = 0; p <= r.len; p++) {
         const a = r.nodes[p], b = r.nodes[p + 1];
         // an empty vehicle costs nothing, so its start→end arc is not saved
-        let d = base + mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - (r.len === 0 ? 0 : C[outRow[a] + inPl[b]]) + intc);
+        let d = objectiveDelta(mul, fixed, C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - (empty ? 0 : C[outRow[a] + inPl[b]]) + intc, empty);
         if (!pb.pureArcObjective) d = st.ev.cost(v, this.P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len)) - r.cost;
         this.st.ev.work++;
         if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;

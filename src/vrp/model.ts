@@ -17,6 +17,7 @@
  * the caller's units (the dispatch layer uses seconds and metres; the benchmark readers scale).
  */
 import { EngineError, invalidInput } from '../core/errors.js';
+import { vehicleCostTerms } from './objective.js';
 
 /** "Unbounded" for times (kept finite so that differences never produce NaN). */
 export const BIG = 1e13;
@@ -474,10 +475,11 @@ export function buildProblem(input: VrpInput): Problem {
     pb.vProfile[v] = prof;
     const mul = ve.costFactor ?? 1;
     if (!(mul >= 0) || !Number.isFinite(mul)) throw invalidInput(`${path}.costFactor`, 'must be a non-negative number');
-    pb.vCostMul[v] = Math.round(mul);
     const fc = ve.fixedCost ?? 0;
     if (!(fc >= 0) || !Number.isFinite(fc)) throw invalidInput(`${path}.fixedCost`, 'must be a non-negative number');
-    pb.vFixed[v] = Math.round(fc);
+    const terms = vehicleCostTerms(ve);
+    pb.vCostMul[v] = terms.costFactor;
+    pb.vFixed[v] = terms.fixedCost;
     const cap = ve.capacity ?? [];
     if (cap.length > K) throw invalidInput(`${path}.capacity`, `has more than ${K} dimensions`);
     for (let k = 0; k < K; k++) {

@@ -17,6 +17,7 @@
  * routes only.
  */
 import { BIG, type Problem } from './model.js';
+import { routeObjective } from './objective.js';
 
 export const NO_RANK = 0x3fffffff;
 
@@ -45,7 +46,7 @@ export class Route {
   bDep!: Float64Array;
   bS!: Float64Array;
   bM!: Float64Array;
-  /** Cost of the route: costFactor × (arcs + internal) + fixed cost; 0 when empty. */
+  /** Cost of the route ({@link routeObjective} of its arc and internal costs; 0 when empty). */
   cost = 0;
   /** Last iteration stamp at which this route changed (local search bookkeeping). */
   stamp = 0;
@@ -202,7 +203,7 @@ export class Route {
         this.bS[i] = pb.jDelta[q] + this.bS[j];
       }
     }
-    this.cost = len === 0 ? 0 : pb.vCostMul[this.v] * (arcF[len + 1] + icum[len + 1]) + pb.vFixed[this.v];
+    this.cost = routeObjective(pb.vCostMul[this.v], pb.vFixed[this.v], arcF[len + 1] + icum[len + 1], len > 0);
     return ok;
   }
 

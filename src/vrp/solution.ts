@@ -8,6 +8,7 @@
  * duration = end arrival − start departure, waits and service included.
  */
 import { BIG, REASON_TEXT, latestDeparture, scheduleStops, serviceStart, type Problem, type UnassignedReason } from './model.js';
+import { routeObjective } from './objective.js';
 
 export interface RouteStopVisit {
   /** Stop index (input order). */
@@ -42,7 +43,7 @@ export interface SolutionRoute {
   serviceTime: number;
   waitTime: number;
   duration: number;
-  /** Objective value of the route (costFactor × objective matrix + fixed cost). */
+  /** Objective value of the route (objective.ts `routeObjective`: costFactor × objective matrix + fixed cost). */
   cost: number;
 }
 
@@ -181,7 +182,7 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
   return {
     vehicle: v, stops, startTime, endTime: end, endLegDistance: ed, endLegTime: el, startLoad,
     distance: dist, travelTime: travel, serviceTime: service, waitTime: wait, duration: end - startTime,
-    cost: seq.length === 0 ? 0 : pb.vCostMul[v] * cost + pb.vFixed[v],
+    cost: routeObjective(pb.vCostMul[v], pb.vFixed[v], cost, seq.length > 0),
   };
 }
 

@@ -10,6 +10,7 @@
  * time feasibility and the distances are re-checked with the exact values as well.
  */
 import type { VrpInput } from './model.js';
+import { routeObjective, vehicleCostTerms } from './objective.js';
 import type { Solution } from './solution.js';
 
 export interface ValidateOptions {
@@ -185,7 +186,8 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
       if (opts.exact && prev !== undefined && pl !== undefined) dx += opts.exact(prev, pl);
       if (pl !== undefined) prev = pl;
     }
-    if (seq.length > 0) c = Math.round(ve.costFactor ?? 1) * c + Math.round(ve.fixedCost ?? 0);
+    const terms = vehicleCostTerms(ve);
+    c = routeObjective(terms.costFactor, terms.fixedCost, c, seq.length > 0);
     if (Math.abs(d - r.distance) > tol) out.push(`${tag}: reported distance ${r.distance} ≠ ${d}`);
     if (Math.abs(c - r.cost) > tol) out.push(`${tag}: reported cost ${r.cost} ≠ ${c}`);
     totalDist += d;

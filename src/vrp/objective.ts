@@ -1,0 +1,47 @@
+/**
+ * The dispatch objective of one route, in one place.
+ *
+ * A route's cost is costFactor × travel cost + fixed cost when the vehicle serves at least one
+ * stop, and 0 when it serves none. The travel cost is the sum of the route's arc costs in the
+ * objective matrix (distance or the vehicle's time profile), start and end legs included,
+ * plus the internal legs of composite jobs. Everything here is integer arithmetic in practice
+ * (rounded matrices, rounded factors), so the order of the additions never changes a result.
+ *
+ * Users: `Route.rebuild` (cached cost), `Evaluator.cost` (candidate routes), the insertion
+ * prefilter ({@link objectiveDelta}), `describeRoute` (reported cost) and the independent
+ * checker (`validateSolution`, from the caller's input via {@link vehicleCostTerms}). The
+ * functions are tiny so that V8 inlines them into the hot loops.
+ *
+ * A route-level term that is not a sum of arc costs (balancing modes, …) changes
+ * {@link routeObjective} and must set `Problem.pureArcObjective = false`, which switches off
+ * the arc-delta shortcuts ({@link objectiveDelta} and the local search's filters).
+ */
+
+/** A vehicle's objective coefficients: integer cost factor and fixed cost. */
+export interface VehicleCostTerms {
+  costFactor: number;
+  fixedCost: number;
+}
+
+/** The coefficients of a vehicle as the caller gives them (defaults 1 and 0), rounded to integers. */
+export function vehicleCostTerms(v: { costFactor?: number; fixedCost?: number }): VehicleCostTerms {
+  return { costFactor: Math.round(v.costFactor ?? 1), fixedCost: Math.round(v.fixedCost ?? 0) };
+}
+
+/**
+ * Cost of one route: `costFactor × travelCost + fixedCost` when the route serves at least one
+ * stop (`used`), else 0 (an unused vehicle costs nothing, not even its start → end leg).
+ */
+export function routeObjective(costFactor: number, fixedCost: number, travelCost: number, used: boolean): number {
+  return used ? costFactor * travelCost + fixedCost : 0;
+}
+
+/**
+ * Change of {@link routeObjective} when a route's travel cost changes by `travelDelta` and the
+ * route serves stops afterwards: the fixed cost is added when it was empty before (`wasEmpty`;
+ * its travel cost then counts from 0, so `travelDelta` is the new route's whole travel cost).
+ * Valid only while the objective is a pure sum of arc costs (`Problem.pureArcObjective`).
+ */
+export function objectiveDelta(costFactor: number, fixedCost: number, travelDelta: number, wasEmpty: boolean): number {
+  return (wasEmpty ? fixedCost : 0) + costFactor * travelDelta;
+}
