@@ -19,7 +19,12 @@ export interface RouteEntry {
   node: number;
   timeMs: number;
   lengthCm: number;
-  /** The arc whose part is driven (source: from the point to `node`; target: from `node` to the point). */
+  /**
+   * The arc whose part is driven (source: from the point to `node`; target: from `node` to the
+   * point). For a point on a graph node (see {@link Snap.sourceEntries}) nothing is driven: the
+   * arc is one arriving at `node` (source) or leaving it (target), on any edge there, or -1 when
+   * there is none.
+   */
   arc: number;
 }
 
@@ -42,9 +47,17 @@ export interface Snap {
   /** An arc driving along the polyline / against it, or -1 when that direction is not allowed. */
   fwdArc: number;
   bwdArc: number;
-  /** Nodes reachable by driving from the point along its edge in the allowed directions. */
+  /**
+   * Nodes reachable by driving from the point along its edge in the allowed directions. When the
+   * point is on an end of the edge (within {@link NODE_TOLERANCE_M}; `fraction` is then exactly 0
+   * or 1 and `lat`/`lon` are the node's), these are instead the graph node there and its
+   * turn-restriction copies that have a leaving arc, all at zero cost.
+   */
   sourceEntries: RouteEntry[];
-  /** Nodes from which the point is reached by driving along its edge. */
+  /**
+   * Nodes from which the point is reached by driving along its edge. On an end of the edge: the
+   * node there and every restriction copy of it that has an arriving arc, at zero cost.
+   */
   targetEntries: RouteEntry[];
 }
 
@@ -61,6 +74,9 @@ const RAD = Math.PI / 180;
 const M_PER_DEG = metresPerDegree(0).ky;
 
 const SNAP_FORMAT = 1;
+
+/** A snapped point this close (metres along its edge) to an end of the edge's polyline is the graph node there. */
+export const NODE_TOLERANCE_M = 1e-3;
 
 export class Snapper {
   readonly index: Flatbush;
@@ -298,17 +314,38 @@ export class Snapper {
     const e = this.segEdge[seg];
     const p = seg + e;
     const first = g.edgeGeomStart[e];
+    const last = g.edgeGeomStart[e + 1] - 1;
     const la = g.geomLat;
     const lo = g.geomLon;
-    const lat = la[p] + t * (la[p + 1] - la[p]);
-    const lon = lo[p] + t * (lo[p + 1] - lo[p]);
+    let lat = la[p] + t * (la[p + 1] - la[p]);
+    let lon = lo[p] + t * (lo[p + 1] - lo[p]);
     // Fraction by length along the polyline (haversine, as the arc lengths).
     let before = 0;
     for (let i = first; i < p; i++) before += haversine(la[i], lo[i], la[i + 1], lo[i + 1]);
     const segLen = haversine(la[p], lo[p], la[p + 1], lo[p + 1]);
     let total = before + segLen;
-    for (let i = p + 1; i < g.edgeGeomStart[e + 1] - 1; i++) total += haversine(la[i], lo[i], la[i + 1], lo[i + 1]);
-    const fraction = total > 0 ? Math.min(1, Math.max(0, (before + t * segLen) / total)) : 0;
+    for (let i = p + 1; i < last; i++) total += haversine(la[i], lo[i], la[i + 1], lo[i + 1]);
+    const along = before + t * segLen;
+    let fraction = total > 0 ? Math.min(1, Math.max(0, along / total)) : 0;
+    let segment = p - first;
+    let segmentT = t;
+    // At an end of the polyline the point is the graph node there (a junction, a way's end).
+    let atNode = -1;
+    if (along <= NODE_TOLERANCE_M && along <= total - along) {
+      atNode = first;
+      fraction = 0;
+      segment = 0;
+      segmentT = 0;
+    } else if (total - along <= NODE_TOLERANCE_M) {
+      atNode = last;
+      fraction = 1;
+      segment = last - 1 - first;
+      segmentT = 1;
+    }
+    if (atNode >= 0) {
+      lat = la[atNode];
+      lon = lo[atNode];
+    }
 
     let fwdArc = -1;
     let bwdArc = -1;
@@ -318,26 +355,145 @@ export class Snapper {
     const s1 = g.edgeArcStart[e + 1];
     for (let i = s0; i < s1; i++) {
       const a = g.edgeArcs[i];
+      if ((g.arcEdge[a] & 1) === 0) {
+        if (fwdArc < 0) fwdArc = a;
+      } else if (bwdArc < 0) bwdArc = a;
+      if (atNode >= 0) continue;
       const T = g.timeMs[a];
       const L = g.lengthCm[a];
       if ((g.arcEdge[a] & 1) === 0) {
-        if (fwdArc < 0) {
-          fwdArc = a;
-          sourceEntries.push({ node: g.head[a], timeMs: Math.round(T * (1 - fraction)), lengthCm: Math.round(L * (1 - fraction)), arc: a });
-        }
+        if (fwdArc === a) sourceEntries.push({ node: g.head[a], timeMs: Math.round(T * (1 - fraction)), lengthCm: Math.round(L * (1 - fraction)), arc: a });
         targetEntries.push({ node: g.tail[a], timeMs: Math.round(T * fraction), lengthCm: Math.round(L * fraction), arc: a });
       } else {
-        if (bwdArc < 0) {
-          bwdArc = a;
-          sourceEntries.push({ node: g.head[a], timeMs: Math.round(T * fraction), lengthCm: Math.round(L * fraction), arc: a });
-        }
+        if (bwdArc === a) sourceEntries.push({ node: g.head[a], timeMs: Math.round(T * fraction), lengthCm: Math.round(L * fraction), arc: a });
         targetEntries.push({ node: g.tail[a], timeMs: Math.round(T * (1 - fraction)), lengthCm: Math.round(L * (1 - fraction)), arc: a });
       }
     }
+    if (atNode >= 0) this.nodeEntries(e, atNode === last, sourceEntries, targetEntries);
     return {
-      queryLat: qlat, queryLon: qlon, lat, lon, distanceM, edge: e, segment: p - first, segmentT: t, fraction,
+      queryLat: qlat, queryLon: qlon, lat, lon, distanceM, edge: e, segment, segmentT, fraction,
       fwdArc, bwdArc, sourceEntries, targetEntries,
     };
+  }
+
+  /**
+   * Entries of a point lying on the graph node at one end of edge `e` (`atEnd`: the polyline's
+   * last point, else its first): every graph node of that OSM node — the node and its turn
+   * restriction copies, which share its coordinates — at zero cost. The copies are found through
+   * the edges meeting at the point: the R-tree gives every segment touching it, and the arcs of
+   * the edges that start or end there have the copies as tails (arcs leaving) or heads (arcs
+   * arriving).
+   *
+   * - Sources: every copy with an arc leaving it. A vehicle standing at the junction has arrived
+   *   by no arc, so no restriction applies to it; the uncopied node carries every leaving arc, and
+   *   a copy carries a subset of them (same edge, head and cost), so starting at the copies too
+   *   adds nothing forbidden — and still works when the SCC step has removed the uncopied node
+   *   (every arriving arc restricted, or a blocking barrier).
+   * - Targets: every copy with an arc arriving at it: arriving at any copy is arriving at the point.
+   *
+   * Each entry's `arc` touches its node (source: an arc arriving at it, target: an arc leaving
+   * it), on any of the edges there; nothing of it is driven. The lowest such arc id is taken.
+   */
+  private nodeEntries(e: number, atEnd: boolean, sourceEntries: RouteEntry[], targetEntries: RouteEntry[]): void {
+    const g = this.graph;
+    const la = g.geomLat;
+    const lo = g.geomLon;
+    const pt = atEnd ? g.edgeGeomStart[e + 1] - 1 : g.edgeGeomStart[e];
+    const lat = la[pt];
+    const lon = lo[pt];
+    const a0 = g.edgeArcs[g.edgeArcStart[e]];
+    const osmId = g.nodeOsmId[atEnd === ((g.arcEdge[a0] & 1) === 0) ? g.head[a0] : g.tail[a0]];
+    this.atCount = 0;
+    // Depth-first walk of the R-tree down every box holding the point (the heap arrays as stack).
+    const boxes = this.boxes;
+    const indices = this.indices;
+    const levelBounds = this.levelBounds;
+    const numItems4 = this.numItems4;
+    let stack = this.heapIds;
+    stack[0] = boxes.length - 4;
+    let sn = 1;
+    while (sn > 0) {
+      const pos = stack[--sn];
+      let levelEnd = 0;
+      for (let k = 0; k < levelBounds.length; k++) if (levelBounds[k] > pos) { levelEnd = levelBounds[k]; break; }
+      const end = Math.min(pos + this.nodeSize4, levelEnd);
+      const leaf = pos < numItems4;
+      for (let b = pos; b < end; b += 4) {
+        if (lon < boxes[b] || lat < boxes[b + 1] || lon > boxes[b + 2] || lat > boxes[b + 3]) continue;
+        const child = indices[b >> 2];
+        if (!leaf) {
+          if (sn === stack.length) {
+            const ni = new Int32Array(sn * 2); ni.set(stack); stack = this.heapIds = ni;
+            this.heapKeys = new Float64Array(sn * 2);
+          }
+          stack[sn++] = child;
+          continue;
+        }
+        this.touchNode(child, lat, lon, osmId);
+      }
+    }
+    // In node order (the walk's order depends on the index layout); a junction has few copies.
+    const nodes = this.atNodes;
+    const inArc = this.atIn;
+    const outArc = this.atOut;
+    const n = this.atCount;
+    for (let r = 0; r < n; r++) {
+      let k = -1;
+      for (let i = 0; i < n; i++) if (nodes[i] >= 0 && (k < 0 || nodes[i] < nodes[k])) k = i;
+      if (outArc[k] >= 0) sourceEntries.push({ node: nodes[k], timeMs: 0, lengthCm: 0, arc: inArc[k] });
+      if (inArc[k] >= 0) targetEntries.push({ node: nodes[k], timeMs: 0, lengthCm: 0, arc: outArc[k] });
+      nodes[k] = -1;
+    }
+  }
+
+  /** Scratch of {@link nodeEntries}: the graph nodes found at the point, with an arc arriving / leaving (or -1). */
+  private atNodes = new Int32Array(8);
+  private atIn = new Int32Array(8);
+  private atOut = new Int32Array(8);
+  private atCount = 0;
+
+  /**
+   * For segment `s`: when its edge starts or ends at (lat, lon), notes the graph nodes of OSM node
+   * `osmId` at that end in the scratch arrays, with the lowest arc arriving at / leaving each.
+   */
+  private touchNode(s: number, lat: number, lon: number, osmId: number): void {
+    const g = this.graph;
+    const la = g.geomLat;
+    const lo = g.geomLon;
+    const ed = this.segEdge[s];
+    const gp = s + ed;
+    const gl = g.edgeGeomStart[ed + 1] - 1;
+    const startsHere = gp === g.edgeGeomStart[ed] && la[gp] === lat && lo[gp] === lon;
+    const endsHere = gp + 1 === gl && la[gl] === lat && lo[gl] === lon;
+    if (!startsHere && !endsHere) return;
+    for (let j = g.edgeArcStart[ed]; j < g.edgeArcStart[ed + 1]; j++) {
+      const a = g.edgeArcs[j];
+      const reversed = (g.arcEdge[a] & 1) === 1;
+      for (let side = 0; side < 2; side++) {
+        // side 0: the arc leaves the point (its tail is here); side 1: it arrives (its head is here).
+        const here = (side === 0) === reversed ? endsHere : startsHere;
+        if (!here) continue;
+        const v = side === 0 ? g.tail[a] : g.head[a];
+        if (g.nodeOsmId[v] !== osmId) continue;
+        const n = this.atCount;
+        let k = 0;
+        while (k < n && this.atNodes[k] !== v) k++;
+        if (k === n) {
+          if (n === this.atNodes.length) {
+            const grow = (x: Int32Array) => { const y = new Int32Array(2 * n); y.set(x); return y; };
+            this.atNodes = grow(this.atNodes);
+            this.atIn = grow(this.atIn);
+            this.atOut = grow(this.atOut);
+          }
+          this.atNodes[k] = v;
+          this.atIn[k] = -1;
+          this.atOut[k] = -1;
+          this.atCount = n + 1;
+        }
+        const arr = side === 0 ? this.atOut : this.atIn;
+        if (arr[k] < 0 || a < arr[k]) arr[k] = a;
+      }
+    }
   }
 
   private noSegmentError(lat: number, lon: number, radiusM: number, path?: string): EngineError {

@@ -145,8 +145,22 @@ function findEntry(entries: RouteEntry[], node: number, kind: 'source' | 'target
   throw new EngineError('InvalidInput', `The path ${kind === 'source' ? 'starts' : 'ends'} at node ${node}, which is not a ${kind} entry of the snapped point (nodes ${entries.map((e) => e.node).join(', ') || 'none'}).`);
 }
 
+/**
+ * An entry of a point lying on a graph node: its arc is on another edge than the snap's (or -1),
+ * and nothing of it is driven (see RouteEntry.arc).
+ */
+function atNodeEntry(g: RoadGraph, s: Snap, e: RouteEntry): boolean {
+  return e.arc < 0 || g.arcEdgeId(e.arc) !== s.edge;
+}
+
 /** From the snapped point to the entry's node along the entry's arc. */
 function sourcePiece(g: RoadGraph, s: Snap, e: RouteEntry, line: Polyline, pieces: RoutePiece[]): void {
+  if (atNodeEntry(g, s, e)) {
+    // The point is the node: leave from its end of the arc arriving there.
+    line.push(s.lat, s.lon);
+    if (e.arc >= 0) pieces.push({ arc: e.arc, fromFraction: 1, toFraction: 1, timeMs: e.timeMs, lengthCm: e.lengthCm, firstPoint: 0 });
+    return;
+  }
   const reversed = g.arcReversed(e.arc);
   const gs = g.edgeGeomStart[s.edge];
   const ge = g.edgeGeomStart[s.edge + 1];
@@ -158,10 +172,16 @@ function sourcePiece(g: RoadGraph, s: Snap, e: RouteEntry, line: Polyline, piece
 
 /** From the entry's node to the snapped point along the entry's arc. */
 function targetPiece(g: RoadGraph, t: Snap, e: RouteEntry, line: Polyline, pieces: RoutePiece[]): void {
+  const first = Math.max(0, line.length - 1);
+  if (atNodeEntry(g, t, e)) {
+    // The point is the node: arrive at the start of the arc leaving it.
+    line.push(t.lat, t.lon);
+    if (e.arc >= 0) pieces.push({ arc: e.arc, fromFraction: 0, toFraction: 0, timeMs: e.timeMs, lengthCm: e.lengthCm, firstPoint: first });
+    return;
+  }
   const reversed = g.arcReversed(e.arc);
   const gs = g.edgeGeomStart[t.edge];
   const ge = g.edgeGeomStart[t.edge + 1];
-  const first = Math.max(0, line.length - 1);
   if (!reversed) for (let p = gs; p <= gs + t.segment; p++) line.push(g.geomLat[p], g.geomLon[p]);
   else for (let p = ge - 1; p > gs + t.segment; p--) line.push(g.geomLat[p], g.geomLon[p]);
   line.push(t.lat, t.lon);
