@@ -291,23 +291,48 @@ function concatTW(E1: number, L1: number, D1: number, t: number, E2: number, L2:
  * Validates the input and builds the internal problem. Throws EngineError('InvalidInput') naming
  * the offending field. Stops that no vehicle can serve (checked one at a time) are marked in
  * `jInfeasible` with a reason instead of failing.
+ *
+ * Stages (each validates its part of the input, in this order, so the first offending field is
+ * the one reported): {@link readMatrices}, {@link capacityDimensions}, {@link readStops},
+ * {@link formJobs}, {@link readVehicles}, {@link vehicleClasses}, {@link jobNodes},
+ * {@link depotNodes}, {@link priorityRanks}, {@link isolationFeasibility}.
  */
 export function buildProblem(input: VrpInput): Problem {
   const pb = new Problem();
-  const n = input.places;
-  if (!Number.isInteger(n) || n < 1) throw invalidInput('places', 'must be a positive integer');
   const stops = input.stops ?? [];
   const vehicles = input.vehicles ?? [];
   const pairs = input.pairs ?? [];
-  const S = stops.length;
-  const V = vehicles.length;
+  readMatrices(pb, input, vehicles);
+  pb.K = capacityDimensions(input, stops, vehicles);
+  const skillOf = skillIndex();
+  const st = readStops(pb, stops, skillOf);
+  const jobs = formJobs(pb, stops, pairs);
+  const veh = readVehicles(pb, input, vehicles, skillOf);
+  pb.hasTime = st.hasWindows || veh.hasShiftEnd || pb.hasMaxDur;
+  pb.hasMulti = st.hasMulti;
+  vehicleClasses(pb, vehicles, stops, veh.skills);
+  const compositeBad = jobNodes(pb, stops, jobs);
+  depotNodes(pb);
+  priorityRanks(pb);
+  isolationFeasibility(pb, stops, jobs, st.skills, veh.skills, compositeBad);
+  return pb;
+}
+
+/**
+ * Places, the extra "nowhere" place (when a vehicle has no start or no end), the objective, and
+ * the integer matrices: time per profile, distance (default: the first time profile) and the
+ * cost base per profile.
+ */
+function readMatrices(pb: Problem, input: VrpInput, vehicles: ReadonlyArray<VrpVehicle>): void {
+  const n = input.places;
+  if (!Number.isInteger(n) || n < 1) throw invalidInput('places', 'must be a positive integer');
   const needDummy = vehicles.some((v) => v.start === undefined || v.end === undefined);
   const N = needDummy ? n + 1 : n;
   pb.N = N;
   pb.nPlaces = n;
   pb.dummy = needDummy ? n : -1;
-  pb.nStops = S;
-  pb.V = V;
+  pb.nStops = (input.stops ?? []).length;
+  pb.V = vehicles.length;
   pb.objective = input.objective ?? 'distance';
   if (pb.objective !== 'distance' && pb.objective !== 'time') throw invalidInput('objective', 'must be "distance" or "time"');
 
@@ -317,16 +342,38 @@ export function buildProblem(input: VrpInput): Problem {
   pb.time = timeList.map((m, i) => intMatrix(m, n, N, timeList.length > 1 ? `time[${i}]` : 'time'));
   pb.dist = input.distance ? intMatrix(input.distance, n, N, 'distance') : pb.time[0];
   pb.cost = pb.objective === 'distance' ? pb.time.map(() => pb.dist) : pb.time;
+}
 
-  // ---- capacity dimensions
+/** Capacity dimensions: `input.dimensions`, else the longest demand or capacity given. */
+function capacityDimensions(input: VrpInput, stops: ReadonlyArray<VrpStop>, vehicles: ReadonlyArray<VrpVehicle>): number {
   let K = input.dimensions ?? 0;
   if (input.dimensions === undefined) {
     for (const s of stops) K = Math.max(K, s.demand?.length ?? 0);
     for (const v of vehicles) K = Math.max(K, v.capacity?.length ?? 0);
   }
-  pb.K = K;
+  return K;
+}
 
-  // ---- stops
+/** Skill names → small integers, shared by stops and vehicles (strings trimmed and case-insensitive). */
+function skillIndex(): (x: string | number) => number {
+  const skillIds = new Map<string, number>();
+  return (x: string | number): number => {
+    const key = typeof x === 'string' ? x.trim().toLowerCase() : `#${x}`;
+    let id = skillIds.get(key);
+    if (id === undefined) skillIds.set(key, (id = skillIds.size));
+    return id;
+  };
+}
+
+/**
+ * Per stop: place, service (rounded), up to two windows (integer-rounded inwards, overlapping
+ * ones merged, sorted), demand, priority, pre-assigned vehicle (checked) and skills.
+ */
+function readStops(pb: Problem, stops: ReadonlyArray<VrpStop>, skillOf: (x: string | number) => number): { skills: number[][]; hasWindows: boolean; hasMulti: boolean } {
+  const S = stops.length;
+  const n = pb.nPlaces;
+  const V = pb.V;
+  const K = pb.K;
   pb.sPlace = new Int32Array(S);
   pb.sService = new Float64Array(S);
   pb.sWin = new Float64Array(S * 4);
@@ -334,13 +381,6 @@ export function buildProblem(input: VrpInput): Problem {
   pb.sDemand = new Float64Array(S * K);
   pb.sPriority = new Float64Array(S);
   pb.stopLabels = stops.map((s) => s.label);
-  const skillIds = new Map<string, number>();
-  const skillOf = (x: string | number): number => {
-    const key = typeof x === 'string' ? x.trim().toLowerCase() : `#${x}`;
-    let id = skillIds.get(key);
-    if (id === undefined) skillIds.set(key, (id = skillIds.size));
-    return id;
-  };
   const stopSkills: number[][] = [];
   let hasTW = false;
   let hasMulti = false;
@@ -385,8 +425,22 @@ export function buildProblem(input: VrpInput): Problem {
     }
     stopSkills.push((st.skills ?? []).map(skillOf));
   }
+  return { skills: stopSkills, hasWindows: hasTW, hasMulti };
+}
 
-  // ---- pairs → jobs
+/** The solver's jobs: `stops[j]` is [stop, -1] or, for a non-stop pair, [pickup, delivery]; separate pairs are two mates (role 1 pickup, 2 delivery). */
+interface JobList {
+  stops: [number, number][];
+  mate: number[];
+  role: number[];
+}
+
+/**
+ * Checks the pairs and turns stops into jobs, in stop order: a plain stop is one job, a non-stop
+ * pair one composite job, a separate pair two mate jobs (pickup, then delivery). Sets `J` and `stopJob`.
+ */
+function formJobs(pb: Problem, stops: ReadonlyArray<VrpStop>, pairs: ReadonlyArray<VrpPair>): JobList {
+  const S = stops.length;
   const pairOfStop = new Int32Array(S).fill(-1);
   for (let i = 0; i < pairs.length; i++) {
     const p = pairs[i];
@@ -435,12 +489,23 @@ export function buildProblem(input: VrpInput): Problem {
       jobRole.push(1, 2);
     }
   }
-  const J = jobStops.length;
-  pb.J = J;
+  pb.J = jobStops.length;
   pb.stopJob = stopJob;
-  const NN = J + 2 * V;
+  return { stops: jobStops, mate: jobMate, role: jobRole };
+}
 
-  // ---- vehicles
+/**
+ * Per vehicle: start/end places (the "nowhere" place when absent), time profile, objective
+ * coefficients ({@link vehicleCostTerms}), capacities (0 = unlimited), max stops, max duration
+ * and shift (integer-rounded inwards; no shift = from `startTime`, unbounded), skills. Sets
+ * `hasMaxStops` and `hasMaxDur`.
+ */
+function readVehicles(
+  pb: Problem, input: VrpInput, vehicles: ReadonlyArray<VrpVehicle>, skillOf: (x: string | number) => number,
+): { skills: Set<number>[]; hasShiftEnd: boolean } {
+  const V = vehicles.length;
+  const K = pb.K;
+  const n = pb.nPlaces;
   pb.vProfile = new Int32Array(V);
   pb.vCostMul = new Float64Array(V);
   pb.vFixed = new Float64Array(V);
@@ -457,6 +522,7 @@ export function buildProblem(input: VrpInput): Problem {
   const vehSkills: Set<number>[] = [];
   const t0 = input.startTime ?? 0;
   if (!Number.isFinite(t0)) throw invalidInput('startTime', 'must be a finite number');
+  let hasShiftEnd = false;
   let hasMaxStops = false;
   let hasMaxDur = false;
   for (let v = 0; v < V; v++) {
@@ -506,15 +572,22 @@ export function buildProblem(input: VrpInput): Problem {
     }
     pb.vTin[v] = tin;
     pb.vTout[v] = tout;
-    if (tout < BIG) hasTW = true;
+    if (tout < BIG) hasShiftEnd = true;
     vehSkills.push(new Set((ve.skills ?? []).map(skillOf)));
   }
   pb.hasMaxStops = hasMaxStops;
   pb.hasMaxDur = hasMaxDur;
-  pb.hasTime = hasTW || hasMaxDur;
-  pb.hasMulti = hasMulti;
+  return { skills: vehSkills, hasShiftEnd };
+}
 
-  // vehicle classes
+/**
+ * Vehicles with identical attributes (places, profile, cost terms, limits, shift, capacities,
+ * skills, and no stop pre-assigned to them) share a class; sets `uniformCost` (one profile and
+ * cost factor for all) and `pureArcObjective`.
+ */
+function vehicleClasses(pb: Problem, vehicles: ReadonlyArray<VrpVehicle>, stops: ReadonlyArray<VrpStop>, vehSkills: Set<number>[]): void {
+  const V = pb.V;
+  const K = pb.K;
   const classKey = new Map<string, number>();
   pb.vClass = new Int32Array(V);
   for (let v = 0; v < V; v++) {
@@ -531,8 +604,20 @@ export function buildProblem(input: VrpInput): Problem {
   pb.nClasses = classKey.size;
   pb.pureArcObjective = true;
   pb.uniformCost = V === 0 || (pb.vProfile.every((p) => p === pb.vProfile[0]) && pb.vCostMul.every((m) => m === pb.vCostMul[0]));
+}
 
-  // ---- nodes
+/**
+ * Per job: its stops, places, keep-order rank, segment time data per profile (a composite job's
+ * pickup → delivery concatenated, with its internal cost and distance), and the load triple per
+ * dimension (from the depot, net change, rise). Sets the load and pair flags. Returns, per
+ * (profile, job), 1 when a composite job's delivery window cannot follow its pickup.
+ */
+function jobNodes(pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList): Uint8Array {
+  const { stops: jobStops, mate: jobMate, role: jobRole } = jobs;
+  const J = pb.J;
+  const K = pb.K;
+  const N = pb.N;
+  const NN = J + 2 * pb.V;
   pb.inPl = new Int32Array(NN);
   pb.outPl = new Int32Array(NN);
   pb.outRow = new Int32Array(NN);
@@ -613,7 +698,14 @@ export function buildProblem(input: VrpInput): Problem {
   pb.loadMonotone = loadMonotone;
   pb.hasLoad = K > 0 && (pb.vCap.some((c) => c !== Infinity));
   pb.hasKeep = pb.jKeep.some((r) => r >= 0);
-  for (let v = 0; v < V; v++) {
+  return compositeBad;
+}
+
+/** Start and end depot nodes of every vehicle: places, and time data from the shift (an end node only has the shift end). Fills `outRow`. */
+function depotNodes(pb: Problem): void {
+  const J = pb.J;
+  const NN = J + 2 * pb.V;
+  for (let v = 0; v < pb.V; v++) {
     const sn = J + 2 * v;
     const en = sn + 1;
     pb.inPl[sn] = pb.outPl[sn] = pb.vStartPl[v];
@@ -625,15 +717,30 @@ export function buildProblem(input: VrpInput): Problem {
       pb.nL[p * NN + en] = pb.vTout[v];
     }
   }
-  for (let i = 0; i < NN; i++) pb.outRow[i] = pb.outPl[i] * N;
+  for (let i = 0; i < NN; i++) pb.outRow[i] = pb.outPl[i] * pb.N;
+}
 
-  // ---- priorities → ranks
+/** Job priorities (the highest of its stops and its mate's) → ranks 0..R-1, higher = more important. */
+function priorityRanks(pb: Problem): void {
+  const J = pb.J;
   const prios = [...new Set(Array.from({ length: J }, (_, j) => jobPriority(pb, j)))].sort((x, y) => x - y);
   pb.R = Math.max(1, prios.length);
   const rankOf = new Map(prios.map((p, i) => [p, i]));
   for (let j = 0; j < J; j++) pb.jPrio[j] = rankOf.get(jobPriority(pb, j))!;
+}
 
-  // ---- allowed matrix and isolation feasibility
+/**
+ * The `allowed[job × vehicle]` matrix (null when everything is allowed): each job (a pickup with
+ * its delivery) is checked alone against every vehicle ({@link isolationReason}). A job no vehicle
+ * can serve gets, in `jInfeasible`, the reason of the vehicle that came closest (`preassigned`
+ * when a stop is pre-assigned), or `noVehicle`.
+ */
+function isolationFeasibility(
+  pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList, stopSkills: number[][], vehSkills: Set<number>[], compositeBad: Uint8Array,
+): void {
+  const { stops: jobStops, mate: jobMate, role: jobRole } = jobs;
+  const J = pb.J;
+  const V = pb.V;
   const allowed = new Uint8Array(J * V);
   let allAllowed = true;
   const reasonCount = new Int32Array(REASON_CODES.length);
@@ -664,7 +771,6 @@ export function buildProblem(input: VrpInput): Problem {
     }
   }
   pb.allowed = allAllowed ? null : allowed;
-  return pb;
 }
 
 function jobPriority(pb: Problem, j: number): number {
