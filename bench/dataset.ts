@@ -32,7 +32,7 @@ const EXTRACTS: Record<string, () => string | null> = {
 if (process.argv[2] === '--child-build') {
   const [, , , extract, out] = process.argv;
   const pool = new WorkerPool({ threads: 2 });
-  const r = await buildDatasetFile(extract, out, { pool });
+  const r = await buildDatasetFile(extract, out, { executor: pool });
   await pool.close();
   const maxRssMb = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(JSON.stringify({ totalMs: r.totalMs, timings: r.meta.timingsMs, bytes: r.bytes, counts: r.meta.counts, maxRssMb }) + '\n');

@@ -11,61 +11,17 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Rng } from '../src/core/rng.js';
 import { Engine } from '../src/engine.js';
 import { dateToSeconds, type DispatchResult } from '../src/records/index.js';
 import { sharedData, table, writeSection } from './lib/report.js';
+import { makePortoSpec as makeSpec, type PortoCase as Case } from './lib/porto-spec.js';
 
 const DATASET = fileURLToPath(new URL('out/porto.dkds', import.meta.url));
 
-interface Case { name: string; stops: number; vehicles: number; timeLimitS: number; waitS: number }
 const CASES: Case[] = [
   { name: '1,000 stops / 20 vehicles', stops: 1000, vehicles: 20, timeLimitS: 20, waitS: 300 },
   { name: '5,000 stops / 50 vehicles', stops: 5000, vehicles: 50, timeLimitS: 140, waitS: 120 },
 ];
-
-function hhmm(h: number, m = 0): string {
-  return `2026-12-01T${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:00`;
-}
-
-function makeSpec(engine: Engine, c: Case, seed: number): Record<string, unknown> {
-  const rng = new Rng(seed);
-  const bb = engine.dataset.meta.bbox;
-  // Stops cluster around the city centre (a normal spread), as deliveries do.
-  const cLat = (bb.minLat + bb.maxLat) / 2, cLon = (bb.minLon + bb.maxLon) / 2;
-  const point = (): { Latitude: number; Longitude: number } => {
-    for (;;) {
-      const la = cLat + rng.normal() * (bb.maxLat - bb.minLat) / 6;
-      const lo = cLon + rng.normal() * (bb.maxLon - bb.minLon) / 6;
-      if (la > bb.minLat && la < bb.maxLat && lo > bb.minLon && lo < bb.maxLon && engine.dataset.snapper.trySnap(la, lo, { radiusM: 300 })) {
-        return { Latitude: la, Longitude: lo };
-      }
-    }
-  };
-  const Locations: Record<string, unknown>[] = [];
-  let demand = 0;
-  for (let i = 0; i < c.stops; i++) {
-    const w = 1 + rng.int(10);
-    demand += w;
-    const loc: Record<string, unknown> = { Name: `S${i}`, LatLong: point(), Weight: w, Wait: c.waitS };
-    if (rng.chance(0.3)) {
-      const start = 8 + rng.int(8); // window of 2 h starting 08:00..15:00
-      Object.assign(loc, { CanArriveEarly: false, TimeConstraintArrival: hhmm(start), TimeConstraintDeparture: hhmm(start + 2) });
-    }
-    Locations.push(loc);
-  }
-  const depots = [point(), point(), point(), point()];
-  const cap = Math.ceil((demand * 1.25) / c.vehicles);
-  const Vehicles = Array.from({ length: c.vehicles }, (_, v) => ({
-    Name: `V${v + 1}`,
-    MaxWeight: cap,
-    Tin: hhmm(7, 30),
-    Tout: hhmm(19),
-    StartLocation: { Name: `Depot${v % 4}`, LatLong: depots[v % 4] },
-    FinishLocation: { Name: `Depot${v % 4}`, LatLong: depots[v % 4] },
-  }));
-  return { CurrentTime: hhmm(7, 30), DistanceUnit: 'Kilometer', RouteOptimize: 'MinimizeTime', Vehicles, Locations };
-}
 
 /** Independent record-level check of a DispatchResult against its specification. */
 function checkResult(spec: any, r: DispatchResult): string[] {

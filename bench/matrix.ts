@@ -127,12 +127,12 @@ async function runOne(spec: BenchGraph): Promise<MatrixBenchResult | null> {
   const poolCpuRatio: number[] = [];
   const poolThreadCpuMs: number[] = [];
   try {
-    await computeMatrix(ch, src, tgt, { pool, prefix: 'ch.', withAux: false });
+    await computeMatrix(ch, src, tgt, { executor: pool, prefix: 'ch.', withAux: false });
     const before = threadCpu();
     for (let r = 0; r < 7; r++) {
       const c0 = cpuMs();
       const t0 = performance.now();
-      const res = await computeMatrix(ch, src, tgt, { pool, prefix: 'ch.', withAux: false });
+      const res = await computeMatrix(ch, src, tgt, { executor: pool, prefix: 'ch.', withAux: false });
       const wall = performance.now() - t0;
       poolMs.push(wall);
       poolCpuRatio.push((cpuMs() - c0) / wall);
@@ -169,14 +169,14 @@ async function bennySuite(spec: BenchGraph): Promise<string> {
   const sweep = new SweepManyToMany(ch);
   const bucket = new BucketManyToMany(ch);
   const pool = new WorkerPool({ threads: 2, shared: { dataset } });
-  await computeMatrix(ch, src, tgt, { pool, prefix: 'ch.' });
+  await computeMatrix(ch, src, tgt, { executor: pool, prefix: 'ch.' });
   try {
     const summary = await b.suite(
       `1000×1000 on ${spec.key}`,
       b.add('sweep kernel, 1 thread', () => sweep.run(src, tgt, { cost, aux: null })),
       b.add('bucket kernel, 1 thread', () => bucket.run(src, tgt, { cost, aux: null })),
       b.add('computeMatrix, 2-thread pool', async () => {
-        await computeMatrix(ch, src, tgt, { pool, prefix: 'ch.' });
+        await computeMatrix(ch, src, tgt, { executor: pool, prefix: 'ch.' });
       }),
       b.cycle(),
     );

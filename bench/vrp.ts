@@ -136,7 +136,7 @@ async function main(): Promise<void> {
           const cpu0 = process.cpuUsage();
           const t0 = performance.now();
           const sol = await solve(inst.input, {
-            seed, workers, pool,
+            seed, workers, executor: pool,
             iterations: limit.startsWith('it') ? Number(limit.slice(2)) : undefined,
             timeLimitMs: limit.startsWith('it') ? undefined : Number(limit) * 1000,
             deterministic: !values['wall-clock'],
@@ -177,7 +177,7 @@ async function runScale(workers: number, pool: WorkerPool | undefined, seed: num
     const first = await solve(input, { seed, effort: 1 });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const sol = await solve(input, { seed, workers, pool });
+    const sol = await solve(input, { seed, workers, executor: pool });
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const rep = validateSolution(input, sol);

@@ -7,7 +7,21 @@
  */
 
 // The engine and its operations.
-export { Engine, METRES_PER_MILE, metresToUnit, type EngineOptions, type PlacedLocation, type TravelMatrix } from './engine.js';
+export { Engine, type EngineOptions, type EngineGeocodeOptions, type PlacedLocation } from './engine.js';
+
+// The operations layer: one file per contract operation, the operation table, their context.
+export { OPERATIONS, CalculateDistance, Dispatch, Geocode, operationByName, type Operation, type OperationName, type CreditCount } from './ops/table.js';
+export { type OpsContext, type OpOptions, geocoderContext } from './ops/context.js';
+export { calculateDistance } from './ops/distance.js';
+export { dispatchOp, dispatchOnMatrix, dispatchPlaces, buildDispatchInput, type DispatchOptions, type DispatchOpOptions, type DispatchTravel, type DispatchPlace } from './ops/dispatch.js';
+export { geocodeOp, geocodeOperation, geocodeItems, validateGeocodeSpecification, candidateToLocation, type GeocodeOpOptions } from './ops/geocode.js';
+
+// Units, executors, the travel provider.
+export { METRES_PER_MILE, metresToUnit, unitToMetres, metresPerUnit, type LengthUnit } from './core/units.js';
+export type { Executor, TaskMap, TaskKind, TaskPayload, TaskResult, TaskEnv, TaskTypes, RunOptions } from './core/executor.js';
+export { InlineExecutor } from './workers/inline.js';
+export type { TravelProvider, TravelProfile, TravelMatrix, Placement, PlaceQuery } from './route/travel.js';
+export { DatasetTravel } from './dataset/travel.js';
 
 // The service contract's records: schemas, types, helpers.
 export * from './records/index.js';
@@ -36,12 +50,12 @@ export { routeGeometry, pathSummary, type RouteGeometry, type PathSummary } from
 
 // Dispatch solver.
 export {
-  solve, validateSolution, dispatchOnMatrix, dispatchPlaces, parseSolomon, parseVrplib,
-  type SolveOptions, type Solution, type ValidationReport, type DispatchOptions, type DispatchTravel,
+  solve, validateSolution, parseSolomon, parseVrplib,
+  type SolveOptions, type Solution, type ValidationReport,
 } from './vrp/index.js';
 
 // Geocoder.
-export { Geocoder, GeocodeIndex, buildGeocodeIndex, geocodeOperation, type GeocodeCandidate } from './geocode/index.js';
+export { Geocoder, GeocodeIndex, buildGeocodeIndex, type GeocodeCandidate } from './geocode/index.js';
 
 // Worker pool.
 export { WorkerPool, type PoolOptions } from './workers/pool.js';

@@ -1,9 +1,8 @@
 /**
  * Building a dataset from an OSM extract: decode → road graph (car profile, restrictions, SCC)
- * → two contraction hierarchies (fastest and shortest; built side by side on the worker pool when
+ * → two contraction hierarchies (fastest and shortest; built side by side on the executor when
  * one is given) → snapping index → sections. Every phase is timed and reports progress.
  */
-import { MessageChannel } from 'node:worker_threads';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { BinFile, BinWriter } from '../core/binfile.js';
@@ -15,7 +14,8 @@ import type { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
 import { OsmPbfFile } from '../osm/pbf.js';
 import { buildGeocodeIndexWithStats } from '../geocode/build.js';
-import type { WorkerPool } from '../workers/pool.js';
+import type { Executor } from '../core/executor.js';
+import '../ch/tasks.js';
 import { DATASET_TAG, DATASET_VERSION, SECTION, type DatasetMeta } from './dataset.js';
 
 export interface BuildDatasetOptions extends LongWorkOptions {
@@ -23,8 +23,8 @@ export interface BuildDatasetOptions extends LongWorkOptions {
   name?: string;
   /** Source file name recorded in the metadata. */
   sourceName?: string;
-  /** Builds the two hierarchies in parallel on this pool (else one after the other, in-thread). */
-  pool?: WorkerPool;
+  /** Builds the two hierarchies in parallel on this executor (else one after the other, in this thread). */
+  executor?: Executor;
   /** Build the geocoder index (default true). */
   geocode?: boolean;
   /** Text of a TIGER-style address-range CSV to add to the geocoder (house-number interpolation). */
@@ -117,7 +117,7 @@ export async function buildDatasetFile(extractPath: string, outPath: string, opt
   const t = performance.now();
   let pbf: Uint8Array;
   try {
-    if (!statSync(extractPath).isFile()) throw new Error('not a file');
+    if (!statSync(extractPath).isFile()) throw new EngineError('InvalidInput', 'not a file');
     pbf = readFileSync(extractPath);
   } catch {
     throw new EngineError('InvalidInput', `Cannot read the extract "${extractPath}".`, { path: 'extract' });
@@ -133,24 +133,15 @@ export async function buildDatasetFile(extractPath: string, outPath: string, opt
 /** The fastest-path (time, aux length) and shortest-path (length, aux time) hierarchies. */
 async function buildHierarchies(graph: RoadGraph, opts: BuildDatasetOptions): Promise<[ContractionHierarchy, ContractionHierarchy]> {
   const base = { numNodes: graph.numNodes, tail: graph.tail, head: graph.head };
-  if (!opts.pool) {
+  const ex = opts.executor;
+  if (!ex || !ex.offThread || ex.threads < 2) {
     const chTime = buildContractionHierarchy({ ...base, weight: graph.timeMs, aux: graph.lengthCm }, { signal: opts.signal, onProgress: relabel(opts, 'ch-time') });
     const chDist = buildContractionHierarchy({ ...base, weight: graph.lengthCm, aux: graph.timeMs }, { signal: opts.signal, onProgress: relabel(opts, 'ch-distance') });
     return [chTime, chDist];
   }
-  const pool = opts.pool;
   const one = async (phase: string, weight: Uint32Array, aux: Uint32Array): Promise<ContractionHierarchy> => {
-    const { port1, port2 } = new MessageChannel();
-    port1.on('message', (e: ProgressEvent) => opts.onProgress?.(e));
-    try {
-      const r = await pool.run<{ buffer: ArrayBuffer }>(
-        { kind: 'ch-build', numNodes: base.numNodes, tail: base.tail, head: base.head, weight, aux, port: port2, phase },
-        { signal: opts.signal, transfer: [port2] },
-      );
-      return ContractionHierarchy.fromSections(BinFile.from(r.buffer), '');
-    } finally {
-      port1.close();
-    }
+    const r = await ex.run('ch-build', { ...base, weight, aux, phase }, { signal: opts.signal, onProgress: opts.onProgress });
+    return ContractionHierarchy.fromSections(BinFile.from(r.buffer), '');
   };
   return Promise.all([one('ch-time', graph.timeMs, graph.lengthCm), one('ch-distance', graph.lengthCm, graph.timeMs)]);
 }

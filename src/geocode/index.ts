@@ -1,6 +1,7 @@
 /**
  * The geocoder's public API: index build and persistence, forward/reverse search, the Geocode
- * operation on contract records (see docs/geocoding.md).
+ * executor tasks for batches (see docs/geocoding.md). The Geocode operation on the contract's
+ * records is `ops/geocode.ts`.
  */
 export { buildGeocodeIndex, buildGeocodeIndexWithStats, type GeocodeBuildOptions, type GeocodeBuildStats } from './build.js';
 export { GeocodeIndex, FORMAT_VERSION as GEOCODE_FORMAT_VERSION } from './geocode-index.js';
@@ -9,10 +10,7 @@ export {
   type AddressQuery, type GeocodeCandidate, type CandidateKind, type MatchedAddress, type MatchCodeName,
   type SearchOptions, type ReverseOptions, type ReverseResult,
 } from './search.js';
-export {
-  geocodeOperation, geocodeOperationOnPool, geocodeItems, validateGeocodeSpecification, candidateToLocation,
-  type GeocodeOperationOptions, type GeocodeBatchOptions, type GeocodeTask,
-} from './operation.js';
+export { geocodeSearchTask, geocodeReverseTask, type GeocodeSearchTask, type GeocodeReverseTask, type GeocoderSource } from './tasks.js';
 export { parseStreetLine, parseHouseNumber, type ParsedStreet, type HouseNumber } from './parse.js';
 export { analyzeName, placeKey, postcodeKey, phonetic, type NameKey } from './normalize.js';
 export { fold } from './text.js';

@@ -1,28 +1,33 @@
 /**
- * Distance matrices: memory estimate, in-thread runs for small matrices, row tiles on the worker
- * pool for large ones, deterministic merge.
+ * Distance matrices: memory estimate, in-thread runs for small matrices, row tiles on an
+ * executor (worker threads) for large ones, deterministic merge.
  *
  * Tiles are bands of source rows × all targets (see sweep.ts: a row depends only on its source
- * and the whole target list, so any banding gives the same matrix). The calling thread pins the
- * targets once and sends the compact selection with the tiles; each worker opens the CH from the
- * pool's shared dataset buffer once (cached per buffer and prefix) and adopts the selection.
+ * and the whole target list, so any banding gives the same matrix). The executor pins the
+ * targets once (a `matrix-pin` task) and the compact selection travels with the tiles; each
+ * thread opens the CH from the shared dataset buffer once (cached per buffer and prefix) and
+ * adopts the selection (see tasks.ts).
  */
 import { EngineError } from '../core/errors.js';
 import { throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
 import type { ContractionHierarchy } from '../ch/hierarchy.js';
-import type { WorkerPool } from '../workers/pool.js';
-import { BucketManyToMany } from './bucket.js';
+import type { Executor } from '../core/executor.js';
 import { sliceEndpoints, validateEndpoints, type EndpointEntries } from './endpoints.js';
 import { SweepManyToMany, type PinnedSelection } from './sweep.js';
+import { createMatrixKernel, type MatrixKernelKind, type MatrixTask } from './tasks.js';
 
-export type MatrixKernelKind = 'sweep' | 'bucket';
+export { createMatrixKernel, type MatrixKernel, type MatrixKernelKind, type MatrixTask, type MatrixTaskResult } from './tasks.js';
 
 export interface MatrixOptions extends LongWorkOptions {
-  /** Worker pool for large matrices. Its shared data must hold the dataset buffer with this CH. */
-  pool?: WorkerPool;
-  /** Section prefix of the CH inside the dataset buffer (required with `pool`). */
+  /**
+   * Runs large matrices as row tiles on this executor when it works off the calling thread (its
+   * shared data must hold the dataset buffer with this CH); the targets are then pinned there
+   * too, so the calling thread only merges tiles.
+   */
+  executor?: Executor;
+  /** Section prefix of the CH inside the dataset buffer (required with `executor`). */
   prefix?: string;
-  /** Key of the dataset buffer in the pool's shared data (default 'dataset'). */
+  /** Key of the dataset buffer in the executor's shared data (default 'dataset'). */
   datasetKey?: string;
   /** Also compute the aux metric per cell (default: when the CH has aux). */
   withAux?: boolean;
@@ -32,7 +37,7 @@ export interface MatrixOptions extends LongWorkOptions {
   maxCells?: number;
   /** Matrices of at most this many cells run in the calling thread (default 250,000). */
   inThreadMaxCells?: number;
-  /** Cells per pool tile (default 2^21). */
+  /** Cells per executor tile (default 2^21). */
   tileCells?: number;
   /** Kernel (default 'sweep'; 'bucket' is kept as a cross-check). */
   kernel?: MatrixKernelKind;
@@ -47,7 +52,7 @@ export interface MatrixResult {
   cost: Uint32Array;
   /** Row-major aux of the chosen paths (null unless requested / available). */
   aux: Uint32Array | null;
-  /** Tiles run on the pool (0 = computed in the calling thread). */
+  /** Tiles run on the executor (0 = computed in the calling thread). */
   tiles: number;
 }
 
@@ -63,40 +68,13 @@ const GiB = 2 ** 30;
 export const DEFAULT_MAX_MATRIX_BYTES = 2 * GiB;
 const HARD_MAX_CELLS = 2 ** 30;
 
-/** The task record the `matrix` worker task receives. */
-export interface MatrixTask {
-  kind: 'matrix';
-  datasetKey: string;
-  prefix: string;
-  /** Identifies the target list across the tiles of one matrix (lets workers keep it pinned). */
-  targetsKey: string;
-  sources: EndpointEntries;
-  targets: EndpointEntries;
-  withAux: boolean;
-  kernel: MatrixKernelKind;
-  /** The targets' selection, pinned once by the calling thread (sweep kernel). */
-  pinned?: PinnedSelection;
-}
-
-export interface MatrixTaskResult {
-  cost: Uint32Array;
-  aux: Uint32Array | null;
-}
-
-/** A many-to-many kernel of either kind. */
-export type MatrixKernel = SweepManyToMany | BucketManyToMany;
-
-export function createMatrixKernel(ch: ContractionHierarchy, kind: MatrixKernelKind = 'sweep'): MatrixKernel {
-  return kind === 'bucket' ? new BucketManyToMany(ch) : new SweepManyToMany(ch);
-}
-
 /** Up-front memory estimate (bytes) of a matrix computation. */
 export function estimateMatrixMemory(ch: ContractionHierarchy, numSources: number, numTargets: number, opts: MatrixOptions = {}): MatrixMemoryEstimate {
   const cells = numSources * numTargets;
   const withAux = opts.withAux ?? ch.hasAux;
   const perCell = withAux ? 8 : 4;
   const outputBytes = cells * perCell;
-  const threads = opts.pool && cells > (opts.inThreadMaxCells ?? 250_000) ? opts.pool.threads : 0;
+  const threads = usesExecutor(cells, numSources, opts) ? opts.executor!.threads : 0;
   // In flight on the main thread: up to 2 tiles per thread, each moved back whole before merging.
   const rowsPerTile = threads > 0 ? tileRows(numSources, numTargets, threads, opts.tileCells) : 0;
   const tileBytes = threads > 0 ? Math.min(numSources, 2 * threads * rowsPerTile) * numTargets * perCell : 0;
@@ -135,6 +113,10 @@ export function checkMatrixSize(ch: ContractionHierarchy, numSources: number, nu
   return est;
 }
 
+function usesExecutor(cells: number, rows: number, opts: MatrixOptions): boolean {
+  return opts.executor !== undefined && opts.executor.offThread && cells > (opts.inThreadMaxCells ?? 250_000) && rows > 1;
+}
+
 function tileRows(S: number, T: number, threads: number, tileCells = 2 ** 21): number {
   const byCells = Math.max(1, Math.floor(tileCells / Math.max(1, T)));
   const perThread = Math.max(1, Math.ceil(S / threads));
@@ -145,12 +127,10 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 
 let targetsKeyCounter = 0;
 
-/** Calling-thread kernels that pin targets for pool matrices, one per CH. */
-const pinningKernels = new WeakMap<ContractionHierarchy, SweepManyToMany>();
 
 /**
  * Computes the |sources| × |targets| matrix of a CH. Estimates memory first (`TooBig` past the
- * bounds), runs small matrices in the calling thread and large ones as row tiles on `pool`
+ * bounds), runs small matrices in the calling thread and large ones as row tiles on the executor
  * (both cores), merging the tiles in row order. `signal` cancels (`Cancelled`); `onProgress`
  * receives `{ phase: 'matrix', done: rows, total: rows }`.
  */
@@ -171,8 +151,8 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
   const aux = withAux ? (given ? given.aux! : new Uint32Array(cells)) : null;
   const kind = opts.kernel ?? 'sweep';
   const onProgress = opts.onProgress;
-  const usePool = opts.pool !== undefined && cells > (opts.inThreadMaxCells ?? 250_000) && S > 1;
-  if (!usePool) {
+  const tiled = usesExecutor(cells, S, opts);
+  if (!tiled) {
     const kernel = createMatrixKernel(ch, kind);
     if (kernel instanceof SweepManyToMany) kernel.pinTargets(targets, withAux);
     // Chunks of rows, yielding between them so that an abort or a progress listener gets a turn.
@@ -191,23 +171,20 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
     }
     return { numSources: S, numTargets: T, cost, aux, tiles: 0 };
   }
-  const pool = opts.pool!;
-  if (opts.prefix === undefined) throw new EngineError('InvalidInput', 'computeMatrix: `prefix` (the CH section prefix in the pool dataset) is required with a pool.', { path: 'prefix' });
-  const rows = tileRows(S, T, pool.threads, opts.tileCells);
-  // Pin the targets once here and ship the (small) selection with the tiles: the workers then
-  // only sweep rows instead of each repeating every target search.
+  const ex = opts.executor!;
+  if (opts.prefix === undefined) throw new EngineError('InvalidInput', 'computeMatrix: `prefix` (the CH section prefix in the shared dataset) is required with an executor.', { path: 'prefix' });
+  const rows = tileRows(S, T, ex.threads, opts.tileCells);
+  const targetsKey = `m${++targetsKeyCounter}`;
+  const datasetKey = opts.datasetKey ?? 'dataset';
+  // Pin the targets once (on the executor) and ship the compact selection with the tiles: the
+  // threads then only sweep rows instead of each repeating every target search.
   let pinned: PinnedSelection | undefined;
   if (kind === 'sweep') {
-    let k = pinningKernels.get(ch);
-    if (!k) pinningKernels.set(ch, (k = new SweepManyToMany(ch)));
-    k.pinTargets(targets, withAux);
-    pinned = k.exportPin();
+    pinned = await ex.run('matrix-pin', { datasetKey, prefix: opts.prefix, targetsKey, targets, withAux }, { signal: opts.signal });
     throwIfAborted(opts.signal);
   }
   const tiles: [number, number][] = [];
   for (let r0 = 0; r0 < S; r0 += rows) tiles.push([r0, Math.min(S, r0 + rows)]);
-  const targetsKey = `m${++targetsKeyCounter}`;
-  const datasetKey = opts.datasetKey ?? 'dataset';
   let next = 0;
   let rowsDone = 0;
   let failed: unknown = null;
@@ -219,10 +196,10 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
     while (next < tiles.length && failed === null && !cancelled()) {
       const [r0, r1] = tiles[next++];
       const task: MatrixTask = {
-        kind: 'matrix', datasetKey, prefix: opts.prefix!, targetsKey,
+        datasetKey, prefix: opts.prefix!, targetsKey,
         sources: sliceEndpoints(sources, r0, r1), targets, withAux, kernel: kind, pinned,
       };
-      const res = await pool.run<MatrixTaskResult>(task as unknown as { kind: string });
+      const res = await ex.run('matrix-tile', task);
       if (failed !== null || cancelled()) return;
       if (res.cost.length !== (r1 - r0) * T) throw new EngineError('Internal', 'Matrix tile came back with the wrong size.');
       cost.set(res.cost, r0 * T);
@@ -232,7 +209,7 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
     }
   };
   const runners: Promise<void>[] = [];
-  const inflight = Math.min(tiles.length, 2 * pool.threads);
+  const inflight = Math.min(tiles.length, 2 * ex.threads);
   for (let i = 0; i < inflight; i++) {
     runners.push(runOne().catch((e) => {
       if (failed === null) failed = e;

@@ -7,7 +7,6 @@ export { solve, effortIterations, effortMs, WORK_PER_MS, type SolveOptions } fro
 export { defaultParams, type SearchParams } from './search.js';
 export type { Solution, SolutionRoute, RouteStopVisit, UnassignedStop, SolveStats } from './solution.js';
 export { validateSolution, type ValidateOptions, type ValidationReport } from './validate.js';
-export { dispatchOnMatrix, dispatchPlaces, buildDispatchInput, type DispatchPlace, type DispatchTravel, type DispatchOptions } from './dispatch.js';
 export { parseSolomon, SOLOMON_SCALE } from './io/solomon.js';
 export { parseVrplib } from './io/vrplib.js';
 export type { BenchInstance } from './io/common.js';

@@ -1,8 +1,8 @@
 /**
  * The dispatch solver's entry point: `solve(input, options)`.
  *
- * Runs W independent searches (W = `workers`; on the WorkerPool when W > 1, in this thread
- * otherwise) with seeds derived from `seed`, keeps the best by (unassigned per priority, cost,
+ * Runs W independent searches (W = `workers`; on the executor when it works off the calling
+ * thread, one after the other in this thread otherwise — same seeds, so the same answer) with seeds derived from `seed`, keeps the best by (unassigned per priority, cost,
  * search index), and reports routes with exact schedules and reasons for left-out stops.
  *
  * Budgets (the first reached stops a search):
@@ -15,11 +15,10 @@
  *   search only, 4 = default, larger = more) gives the iterations.
  * An aborted signal stops every search at its next check; the best solution so far is returned.
  */
-import { availableParallelism } from 'node:os';
 import { EngineError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
 import type { ProgressEvent } from '../core/cancel.js';
-import type { WorkerPool } from '../workers/pool.js';
+import type { Executor } from '../core/executor.js';
 import { buildProblem, Problem, REASON_CODES, type UnassignedReason, type VrpInput } from './model.js';
 import { defaultParams, Search, type SearchParams, type SearchResult } from './search.js';
 import { Insertion } from './insertion.js';
@@ -42,9 +41,10 @@ export interface SolveOptions {
   hardLimitFactor?: number;
   /** MinimumOptimization (1 = quick … 4 default … larger = more); used when neither iterations nor timeLimitMs is given. */
   effort?: number;
-  /** Independent searches (default: the pool's threads, or 1 without a pool). */
+  /** Independent searches (default: the executor's threads, or 1 without one). */
   workers?: number;
-  pool?: WorkerPool;
+  /** Runs the searches as `vrp-search` tasks (in parallel when it works off the calling thread). */
+  executor?: Executor;
   signal?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
   /** Search parameter overrides (tuning, tests). */
@@ -102,11 +102,17 @@ export async function runSearch(
   };
 }
 
+/** Problems with more stops than this are built and assembled on an off-thread executor. */
+const OFFLOAD_MIN_STOPS = 100;
+
 export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}): Promise<Solution> {
   const t0 = performance.now();
-  const pb = input instanceof Problem ? input : buildProblem(input);
+  const ex = opts.executor;
+  const offload = ex !== undefined && ex.offThread && (input instanceof Problem ? input.J : input.stops.length) > OFFLOAD_MIN_STOPS;
+  const pb = input instanceof Problem ? input
+    : offload ? Problem.fromTransfer(await ex.run('vrp-build', input, { signal: opts.signal })) : buildProblem(input);
   const seed = (opts.seed ?? 1) >>> 0;
-  const W = Math.max(1, Math.floor(opts.workers ?? opts.pool?.threads ?? 1));
+  const W = Math.max(1, Math.floor(opts.workers ?? opts.executor?.threads ?? 1));
   const params: SearchParams = { ...defaultParams(pb), ...(opts.params ?? {}) };
   const budget: SearchTaskSpec['budget'] = {};
   if (opts.iterations !== undefined) {
@@ -131,22 +137,25 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
   for (let i = 0; i < W; i++) specs.push({ seed: Rng.derive(seed, i), params, budget });
   const results: SearchTaskResult[] = [];
   const progress = (done: number, best: number, it: number): void => {
-    opts.onProgress?.({ phase: 'dispatch', done, total: budget.iterations ?? budget.work ?? 0, info: { bestCost: best, iterations: it } });
+    opts.onProgress?.({ phase: 'dispatch', done, total: W * (budget.iterations ?? budget.work ?? 0), info: { bestCost: best, iterations: it } });
   };
-  if (W === 1) {
+  if (!ex || !ex.offThread) {
     let lastTick = 0;
+    let doneBefore = 0;
     const tick = (s: Search): void => {
       const now = performance.now();
       if (opts.onProgress && now - lastTick >= 100) {
         lastTick = now;
-        progress(budget.iterations !== undefined ? s.iterations : s.st.ev.work, s.bestCost, s.iterations);
+        progress(doneBefore + (budget.iterations !== undefined ? s.iterations : s.st.ev.work), s.bestCost, s.iterations);
       }
     };
-    results.push(await runSearch(pb, specs[0], () => opts.signal?.aborted === true, tick, 50));
+    for (const spec of specs) {
+      const r = await runSearch(pb, spec, () => opts.signal?.aborted === true, tick, 50);
+      results.push(r);
+      doneBefore += budget.iterations !== undefined ? r.iterations : r.work;
+      if (opts.signal?.aborted) break;
+    }
   } else {
-    const { WorkerPool } = await import('../workers/pool.js');
-    const own = opts.pool ? null : new WorkerPool({ threads: Math.min(W, availableParallelism()) });
-    const pool = opts.pool ?? own!;
     const control = new SharedArrayBuffer(8 + 8 * 3 * W);
     const flag = new Int32Array(control, 0, 1);
     const stats = new Float64Array(control, 8, 3 * W);
@@ -158,13 +167,12 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
       progress(done, best, it);
     }, 200) : null;
     try {
-      const transfer = pb.toTransfer();
-      const out = await Promise.all(specs.map((spec, i) => pool.run<SearchTaskResult>({ kind: 'vrp-solve', problem: transfer, spec, control, index: i })));
+      const problem = pb.toTransfer();
+      const out = await Promise.all(specs.map((spec, index) => ex.run('vrp-search', { problem, spec, control, index })));
       results.push(...out);
     } finally {
       if (timer) clearInterval(timer);
       opts.signal?.removeEventListener('abort', onAbort);
-      if (own) await own.close();
     }
   }
   // best by (unassigned profile, cost, index)
@@ -179,11 +187,11 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
     improvements: best.improvements, seconds: (performance.now() - t0) / 1000, stoppedBy: best.stoppedBy, bestWorker: bi,
     perWorker: results.map((r) => ({ iterations: r.iterations, cost: r.cost, unassigned: r.unassigned.reduce((a, b) => a + b, 0), stoppedBy: r.stoppedBy })),
   };
-  return assemble(pb, best.routes, new Map(best.reasons), stats);
+  return offload ? ex.run('vrp-assemble', { problem: pb.toTransfer(), routes: best.routes, stats }) : assemble(pb, best.routes, stats);
 }
 
 /** Builds the reported solution; stops still unassigned get a final insertion try, then a reason. */
-export function assemble(pb: Problem, routes: Int32Array[], reasons: Map<number, string>, stats: SolveStats): Solution {
+export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats): Solution {
   const st = new State(pb);
   st.load(routes);
   // Last chance: insert what fits now (highest priority first), to report reasons that hold for the returned routes.
@@ -198,7 +206,6 @@ export function assemble(pb: Problem, routes: Int32Array[], reasons: Map<number,
     why.set(u, r);
     if (pb.jPairRole[u] === 1) why.set(pb.jMate[u], r);
   }
-  void reasons;
   const out: Solution['routes'] = [];
   let cost = 0, distance = 0, travel = 0, duration = 0;
   for (let v = 0; v < pb.V; v++) {

@@ -1,34 +1,42 @@
 /**
- * The piscina worker entry. Each task kind lives in `./tasks/<kind>.ts`, default-exports
- * `(task, workerData) => result | Promise<result>`, and is listed in `./tasks/index.ts`. Results are wrapped so that errors cross the
- * thread boundary as plain records.
+ * The piscina worker entry: looks the task's handler up (`tasks.ts`), runs it with the shared
+ * data and a progress relay, and wraps the outcome so that errors cross the thread boundary as
+ * plain records and top-level typed arrays of the result are moved, not copied.
  */
 import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toErrorRecord } from '../core/errors.js';
-import type { TaskEnvelope } from './pool.js';
-import { TASKS, type TaskFn } from './tasks/index.js';
+import type { ProgressEvent } from '../core/cancel.js';
+import type { TaskEnvelope, TaskReply } from './pool.js';
+import { handlerOf } from './tasks.js';
 
-function handler(kind: string): TaskFn {
-  const h = Object.prototype.hasOwnProperty.call(TASKS, kind) ? TASKS[kind] : undefined;
-  if (!h) throw new Error(`Unknown worker task kind "${kind}"`);
-  return h;
-}
+const noProgress = (): void => {};
 
 export default async function run(task: TaskEnvelope): Promise<unknown> {
   try {
-    const h = handler(task.kind);
-    const value = await h(task, (workerData ?? {}) as Record<string, unknown>);
+    const h = handlerOf(task.kind);
+    const port = task.port;
+    const progress = port ? (e: ProgressEvent) => port.postMessage(e) : noProgress;
+    let value: unknown;
+    try {
+      value = await h(task.payload, { shared: (workerData ?? {}) as Record<string, unknown>, progress });
+    } finally {
+      if (port) {
+        port.postMessage(null);
+        port.close();
+      }
+    }
     const transfer = collectTransferables(value);
-    const reply = { ok: true, value };
+    const reply: TaskReply = { ok: true, value };
     if (transfer.length === 0) return reply;
     // Piscina's Transferable protocol: the reply travels with its buffers moved, not copied.
     return Piscina.move({
       get [Piscina.transferableSymbol]() { return transfer; },
       get [Piscina.valueSymbol]() { return reply; },
-    } as any);
+    } as never);
   } catch (e) {
-    return { ok: false, error: toErrorRecord(e) };
+    const reply: TaskReply = { ok: false, error: toErrorRecord(e) };
+    return reply;
   }
 }
 

@@ -65,7 +65,7 @@ describe('dataset file', () => {
     const pool = new WorkerPool({ threads: 2 });
     const events: string[] = [];
     try {
-      const r = await buildDatasetFile(FIXTURE.monaco, out, { pool, onProgress: (e) => { if (!events.includes(e.phase)) events.push(e.phase); } });
+      const r = await buildDatasetFile(FIXTURE.monaco, out, { executor: pool, onProgress: (e) => { if (!events.includes(e.phase)) events.push(e.phase); } });
       expect(r.bytes).toBeGreaterThan(100_000);
       expect(Object.keys(r.meta.timingsMs)).toEqual(expect.arrayContaining(['decode', 'graph', 'ch', 'snap-index', 'write']));
     } finally {

@@ -228,7 +228,7 @@ describe('computeMatrix', () => {
   it('pool tiles (both threads) give exactly the in-thread matrix, and report progress', async () => {
     const local = await computeMatrix(ch, S, T);
     const events: number[] = [];
-    const r = await computeMatrix(ch, S, T, { pool, prefix: 'ch.test.', inThreadMaxCells: 0, tileCells: 2000, onProgress: (e) => events.push(e.done) });
+    const r = await computeMatrix(ch, S, T, { executor: pool, prefix: 'ch.test.', inThreadMaxCells: 0, tileCells: 2000, onProgress: (e) => events.push(e.done) });
     expect(r.tiles).toBeGreaterThan(4);
     expect(Array.from(r.cost)).toEqual(Array.from(local.cost));
     expect(Array.from(r.aux!)).toEqual(Array.from(local.aux!));
@@ -236,7 +236,7 @@ describe('computeMatrix', () => {
     expect(events[events.length - 1]).toBe(S.count);
     for (let i = 1; i < events.length; i++) expect(events[i]).toBeGreaterThan(events[i - 1]);
     // The bucket kernel on the pool agrees on every cost.
-    const b = await computeMatrix(ch, S, T, { pool, prefix: 'ch.test.', inThreadMaxCells: 0, tileCells: 5000, kernel: 'bucket', withAux: false });
+    const b = await computeMatrix(ch, S, T, { executor: pool, prefix: 'ch.test.', inThreadMaxCells: 0, tileCells: 5000, kernel: 'bucket', withAux: false });
     expect(b.aux).toBeNull();
     expect(Array.from(b.cost)).toEqual(Array.from(local.cost));
   });
@@ -271,10 +271,10 @@ describe('computeMatrix', () => {
     const e2 = await computeMatrix(ch, big, T, { signal: c2.signal, onProgress: () => c2.abort() }).catch((e) => e);
     expect(e2.code).toBe('Cancelled');
     const c3 = new AbortController();
-    const e3 = await computeMatrix(ch, big, T, { pool, prefix: 'ch.test.', inThreadMaxCells: 0, tileCells: 1200, signal: c3.signal, onProgress: () => c3.abort() }).catch((e) => e);
+    const e3 = await computeMatrix(ch, big, T, { executor: pool, prefix: 'ch.test.', inThreadMaxCells: 0, tileCells: 1200, signal: c3.signal, onProgress: () => c3.abort() }).catch((e) => e);
     expect(e3.code).toBe('Cancelled');
     // The pool still works afterwards.
-    const ok = await computeMatrix(ch, S, T, { pool, prefix: 'ch.test.', inThreadMaxCells: 0 });
+    const ok = await computeMatrix(ch, S, T, { executor: pool, prefix: 'ch.test.', inThreadMaxCells: 0 });
     expect(ok.tiles).toBeGreaterThan(0);
   });
 
@@ -286,7 +286,7 @@ describe('computeMatrix', () => {
     const e2 = await computeMatrix(ch, S, endpointsFromNodes([g.numNodes])).catch((e) => e);
     expect(e2.code).toBe('InvalidInput');
     expect(e2.path).toBe('targets.node[0]');
-    const e3 = await computeMatrix(ch, S, T, { pool, inThreadMaxCells: 0 }).catch((e) => e);
+    const e3 = await computeMatrix(ch, S, T, { executor: pool, inThreadMaxCells: 0 }).catch((e) => e);
     expect(e3.code).toBe('InvalidInput');
     expect(e3.path).toBe('prefix');
   });
@@ -295,7 +295,7 @@ describe('computeMatrix', () => {
     const want = await computeMatrix(ch, S, T);
     const cost = new Uint32Array(S.count * T.count);
     const aux = new Uint32Array(S.count * T.count);
-    const r = await computeMatrix(ch, S, T, { out: { cost, aux }, pool, prefix: 'ch.test.', inThreadMaxCells: 0 });
+    const r = await computeMatrix(ch, S, T, { out: { cost, aux }, executor: pool, prefix: 'ch.test.', inThreadMaxCells: 0 });
     expect(r.cost).toBe(cost);
     expect(r.aux).toBe(aux);
     expect(Array.from(cost)).toEqual(Array.from(want.cost));

@@ -71,14 +71,14 @@ describe('determinism with parallel searches', () => {
 
   it('same input + seed + worker count = same answer, byte for byte (iterations and time-limit modes)', async () => {
     const inst = parseSolomon(readFileSync(FIX + 'RC105.txt', 'utf8'));
-    const a = await solve(inst.input, { seed: 11, workers: 2, pool, iterations: 150 });
-    const b = await solve(inst.input, { seed: 11, workers: 2, pool, iterations: 150 });
+    const a = await solve(inst.input, { seed: 11, workers: 2, executor: pool, iterations: 150 });
+    const b = await solve(inst.input, { seed: 11, workers: 2, executor: pool, iterations: 150 });
     expect(JSON.stringify(strip(a))).toBe(JSON.stringify(strip(b)));
     expect(a.stats.perWorker).toHaveLength(2);
     expect(validateSolution(inst.input, a, { exact: inst.exact }).ok).toBe(true);
     // a time limit is converted to a deterministic work budget
-    const c = await solve(inst.input, { seed: 11, workers: 2, pool, timeLimitMs: 150, hardLimitFactor: 50 });
-    const d = await solve(inst.input, { seed: 11, workers: 2, pool, timeLimitMs: 150, hardLimitFactor: 50 });
+    const c = await solve(inst.input, { seed: 11, workers: 2, executor: pool, timeLimitMs: 150, hardLimitFactor: 50 });
+    const d = await solve(inst.input, { seed: 11, workers: 2, executor: pool, timeLimitMs: 150, hardLimitFactor: 50 });
     expect(c.stats.stoppedBy).toBe('work');
     expect(validateSolution(inst.input, c, { exact: inst.exact }).ok).toBe(true);
     expect(JSON.stringify(strip(c))).toBe(JSON.stringify(strip(d)));
@@ -87,7 +87,7 @@ describe('determinism with parallel searches', () => {
   it('one worker in this thread gives the same answer as search 0 on the pool', async () => {
     const inst = parseSolomon(readFileSync(FIX + 'C101.txt', 'utf8'));
     const here = await solve(inst.input, { seed: 5, workers: 1, iterations: 60 });
-    const there = await solve(inst.input, { seed: 5, workers: 2, pool, iterations: 60 });
+    const there = await solve(inst.input, { seed: 5, workers: 2, executor: pool, iterations: 60 });
     expect(there.stats.perWorker[0].cost).toBe(here.cost);
     expect(validateSolution(inst.input, here, { exact: inst.exact }).ok).toBe(true);
     expect(validateSolution(inst.input, there, { exact: inst.exact }).ok).toBe(true);
@@ -97,7 +97,7 @@ describe('determinism with parallel searches', () => {
     const inst = parseSolomon(readFileSync(FIX + 'R101.txt', 'utf8'));
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 1500);
-    const sol = await solve(inst.input, { seed: 3, workers: 2, pool, iterations: 10_000_000, signal: ac.signal });
+    const sol = await solve(inst.input, { seed: 3, workers: 2, executor: pool, iterations: 10_000_000, signal: ac.signal });
     expect(sol.stats.perWorker.every((w) => w.stoppedBy === 'cancelled')).toBe(true);
     expect(sol.unassigned).toEqual([]);
     expect(validateSolution(inst.input, sol, { exact: inst.exact }).ok).toBe(true);

@@ -33,7 +33,7 @@ export const buildCommand: Command = {
     const progress = new ProgressPrinter(process.stderr, values.quiet);
     const pool = threads > 1 ? new WorkerPool({ threads: Math.min(2, threads) }) : undefined;
     try {
-      const r = await buildDatasetFile(positionals[0], values.out, { name: values.name, pool, onProgress: progress.onProgress });
+      const r = await buildDatasetFile(positionals[0], values.out, { name: values.name, executor: pool, onProgress: progress.onProgress });
       progress.end();
       const m = r.meta;
       const lines = [

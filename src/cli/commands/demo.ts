@@ -39,7 +39,7 @@ export async function ensureDemoDataset(quiet = false): Promise<string> {
   const progress = new ProgressPrinter(process.stderr, quiet);
   const pool = new WorkerPool({ threads: 2 });
   try {
-    const r = await buildDatasetFile(extract, path, { pool, onProgress: progress.onProgress });
+    const r = await buildDatasetFile(extract, path, { executor: pool, onProgress: progress.onProgress });
     progress.end();
     process.stderr.write(`Built ${path} in ${(r.totalMs / 1000).toFixed(1)} s.\n\n`);
   } finally {

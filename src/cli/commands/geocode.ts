@@ -25,7 +25,9 @@ import { WorkerPool } from '../../workers/pool.js';
 import { GeocodeIndex } from '../../geocode/geocode-index.js';
 import { buildGeocodeIndex } from '../../geocode/build.js';
 import { Geocoder } from '../../geocode/search.js';
-import { geocodeOperation, geocodeOperationOnPool, validateGeocodeSpecification } from '../../geocode/operation.js';
+import { geocoderContext } from '../../ops/context.js';
+import { Geocode } from '../../ops/table.js';
+import { InlineExecutor } from '../../workers/inline.js';
 
 const PREFIX = 'geo';
 
@@ -189,19 +191,15 @@ export const geocodeCommand: Command = {
     const spec = readJson(positionals[0]);
     const threads = values.threads !== undefined ? Number(values.threads) : 1;
     if (!Number.isInteger(threads) || threads < 1) throw new EngineError('InvalidInput', '--threads must be a whole number ≥ 1.', { path: 'threads' });
+    // Batches of 512 addresses or more run on worker threads when asked for and the index comes from a dataset file.
+    const pool = threads > 1 && buffer instanceof SharedArrayBuffer ? new WorkerPool({ threads, shared: { dataset: buffer } }) : null;
     let result;
-    const v = validateGeocodeSpecification(spec);
-    if (threads > 1 && buffer instanceof SharedArrayBuffer && v.ok && v.addresses.length >= 512) {
-      const pool = new WorkerPool({ threads, shared: { dataset: buffer } });
-      try {
-        result = await geocodeOperationOnPool(pool, spec, {
-          maxCandidates: limit, prefix: PREFIX,
-          onProgress: (done, total) => progress.onProgress({ phase: 'geocode', done, total }),
-        });
-      } finally {
-        await pool.close();
-      }
-    } else result = geocodeOperation(geocoder, spec, { maxCandidates: limit });
+    try {
+      const ctx = geocoderContext(geocoder, pool ?? new InlineExecutor(), { geocodePrefix: PREFIX });
+      result = await Geocode.run(ctx, spec, { maxCandidates: limit, batchThreshold: 511, onProgress: progress.onProgress });
+    } finally {
+      await pool?.close();
+    }
     progress.end();
     printJson(GeocodeResultSchema.encode(result, { enums: values.names ? 'name' : 'int' }));
     return result.Status === 'Failed' ? EXIT.failed : EXIT.ok;

@@ -93,7 +93,7 @@ export const solveCommand: Command = {
     let sol: Solution;
     try {
       sol = await solve(inst.input, {
-        seed, workers, pool,
+        seed, workers, executor: pool,
         iterations: iterations === undefined ? undefined : Math.floor(iterations),
         timeLimitMs: limit === undefined ? (iterations === undefined ? 10_000 : undefined) : limit * 1000,
         deterministic: !values['wall-clock'],

@@ -8,18 +8,20 @@
  *   Locations best-first (LatLong, the matched Address, Description = what was matched, MatchCode
  *   when IsNeedMatchCode is set — otherwise left at its default None, see docs/geocoding.md).
  * - Addresses with no candidate are named in Errors and the Status is SuccessWithErrors.
- * - Batches can run on the worker pool (task kind `geocode`, the index opened from the dataset
- *   buffer in each worker); results are merged in input order, so they are identical to the
- *   single-threaded run.
+ * - Large batches (more than `batchThreshold` addresses, default 500) and every batch under
+ *   `offload` run on the executor (task kind `geocode-search`, chunks of 256, the index opened
+ *   from the shared dataset buffer in each thread); results are merged in input order, so they
+ *   are identical to the single-threaded run.
  */
-import { EngineError, toErrorRecord } from '../core/errors.js';
+import { EngineError } from '../core/errors.js';
 import {
   GeocodeSpecificationSchema, LocationSchema, failedFromError, failedFromIssues, statusFor,
   type Address, type GeocodeItem, type GeocodeResult, type Issue, type Location,
 } from '../records/index.js';
-import type { WorkerPool } from '../workers/pool.js';
-import { GeocodeIndex } from './geocode-index.js';
-import { Geocoder, type AddressQuery, type GeocodeCandidate, type CandidateKind } from './search.js';
+import { GeocodeIndex } from '../geocode/geocode-index.js';
+import { Geocoder, type GeocodeCandidate, type CandidateKind } from '../geocode/search.js';
+import type { OpOptions, OpsContext } from './context.js';
+import { addressQuery } from './locations.js';
 
 export interface GeocodeOperationOptions {
   /** Candidate Locations per address (default 5, at most 50). */
@@ -84,17 +86,18 @@ export function candidateToLocation(c: GeocodeCandidate, needMatchCode: boolean)
   };
 }
 
-function queryOf(a: Address): AddressQuery {
-  return { Street: a.Street, City: a.City, State: a.State, PostalCode: a.PostalCode, Country: a.Country };
-}
-
 /** Geocodes already-validated addresses into GeocodeItems (one per address, input order). */
 export function geocodeItems(geocoder: Geocoder, addresses: Address[], needMatchCode: boolean, opts: GeocodeOperationOptions = {}): GeocodeItem[] {
-  const limit = Math.max(1, Math.min(50, opts.maxCandidates ?? 5));
-  return addresses.map((a) => ({
-    Address: a,
-    Locations: geocoder.search(queryOf(a), { limit }).map((c) => candidateToLocation(c, needMatchCode)),
-  }));
+  const limit = candidateLimit(opts);
+  return itemsOf(addresses, addresses.map((a) => geocoder.search(addressQuery(a), { limit })), needMatchCode);
+}
+
+function candidateLimit(opts: GeocodeOperationOptions): number {
+  return Math.max(1, Math.min(50, opts.maxCandidates ?? 5));
+}
+
+function itemsOf(addresses: Address[], candidates: GeocodeCandidate[][], needMatchCode: boolean): GeocodeItem[] {
+  return addresses.map((a, i) => ({ Address: a, Locations: candidates[i].map((c) => candidateToLocation(c, needMatchCode)) }));
 }
 
 function describeAddress(a: Address): string {
@@ -121,49 +124,42 @@ export function geocodeOperation(source: GeocodeIndex | Geocoder, spec: unknown,
   }
 }
 
-export interface GeocodeBatchOptions extends GeocodeOperationOptions {
-  /** Addresses per worker task (default 256). */
+export interface GeocodeOpOptions extends OpOptions, GeocodeOperationOptions {
+  /** Batches of more addresses than this run on the executor even without `offload` (default 500). */
+  batchThreshold?: number;
+  /** Addresses per executor task (default 256). */
   chunkSize?: number;
-  /** Prefix of the geocoder's sections in the dataset (default 'geo'). */
-  prefix?: string;
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
-}
-
-/** Task record of the `geocode` worker task (see workers/tasks/geocode.ts). */
-export interface GeocodeTask {
-  kind: 'geocode';
-  prefix: string;
-  addresses: Address[];
-  needMatchCode: boolean;
-  maxCandidates: number;
 }
 
 /**
- * The Geocode operation on the worker pool. The pool's `shared.dataset` must hold the dataset
- * buffer with the geocoder under `prefix`. Chunks run in parallel; items are merged in input order.
+ * The Geocode operation. Never throws for bad input. Progress: `{ phase: 'geocode', done, total }`
+ * in addresses.
  */
-export async function geocodeOperationOnPool(pool: WorkerPool, spec: unknown, opts: GeocodeBatchOptions = {}): Promise<GeocodeResult> {
+export async function geocodeOp(ctx: OpsContext, spec: unknown, opts: GeocodeOpOptions = {}): Promise<GeocodeResult> {
+  if (!ctx.geocoder) {
+    return failedFromError(new EngineError('Unsupported', 'This dataset was built without a geocoder index (rebuild it with `dispatchkit build`).'), { Items: [] }) as GeocodeResult;
+  }
   const v = validateGeocodeSpecification(spec);
   if (!v.ok) return failedFromIssues(v.issues, { Items: [] }) as GeocodeResult;
-  const chunk = Math.max(1, opts.chunkSize ?? 256);
   const total = v.addresses.length;
-  const parts: Promise<{ items: GeocodeItem[] }>[] = [];
-  let done = 0;
-  for (let i = 0; i < total; i += chunk) {
-    const addresses = v.addresses.slice(i, i + chunk);
-    const task: GeocodeTask = { kind: 'geocode', prefix: opts.prefix ?? 'geo', addresses, needMatchCode: v.needMatchCode, maxCandidates: opts.maxCandidates ?? 5 };
-    parts.push(pool.run<{ items: GeocodeItem[] }>(task as unknown as { kind: string }, { signal: opts.signal }).then((r) => {
-      done += addresses.length;
-      opts.onProgress?.(done, total);
-      return r;
-    }));
-  }
+  const onExecutor = ctx.executor.offThread && (opts.offload || total > (opts.batchThreshold ?? 500));
   try {
-    const results = await Promise.all(parts);
-    return finish(results.flatMap((r) => r.items));
+    if (!onExecutor) return finish(geocodeItems(ctx.geocoder, v.addresses, v.needMatchCode, opts));
+    const chunk = Math.max(1, opts.chunkSize ?? 256);
+    const limit = candidateLimit(opts);
+    const parts: Promise<GeocodeCandidate[][]>[] = [];
+    let done = 0;
+    for (let i = 0; i < total; i += chunk) {
+      const queries = v.addresses.slice(i, i + chunk).map(addressQuery);
+      parts.push(ctx.executor.run('geocode-search', { datasetKey: ctx.datasetKey, prefix: ctx.geocodePrefix, queries, limit }, { signal: opts.signal }).then((r) => {
+        done += queries.length;
+        opts.onProgress?.({ phase: 'geocode', done, total });
+        return r;
+      }));
+    }
+    const candidates = (await Promise.all(parts)).flat();
+    return finish(itemsOf(v.addresses, candidates, v.needMatchCode));
   } catch (e) {
-    const rec = toErrorRecord(e);
-    return failedFromError(new EngineError(rec.code, rec.message, { path: rec.path }), { Items: [] }) as GeocodeResult;
+    return failedFromError(e, { Items: [] }) as GeocodeResult;
   }
 }

@@ -1,10 +1,12 @@
 /**
- * The contract's Dispatch on top of the solver: `DispatchSpecification` records in,
- * `DispatchResult` out, given travel times and distances between the places involved.
+ * Dispatch: `DispatchSpecification` records in, `DispatchResult` out. {@link dispatchOp} places
+ * the locations (LatLong or geocoded Address; a stop that cannot be placed is left out and
+ * reported), gets the travel matrix from the travel provider, and runs the solver on the
+ * executor. {@link dispatchOnMatrix} is the same on travel data the caller computed:
  *
  *   const places = dispatchPlaces(spec);            // which locations need coordinates, in matrix order
  *   const travel = { time, distance };              // seconds and metres over those places (caller computes)
- *   const result = await dispatchOnMatrix(spec, travel, { pool, signal });
+ *   const result = await dispatchOnMatrix(spec, travel, { executor, signal });
  *
  * Semantics follow shared/spec/semantics.md; decisions it leaves open are in docs/vrp.md
  * ("Dispatch semantics"). Bad input never throws: the result has Status Failed and Errors.
@@ -13,12 +15,17 @@ import {
   dateToSeconds, hasZone, secondsToDate, statusFor, failedFromError, failedFromIssues,
   type DispatchSpecification, type DispatchResult, type Location, type Vehicle, type VehicleItem,
 } from '../records/index.js';
-import { VehicleSchema, type Issue } from '../records/index.js';
+import { VehicleSchema, DispatchSpecificationSchema, type Address, type Issue } from '../records/index.js';
 import type { ProgressEvent } from '../core/cancel.js';
-import type { WorkerPool } from '../workers/pool.js';
-import { solve, type SolveOptions } from './solve.js';
-import { REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from './model.js';
-import type { Solution } from './solution.js';
+import type { Executor } from '../core/executor.js';
+import { isEngineError } from '../core/errors.js';
+import { constantSpeedSeconds, metresPerUnit } from '../core/units.js';
+import { solve, type SolveOptions } from '../vrp/solve.js';
+import { REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
+import type { Solution } from '../vrp/solution.js';
+import type { PlaceQuery, Placement } from '../route/travel.js';
+import { executorFor, type OpOptions, type OpsContext } from './context.js';
+import { placeQuery, profileFor } from './locations.js';
 
 /** One place the matrices must cover, in matrix order. */
 export interface DispatchPlace {
@@ -37,7 +44,8 @@ export interface DispatchTravel {
 
 export interface DispatchOptions {
   seed?: number;
-  pool?: WorkerPool;
+  /** Runs the solver's searches (and, on large problems, its build and assembly) as tasks. */
+  executor?: Executor;
   workers?: number;
   /** Overrides MinimumOptimization's iteration budget with a time budget. */
   timeLimitMs?: number;
@@ -49,7 +57,6 @@ export interface DispatchOptions {
   unplaced?: ReadonlyMap<number, string>;
 }
 
-const METRES: Record<string, number> = { Mile: 1609.344, Kilometer: 1000 };
 const SCALE_Q = 1000; // Weight/Volume are doubles: compared in thousandths
 
 /** The places a dispatch needs travel data for: every Location, then each vehicle's Start/FinishLocation when given. */
@@ -78,7 +85,7 @@ export async function dispatchOnMatrix(spec: DispatchSpecification, travel: Disp
     const built = buildDispatchInput(spec, travel, opts);
     if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
     const { input, b } = built;
-    const so: SolveOptions = { seed: opts.seed ?? 1, pool: opts.pool, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
+    const so: SolveOptions = { seed: opts.seed ?? 1, executor: opts.executor, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
     if (opts.timeLimitMs !== undefined) so.timeLimitMs = opts.timeLimitMs;
     else so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
     const sol = await solve(input, so);
@@ -118,7 +125,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const placeOfStart = new Map<number, number>();
   const placeOfFinish = new Map<number, number>();
   places.forEach((p, i) => (p.kind === 'location' ? placeOfLoc : p.kind === 'start' ? placeOfStart : placeOfFinish).set(p.index, i));
-  const unit = METRES[spec.DistanceUnit ?? 'Mile'] ?? METRES.Mile;
+  const unit = metresPerUnit(spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile');
   const errors: string[] = [];
 
   // ---- clock: engine seconds, made relative to an origin so that numbers stay small
@@ -150,7 +157,8 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const timeProfiles: ArrayLike<number>[] = [travel.time];
   for (const s of speeds) {
     const m = new Float64Array(n * n);
-    for (let i = 0; i < n * n; i++) { const d = travel.distance[i]; m[i] = d >= 0 && Number.isFinite(d) ? (d / unit / s) * 3600 : -1; }
+    const u = spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile';
+    for (let i = 0; i < n * n; i++) { const d = travel.distance[i]; m[i] = d >= 0 && Number.isFinite(d) ? constantSpeedSeconds(d, s, u) : -1; }
     timeProfiles.push(m);
   }
   const vName = new Map<string, number>();
@@ -317,4 +325,104 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
     messages.push(`${nameOf(locs[li] as Location, li)} was not dispatched: ${u.message}`);
   }
   return { ...statusFor(messages), Items: items } as DispatchResult;
+}
+
+// ---- the operation ------------------------------------------------------------------------------
+
+export type DispatchOpOptions = OpOptions & Omit<DispatchOptions, 'executor' | 'unplaced' | 'signal' | 'onProgress'>;
+
+/** Locations of these types may be left out when they cannot be placed; any other unplaceable location fails the request. */
+const OPTIONAL_TYPES = new Set(['Midway', 'Delivery', 'MidwayDrop']);
+
+/**
+ * The Dispatch operation. The solver's searches run on the executor (one per thread); with
+ * `offload` so does every other heavy stage (placing the stops, the matrix, the solver's build
+ * and assembly). Deterministic for a given seed and worker count when no time limit is given.
+ */
+export async function dispatchOp(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions = {}): Promise<DispatchResult> {
+  const parsed = DispatchSpecificationSchema.safeParse(spec);
+  if (!parsed.ok) return failedFromIssues(parsed.issues, { Items: [] }) as DispatchResult;
+  const s = structuredClone(parsed.value);
+  const places = dispatchPlaces(s);
+  const paths = places.map((p) => p.kind === 'location' ? `Locations[${p.index}]` : `Vehicles[${p.index}].${p.kind === 'start' ? 'StartLocation' : 'FinishLocation'}`);
+  const issues: Issue[] = [];
+  const unplaced = new Map<number, string>();
+  const placed: (Placement | null)[] = [];
+  const queryOf = new Map<number, number>(); // place → index in queries
+  const queries: PlaceQuery[] = [];
+  const queryPaths: string[] = [];
+  for (let i = 0; i < places.length; i++) {
+    try {
+      const q = placeQuery(places[i].location, paths[i]);
+      queryOf.set(i, queries.length);
+      queries.push(q);
+      queryPaths.push(paths[i]);
+    } catch (e) {
+      if (!isEngineError(e)) throw e;
+      recordUnplaced(i, e.message);
+    }
+  }
+  function recordUnplaced(i: number, message: string): void {
+    const p = places[i];
+    const msg = message.replace(`${paths[i]}: `, '').replace(`${paths[i]}.`, '');
+    if (p.kind === 'location' && OPTIONAL_TYPES.has(p.location.LocationType ?? 'Midway')) {
+      unplaced.set(p.index, msg);
+      if (s.IsNeedMatchCode) p.location.MatchCode = 'None';
+    } else {
+      issues.push({ path: paths[i], message: msg });
+    }
+  }
+  let outcomes;
+  try {
+    outcomes = await ctx.travel.placeMany(queries, {
+      paths: queryPaths,
+      reverseWithinM: ctx.geocoder ? 200 : undefined,
+      executor: executorFor(ctx, opts), signal: opts.signal, onProgress: opts.onProgress,
+    });
+  } catch (e) {
+    return failedFromError(e, { Items: [] }) as DispatchResult;
+  }
+  for (let i = 0; i < places.length; i++) {
+    const q = queryOf.get(i);
+    const o = q === undefined ? null : outcomes[q];
+    if (o === null || 'error' in o) {
+      placed.push(null);
+      if (o) recordUnplaced(i, o.error.message);
+      continue;
+    }
+    placed.push(o);
+    const loc = places[i].location;
+    if (o.geocoded && !loc.LatLong) loc.LatLong = { Latitude: o.lat, Longitude: o.lon };
+    if (s.IsNeedMatchCode) loc.MatchCode = o.matchCode;
+    // Address filled on stops given only as coordinates (reverse geocoding), for the output.
+    if (!loc.Address && o.address) loc.Address = { ...o.address } as Address;
+  }
+  if (issues.length) return failedFromIssues(issues, { Items: [] }) as DispatchResult;
+  // Travel data over the placed locations, expanded to the dispatch's place order.
+  const idx: number[] = [];
+  placed.forEach((p, i) => { if (p) idx.push(i); });
+  let time: Float64Array;
+  let distance: Float64Array;
+  try {
+    const m = await ctx.travel.matrix(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), {
+      executor: executorFor(ctx, opts) ?? (idx.length * idx.length > 250_000 ? ctx.executor : undefined),
+      signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
+    });
+    const N = places.length;
+    time = new Float64Array(N * N).fill(Infinity);
+    distance = new Float64Array(N * N).fill(Infinity);
+    for (let a = 0; a < idx.length; a++) {
+      const row = idx[a] * N, src = a * idx.length;
+      for (let b = 0; b < idx.length; b++) {
+        time[row + idx[b]] = m.timeS[src + b];
+        distance[row + idx[b]] = m.distanceM[src + b];
+      }
+    }
+    for (let i = 0; i < N; i++) { time[i * N + i] = 0; distance[i * N + i] = 0; }
+  } catch (e) {
+    return failedFromError(e, { Items: [] }) as DispatchResult;
+  }
+  return dispatchOnMatrix(s, { time, distance }, {
+    ...opts, executor: ctx.executor, unplaced, signal: opts.signal, onProgress: opts.onProgress,
+  });
 }

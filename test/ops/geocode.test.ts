@@ -10,7 +10,9 @@ import { BinWriter } from '../../src/core/binfile.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 import { buildGeocodeIndex } from '../../src/geocode/build.js';
 import type { GeocodeIndex } from '../../src/geocode/geocode-index.js';
-import { geocodeOperation, geocodeOperationOnPool } from '../../src/geocode/operation.js';
+import { geocodeOperation, geocodeOp } from '../../src/ops/geocode.js';
+import { geocoderContext } from '../../src/ops/context.js';
+import { Geocoder } from '../../src/geocode/search.js';
 import { GeocodeResultSchema } from '../../src/records/index.js';
 import { parseCsv, detectHeader } from '../../src/cli/commands/geocode.js';
 
@@ -109,11 +111,12 @@ describe('Geocode operation', () => {
     const spec = { IsNeedMatchCode: true, Addresses: addresses };
     const local = geocodeOperation(index, spec);
     let progress = 0;
-    const pooled = await geocodeOperationOnPool(pool, spec, { chunkSize: 64, onProgress: (d) => { progress = d; } });
+    const ctx = geocoderContext(new Geocoder(index), pool, { geocodePrefix: 'geo' });
+    const pooled = await geocodeOp(ctx, spec, { offload: true, chunkSize: 64, onProgress: (e) => { progress = e.done; } });
     expect(pooled).toEqual(local);
     expect(progress).toBe(addresses.length);
     expect(pooled.Status).toBe('SuccessWithErrors');
-    const bad = await geocodeOperationOnPool(pool, { Addresses: [{}] });
+    const bad = await geocodeOp(ctx, { Addresses: [{}] }, { offload: true });
     expect(bad.Status).toBe('Failed');
   });
 });

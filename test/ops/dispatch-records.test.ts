@@ -1,7 +1,7 @@
 /** dispatchOnMatrix: the contract's records mapped onto the solver (semantics.md). */
 import { describe, expect, it } from 'vitest';
 import { DispatchSpecificationSchema, type DispatchSpecification, type DispatchSpecificationInput, type DispatchResult } from '../../src/records/index.js';
-import { dispatchOnMatrix as dispatchRaw, dispatchPlaces, type DispatchOptions, type DispatchTravel } from '../../src/vrp/dispatch.js';
+import { dispatchOnMatrix as dispatchRaw, dispatchPlaces, type DispatchOptions, type DispatchTravel } from '../../src/ops/dispatch.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 
 /** Every dispatch in these tests also goes through the independent checker. */

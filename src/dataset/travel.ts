@@ -1,0 +1,330 @@
+/**
+ * The {@link TravelProvider} over a dataset: snapping and geocoding for placement, the two
+ * contraction hierarchies for routes and matrices, and a plain Dijkstra on the road graph for
+ * profiles that block arcs (a hierarchy cannot leave arcs out). Heavy batches run on the
+ * executor (task `dataset-place`, matrix tiles), each thread opening the dataset from the shared
+ * buffer once.
+ */
+import { EngineError, invalidInput, toErrorRecord, type ErrorRecord } from '../core/errors.js';
+import type { TaskEnv, TaskTypes } from '../core/executor.js';
+import { throwIfAborted } from '../core/cancel.js';
+import { cmToMetres, msToSeconds } from '../core/units.js';
+import type { ContractionHierarchy } from '../ch/index.js';
+import { Dijkstra } from '../graph/dijkstra.js';
+import { buildCsr, type Csr } from '../graph/formats/arcs.js';
+import type { Snap } from '../graph/snap.js';
+import type { AddressQuery } from '../geocode/search.js';
+import { computeMatrix, UNREACHABLE, type EndpointEntries } from '../matrix/index.js';
+import { Router, type PointToPoint } from '../route/router.js';
+import type {
+  MatrixRequestOptions, PlaceOptions, PlaceQuery, Placement, TravelMatrix, TravelProfile, TravelProvider,
+} from '../route/travel.js';
+import { Dataset, SECTION } from './dataset.js';
+
+/** Queries per `dataset-place` task. */
+const PLACE_CHUNK = 128;
+/** Batches of coordinates up to this size are placed in the calling thread (about 1 ms). */
+const PLACE_INLINE_MAX = 32;
+/** Matrices up to this many cells are computed in the calling thread. */
+const MATRIX_INLINE_MAX_CELLS = 250_000;
+
+export interface DatasetPlaceTask {
+  datasetKey: string;
+  snapRadiusM: number;
+  queries: PlaceQuery[];
+  paths: string[];
+  reverseWithinM?: number;
+}
+
+type PlaceOutcome = Placement | { error: ErrorRecord };
+
+declare module '../core/executor.js' {
+  interface TaskMap {
+    'dataset-place': TaskTypes<DatasetPlaceTask, PlaceOutcome[]>;
+  }
+}
+
+export class DatasetTravel implements TravelProvider {
+  private readonly router: Router;
+  private readonly blockedCsr = new WeakMap<Uint8Array, { time: Csr; distance: Csr }>();
+
+  constructor(readonly dataset: Dataset, readonly opts: { datasetKey?: string } = {}) {
+    this.router = new Router(dataset.graph, dataset.snapper, dataset.chTime, dataset.chDist);
+  }
+
+  place(q: PlaceQuery, path: string): Placement {
+    const ds = this.dataset;
+    if ('address' in q) {
+      const geocoder = ds.geocoder;
+      if (!geocoder) throw new EngineError('Unsupported', `${path}: has only an Address and this dataset has no geocoder index; give LatLong.`, { path: `${path}.Address` });
+      const [best] = geocoder.search(q.address, { limit: 1 });
+      if (!best || best.matchCode === 'None') {
+        throw new EngineError('InvalidInput', `${path}.Address: not found (${describe(q.address)}).`, { path: `${path}.Address` });
+      }
+      const snap = ds.snapper.snap(best.lat, best.lon, { path: `${path}.Address` });
+      return { snap, matchCode: best.matchCode, lat: best.lat, lon: best.lon, geocoded: true };
+    }
+    const { lat, lon } = q;
+    if (!(lat >= -90 && lat <= 90)) throw invalidInput(`${path}.LatLong.Latitude`, `must be between -90 and 90 (got ${lat})`);
+    if (!(lon >= -180 && lon <= 180)) throw invalidInput(`${path}.LatLong.Longitude`, `must be between -180 and 180 (got ${lon})`);
+    const snap = ds.snapper.snap(lat, lon, { path: `${path}.LatLong` });
+    return { snap, matchCode: 'Exact', lat, lon, geocoded: false };
+  }
+
+  /** Places queries in this thread (what each `dataset-place` task runs). */
+  placeHere(qs: readonly PlaceQuery[], paths: readonly string[] | undefined, reverseWithinM?: number): PlaceOutcome[] {
+    const geocoder = this.dataset.geocoder;
+    return qs.map((q, i) => {
+      try {
+        const p = this.place(q, paths?.[i] ?? `[${i}]`);
+        if (reverseWithinM !== undefined && geocoder && !p.geocoded) {
+          const r = geocoder.reverse(p.lat, p.lon, { maxDistance: reverseWithinM });
+          if (r) p.address = r.address;
+        }
+        return p;
+      } catch (e) {
+        return { error: toErrorRecord(e) };
+      }
+    });
+  }
+
+  async placeMany(qs: readonly PlaceQuery[], opts: PlaceOptions = {}): Promise<PlaceOutcome[]> {
+    const ex = opts.executor;
+    const heavy = qs.length > PLACE_INLINE_MAX || qs.some((q) => 'address' in q);
+    if (!ex || !ex.offThread || !heavy) return this.placeHere(qs, opts.paths, opts.reverseWithinM);
+    const parts: Promise<PlaceOutcome[]>[] = [];
+    let done = 0;
+    for (let i = 0; i < qs.length; i += PLACE_CHUNK) {
+      const queries = qs.slice(i, i + PLACE_CHUNK);
+      const paths = queries.map((_, k) => opts.paths?.[i + k] ?? `[${i + k}]`);
+      parts.push(ex.run('dataset-place', {
+        datasetKey: this.opts.datasetKey ?? 'dataset', snapRadiusM: this.dataset.snapper.radiusM,
+        queries, paths, reverseWithinM: opts.reverseWithinM,
+      }, { signal: opts.signal }).then((r) => {
+        done += queries.length;
+        opts.onProgress?.({ phase: 'place', done, total: qs.length });
+        return r;
+      }));
+    }
+    return (await Promise.all(parts)).flat();
+  }
+
+  route(from: Placement, to: Placement, profile: TravelProfile, withPath = false): PointToPoint {
+    const r = profile.blockedArcs
+      ? this.routeAvoiding(from.snap, to.snap, profile, withPath)
+      : this.router.route(from.snap, to.snap, profile.metric, withPath);
+    if (r.found && profile.speedMps) r.timeMs = constantSpeedMs(r.lengthCm, profile.speedMps);
+    return r;
+  }
+
+  async matrix(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions = {}): Promise<TravelMatrix> {
+    const m = profile.blockedArcs
+      ? await this.matrixAvoiding(places, profile, opts)
+      : await this.matrixOnHierarchy(places, profile, opts);
+    addSameEdgeDrives(this.dataset, places, m, profile);
+    const n = places.length;
+    for (let i = 0; i < n; i++) {
+      m.timeS[i * n + i] = 0;
+      m.distanceM[i * n + i] = 0;
+    }
+    if (profile.speedMps) {
+      for (let i = 0; i < n * n; i++) if (Number.isFinite(m.distanceM[i])) m.timeS[i] = m.distanceM[i] / profile.speedMps;
+    }
+    return m;
+  }
+
+  /** CH many-to-many (tiles on the executor past a small size). */
+  private async matrixOnHierarchy(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions): Promise<TravelMatrix> {
+    const time = profile.metric === 'time';
+    const n = places.length;
+    const ch: ContractionHierarchy = time ? this.dataset.chTime : this.dataset.chDist;
+    const m = await computeMatrix(ch, entries(places, 'source', time), entries(places, 'target', time), {
+      withAux: true,
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      maxMatrixBytes: opts.maxMatrixBytes,
+      inThreadMaxCells: MATRIX_INLINE_MAX_CELLS,
+      executor: opts.executor,
+      prefix: time ? SECTION.chTime : SECTION.chDist,
+      datasetKey: this.opts.datasetKey ?? 'dataset',
+    });
+    const timeS = new Float64Array(n * n);
+    const distanceM = new Float64Array(n * n);
+    const aux = m.aux!;
+    for (let i = 0; i < n * n; i++) {
+      const c = m.cost[i];
+      if (c === UNREACHABLE) {
+        timeS[i] = Infinity;
+        distanceM[i] = Infinity;
+      } else {
+        timeS[i] = msToSeconds(time ? c : aux[i]);
+        distanceM[i] = cmToMetres(time ? aux[i] : c);
+      }
+    }
+    return { size: n, timeS, distanceM };
+  }
+
+  /** The road graph without the blocked arcs, per metric (cached per blocked set). */
+  private csrAvoiding(blocked: Uint8Array): { time: Csr; distance: Csr } {
+    let c = this.blockedCsr.get(blocked);
+    if (c) return c;
+    const g = this.dataset.graph;
+    if (blocked.length !== g.numArcs) throw invalidInput('profile.blockedArcs', `must have one entry per arc (${g.numArcs}, got ${blocked.length})`);
+    let m = 0;
+    for (let a = 0; a < g.numArcs; a++) if (!blocked[a]) m++;
+    const tail = new Uint32Array(m), head = new Uint32Array(m), t = new Uint32Array(m), l = new Uint32Array(m);
+    for (let a = 0, k = 0; a < g.numArcs; a++) {
+      if (blocked[a]) continue;
+      tail[k] = g.tail[a]; head[k] = g.head[a]; t[k] = g.timeMs[a]; l[k] = g.lengthCm[a]; k++;
+    }
+    c = {
+      time: buildCsr({ numNodes: g.numNodes, tail, head, weight: t, aux: l }),
+      distance: buildCsr({ numNodes: g.numNodes, tail, head, weight: l, aux: t }),
+    };
+    this.blockedCsr.set(blocked, c);
+    return c;
+  }
+
+  private routeAvoiding(from: Snap, to: Snap, profile: TravelProfile, withPath: boolean): PointToPoint {
+    const blocked = profile.blockedArcs!;
+    const time = profile.metric === 'time';
+    const d = new Dijkstra(this.csrAvoiding(blocked)[time ? 'time' : 'distance']);
+    const best = bestThrough(d.reset(), from, to, blocked, time);
+    const direct = this.dataset.snapper.sameArcDirect(from, to);
+    if (direct && !blocked[direct.arc]) {
+      const cost = time ? direct.timeMs : direct.lengthCm;
+      if (cost <= best.cost) return { found: true, timeMs: direct.timeMs, lengthCm: direct.lengthCm, ...(withPath ? { arcs: [] } : {}) };
+    }
+    if (!Number.isFinite(best.cost)) return { found: false, timeMs: Infinity, lengthCm: Infinity };
+    const r: PointToPoint = { found: true, timeMs: time ? best.cost : best.aux, lengthCm: time ? best.aux : best.cost };
+    if (withPath) r.arcs = []; // the filtered graph's arc ids are not the road graph's: paths come with the routes issue
+    return r;
+  }
+
+  /** One Dijkstra per source on the graph without the blocked arcs (yielding between rows). */
+  private async matrixAvoiding(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions): Promise<TravelMatrix> {
+    const blocked = profile.blockedArcs!;
+    const time = profile.metric === 'time';
+    const n = places.length;
+    const d = new Dijkstra(this.csrAvoiding(blocked)[time ? 'time' : 'distance']);
+    const timeS = new Float64Array(n * n).fill(Infinity);
+    const distanceM = new Float64Array(n * n).fill(Infinity);
+    for (let i = 0; i < n; i++) {
+      d.reset();
+      let any = false;
+      for (const e of places[i].snap.sourceEntries) {
+        if (e.arc >= 0 && blocked[e.arc]) continue;
+        d.addSource(e.node, time ? e.timeMs : e.lengthCm, time ? e.lengthCm : e.timeMs);
+        any = true;
+      }
+      if (any) d.run();
+      for (let j = 0; j < n && any; j++) {
+        let best = Infinity, bestAux = Infinity;
+        for (const e of places[j].snap.targetEntries) {
+          if (e.arc >= 0 && blocked[e.arc]) continue;
+          const c = d.distance(e.node) + (time ? e.timeMs : e.lengthCm);
+          if (c < best) { best = c; bestAux = d.aux(e.node) + (time ? e.lengthCm : e.timeMs); }
+        }
+        if (!Number.isFinite(best)) continue;
+        timeS[i * n + j] = msToSeconds(time ? best : bestAux);
+        distanceM[i * n + j] = cmToMetres(time ? bestAux : best);
+      }
+      opts.onProgress?.({ phase: 'matrix', done: i + 1, total: n });
+      if ((i & 7) === 7) {
+        await new Promise<void>((r) => setImmediate(r));
+        throwIfAborted(opts.signal);
+      }
+    }
+    return { size: n, timeS, distanceM };
+  }
+}
+
+/** Cost and aux of the best path from `from`'s source entries to `to`'s target entries. */
+function bestThrough(d: Dijkstra, from: Snap, to: Snap, blocked: Uint8Array, time: boolean): { cost: number; aux: number } {
+  for (const e of from.sourceEntries) {
+    if (e.arc >= 0 && blocked[e.arc]) continue;
+    d.addSource(e.node, time ? e.timeMs : e.lengthCm, time ? e.lengthCm : e.timeMs);
+  }
+  d.run();
+  let cost = Infinity, aux = Infinity;
+  for (const e of to.targetEntries) {
+    if (e.arc >= 0 && blocked[e.arc]) continue;
+    const c = d.distance(e.node) + (time ? e.timeMs : e.lengthCm);
+    if (c < cost) { cost = c; aux = d.aux(e.node) + (time ? e.lengthCm : e.timeMs); }
+  }
+  return { cost, aux };
+}
+
+/** A drive within one edge can beat the paths through its end nodes. */
+function addSameEdgeDrives(ds: Dataset, places: readonly Placement[], m: TravelMatrix, profile: TravelProfile): void {
+  const n = places.length;
+  const time = profile.metric === 'time';
+  const byEdge = new Map<number, number[]>();
+  places.forEach((p, i) => {
+    const list = byEdge.get(p.snap.edge);
+    if (list) list.push(i);
+    else byEdge.set(p.snap.edge, [i]);
+  });
+  for (const list of byEdge.values()) {
+    if (list.length < 2) continue;
+    for (const i of list) {
+      for (const j of list) {
+        if (i === j) continue;
+        const d = ds.snapper.sameArcDirect(places[i].snap, places[j].snap);
+        if (!d || (profile.blockedArcs && profile.blockedArcs[d.arc])) continue;
+        const k = i * n + j;
+        const cur = time ? m.timeS[k] * 1000 : m.distanceM[k] * 100;
+        if ((time ? d.timeMs : d.lengthCm) <= cur) {
+          m.timeS[k] = msToSeconds(d.timeMs);
+          m.distanceM[k] = cmToMetres(d.lengthCm);
+        }
+      }
+    }
+  }
+}
+
+/** The snaps' entries as matrix endpoints under a metric. */
+function entries(places: readonly Placement[], side: 'source' | 'target', time: boolean): EndpointEntries {
+  const count = places.length;
+  const start = new Uint32Array(count + 1);
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    start[i] = total;
+    total += (side === 'source' ? places[i].snap.sourceEntries : places[i].snap.targetEntries).length;
+  }
+  start[count] = total;
+  const node = new Uint32Array(total);
+  const cost = new Uint32Array(total);
+  const aux = new Uint32Array(total);
+  let k = 0;
+  for (const p of places) {
+    for (const e of side === 'source' ? p.snap.sourceEntries : p.snap.targetEntries) {
+      node[k] = e.node;
+      cost[k] = time ? e.timeMs : e.lengthCm;
+      aux[k] = time ? e.lengthCm : e.timeMs;
+      k++;
+    }
+  }
+  return { count, start, node, cost, aux };
+}
+
+function constantSpeedMs(lengthCm: number, speedMps: number): number {
+  return (cmToMetres(lengthCm) / speedMps) * 1000;
+}
+
+function describe(a: AddressQuery): string {
+  return [a.Street, a.City, a.State, a.PostalCode, a.Country].filter((x) => x && x.trim()).join(', ').slice(0, 200);
+}
+
+// ---- the executor task -------------------------------------------------------------------------
+
+let cached: { buffer: unknown; radius: number; travel: DatasetTravel } | null = null;
+
+export function datasetPlaceTask(t: DatasetPlaceTask, env: TaskEnv): PlaceOutcome[] {
+  const buffer = env.shared[t.datasetKey] as ArrayBufferLike | undefined;
+  if (!buffer) throw new EngineError('Internal', `The executor shares no "${t.datasetKey}" buffer.`);
+  if (!cached || cached.buffer !== buffer || cached.radius !== t.snapRadiusM) {
+    cached = { buffer, radius: t.snapRadiusM, travel: new DatasetTravel(Dataset.fromBuffer(buffer, { snapRadiusM: t.snapRadiusM }), { datasetKey: t.datasetKey }) };
+  }
+  return cached.travel.placeHere(t.queries, t.paths, t.reverseWithinM);
+}

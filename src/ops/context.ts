@@ -1,0 +1,56 @@
+/**
+ * What an operation runs against: the travel provider (placement, routes, matrices by vehicle
+ * profile), the geocoder, and an executor for heavy work. Built once per engine; operations hold
+ * no state of their own.
+ */
+import { EngineError } from '../core/errors.js';
+import type { Executor } from '../core/executor.js';
+import type { ProgressCallback } from '../core/cancel.js';
+import type { Geocoder } from '../geocode/search.js';
+import type { TravelProvider } from '../route/travel.js';
+
+export interface OpsContext {
+  travel: TravelProvider;
+  /** Null when the dataset was built without a geocoder index. */
+  geocoder: Geocoder | null;
+  /** Runs heavy work: worker threads (the engine's pool) or the calling thread. */
+  executor: Executor;
+  /** Where executor tasks find the dataset: `executor.shared[datasetKey]`, geocoder sections under `geocodePrefix`. */
+  datasetKey: string;
+  geocodePrefix: string;
+  /** Memory bound for one travel matrix (TooBig past it). */
+  maxMatrixBytes?: number;
+}
+
+/** Options every operation takes. */
+export interface OpOptions {
+  signal?: AbortSignal;
+  /** One event shape for all long work: `{ phase, done, total, info? }`. */
+  onProgress?: ProgressCallback;
+  /**
+   * Keep the calling thread free: everything heavier than about a millisecond (placing many
+   * stops or any address, matrices past a small size, building and assembling the solver's
+   * problem, geocoding batches) runs on the executor. What a server asks for; in-process callers
+   * get the lowest latency without it.
+   */
+  offload?: boolean;
+}
+
+/** The executor an operation may hand heavy work to under `opts`: the context's when offloading, else none. */
+export function executorFor(ctx: OpsContext, opts: OpOptions): Executor | undefined {
+  return opts.offload ? ctx.executor : undefined;
+}
+
+/**
+ * A context for the geocoder alone (e.g. an index built from an extract, with no road network):
+ * operations that need travel data fail with Unsupported.
+ */
+export function geocoderContext(geocoder: Geocoder, executor: Executor, where: { datasetKey?: string; geocodePrefix: string }): OpsContext {
+  const none = (): never => {
+    throw new EngineError('Unsupported', 'This context has a geocoder only: no road network to place or route on.');
+  };
+  return {
+    travel: { place: none, placeMany: none, route: none, matrix: none },
+    geocoder, executor, datasetKey: where.datasetKey ?? 'dataset', geocodePrefix: where.geocodePrefix,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The travel provider: what operations ask of the road network, behind one interface that takes
+ * a vehicle profile — placing points and addresses on the network, point-to-point routes and
+ * travel matrices. Operations never reach for snappers, hierarchies or the geocoder directly, so
+ * per-vehicle restricted routing (constant speeds, blocked arcs for no-go zones) plugs in here
+ * without touching them. The implementation over a dataset is `dataset/travel.ts`.
+ */
+import type { ErrorRecord } from '../core/errors.js';
+import type { ExecutorOptions } from '../core/executor.js';
+import type { Snap } from '../graph/snap.js';
+import type { AddressQuery, MatchCodeName, MatchedAddress } from '../geocode/search.js';
+import type { Metric, PointToPoint } from './router.js';
+
+/** How one vehicle (or one request) travels. */
+export interface TravelProfile {
+  /** Which path is taken: the fastest ('time') or the shortest ('distance'). */
+  metric: Metric;
+  /**
+   * Constant speed in metres per second: times are the path's length at this speed (the path is
+   * still chosen by `metric`). Absent: the road network's speeds.
+   */
+  speedMps?: number;
+  /** Arcs of the road graph this vehicle may not drive (1 = blocked), e.g. inside a no-go polygon. */
+  blockedArcs?: Uint8Array;
+}
+
+/** Something to place on the road network: a coordinate, or an address to geocode. */
+export type PlaceQuery = { lat: number; lon: number } | { address: AddressQuery };
+
+/** A location resolved to the road network. */
+export interface Placement {
+  snap: Snap;
+  /** 'Exact' for coordinates; the geocoder's MatchCode for addresses. */
+  matchCode: MatchCodeName;
+  /** The position that was snapped (the geocoded one for addresses). */
+  lat: number;
+  lon: number;
+  /** True when the position came from geocoding an address. */
+  geocoded: boolean;
+  /** The nearest address of a coordinate (when asked for with `reverse`). */
+  address?: MatchedAddress;
+}
+
+export interface PlaceOptions extends ExecutorOptions {
+  /** Field path of each query, named in errors (e.g. `Locations[3]`). */
+  paths?: readonly string[];
+  /** Also find the nearest address of coordinate queries, within this many metres. */
+  reverseWithinM?: number;
+}
+
+/** Travel times and distances between every pair of places, row-major. */
+export interface TravelMatrix {
+  size: number;
+  /** Seconds (fractional); Infinity where unreachable. */
+  timeS: Float64Array;
+  /** Metres; Infinity where unreachable. */
+  distanceM: Float64Array;
+}
+
+export interface MatrixRequestOptions extends ExecutorOptions {
+  /** Memory bound for the matrix (TooBig past it). */
+  maxMatrixBytes?: number;
+}
+
+export interface TravelProvider {
+  /** Places one query; throws EngineError (InvalidInput, NoSegment, Unsupported) naming `path`. */
+  place(q: PlaceQuery, path: string): Placement;
+  /**
+   * Places many queries, in order; each is a Placement or the error that prevented it. Large
+   * batches (and every address) run on the executor when it works off the calling thread.
+   */
+  placeMany(qs: readonly PlaceQuery[], opts?: PlaceOptions): Promise<(Placement | { error: ErrorRecord })[]>;
+  /** Best path between two placements under the profile (time and length both reported). */
+  route(from: Placement, to: Placement, profile: TravelProfile, withPath?: boolean): PointToPoint;
+  /** The square matrix over `places` under the profile. */
+  matrix(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<TravelMatrix>;
+}

@@ -1,0 +1,35 @@
+/**
+ * The handler of every executor task kind, for both executors (worker threads and in-thread).
+ * Kernels declare their kinds (payload and result types) next to their handlers; this table must
+ * name a handler for each declared kind, or it does not type-check. Static imports: under
+ * Node 20 + tsx, dynamic import() of .ts files is not hooked inside worker threads.
+ */
+import { EngineError } from '../core/errors.js';
+import type { TaskEnv, TaskHandlers } from '../core/executor.js';
+import { chBuildTask } from '../ch/tasks.js';
+import { datasetPlaceTask } from '../dataset/travel.js';
+import { geocodeReverseTask, geocodeSearchTask } from '../geocode/tasks.js';
+import { matrixPinTask, matrixTileTask } from '../matrix/tasks.js';
+import { vrpAssembleTask, vrpBuildTask, vrpSearchTask } from '../vrp/tasks.js';
+import { echoTask } from './echo.js';
+
+export const TASK_HANDLERS: TaskHandlers = {
+  'ch-build': chBuildTask,
+  'dataset-place': datasetPlaceTask,
+  'geocode-search': geocodeSearchTask,
+  'geocode-reverse': geocodeReverseTask,
+  'matrix-pin': matrixPinTask,
+  'matrix-tile': matrixTileTask,
+  'vrp-build': vrpBuildTask,
+  'vrp-search': vrpSearchTask,
+  'vrp-assemble': vrpAssembleTask,
+  echo: echoTask,
+};
+
+/** The handler of a kind received at run time (from another thread), or a coded error. */
+export function handlerOf(kind: string): (payload: unknown, env: TaskEnv) => unknown {
+  if (!Object.prototype.hasOwnProperty.call(TASK_HANDLERS, kind)) {
+    throw new EngineError('Internal', `No handler for executor task kind "${kind}" (see workers/tasks.ts).`);
+  }
+  return TASK_HANDLERS[kind as keyof TaskHandlers] as (payload: unknown, env: TaskEnv) => unknown;
+}
