@@ -186,8 +186,12 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
       if (opts.exact && prev !== undefined && pl !== undefined) dx += opts.exact(prev, pl);
       if (pl !== undefined) prev = pl;
     }
-    const terms = vehicleCostTerms(ve);
-    c = routeObjective(terms.costFactor, terms.fixedCost, c, seq.length > 0);
+    // An empty route (a violation of its own, above) is priced at its raw start → end leg cost,
+    // not at routeObjective's 0, as the checker always did.
+    if (seq.length > 0) {
+      const terms = vehicleCostTerms(ve);
+      c = routeObjective(terms.costFactor, terms.fixedCost, c, true);
+    }
     if (Math.abs(d - r.distance) > tol) out.push(`${tag}: reported distance ${r.distance} ≠ ${d}`);
     if (Math.abs(c - r.cost) > tol) out.push(`${tag}: reported cost ${r.cost} ≠ ${c}`);
     totalDist += d;
