@@ -102,7 +102,7 @@ if (!existsSync(DATASET)) {
   process.stderr.write('building bench/out/porto.dkds …\n');
   execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)), 'build', sharedData('osm/porto_portugal.osm.pbf')!, '-o', DATASET, '--quiet'], { stdio: 'inherit' });
 }
-const timeLimitS = 10;
+const timeLimitS = Number(process.env.EL_LIMIT_S ?? 10);
 const runs: [string, Run][] = [];
 for (const offload of process.argv.includes('--both') ? [false, true] : [true]) {
   process.stderr.write(`offload ${offload} …\n`);

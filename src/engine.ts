@@ -136,6 +136,7 @@ export class Engine {
         datasetKey: 'dataset',
         geocodePrefix: SECTION.geocode,
         maxMatrixBytes: this.options.maxMatrixBytes,
+        snapRadiusM: this.dataset.snapper.radiusM,
       };
     }
     return this.ctx;

@@ -20,6 +20,8 @@ export interface OpsContext {
   geocodePrefix: string;
   /** Memory bound for one travel matrix (TooBig past it). */
   maxMatrixBytes?: number;
+  /** The snapping radius in metres (tasks open the dataset with it). */
+  snapRadiusM?: number;
 }
 
 /** Options every operation takes. */

@@ -17,14 +17,16 @@ import {
 } from '../records/index.js';
 import { VehicleSchema, DispatchSpecificationSchema, type Address, type Issue } from '../records/index.js';
 import type { ProgressEvent } from '../core/cancel.js';
-import type { Executor } from '../core/executor.js';
-import { isEngineError } from '../core/errors.js';
+import type { Executor, TaskEnv, TaskTypes } from '../core/executor.js';
+import { EngineError, isEngineError } from '../core/errors.js';
 import { constantSpeedSeconds, metresPerUnit } from '../core/units.js';
-import { solve, type SolveOptions } from '../vrp/solve.js';
-import { REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
-import type { Solution } from '../vrp/solution.js';
+import { assemble, searchBest, solve, type SolveOptions } from '../vrp/solve.js';
+import { buildProblem, Problem, REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
+import type { Solution, SolveStats } from '../vrp/solution.js';
+import { Dataset } from '../dataset/dataset.js';
+import { DatasetTravel } from '../dataset/travel.js';
 import type { PlaceQuery, Placement } from '../route/travel.js';
-import { executorFor, type OpOptions, type OpsContext } from './context.js';
+import type { OpOptions, OpsContext } from './context.js';
 import { placeQuery, profileFor } from './locations.js';
 
 /** One place the matrices must cover, in matrix order. */
@@ -84,16 +86,24 @@ export async function dispatchOnMatrix(spec: DispatchSpecification, travel: Disp
   try {
     const built = buildDispatchInput(spec, travel, opts);
     if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
-    const { input, b } = built;
-    const so: SolveOptions = { seed: opts.seed ?? 1, executor: opts.executor, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
-    if (opts.timeLimitMs !== undefined) so.timeLimitMs = opts.timeLimitMs;
-    else so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
-    const sol = await solve(input, so);
-    opts.onSolution?.(input, sol);
-    return toResult(spec, b, sol);
+    return await solveAndReport(spec, built.input, built.b, opts);
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
+}
+
+/** The solver's options for a specification: MinimumOptimization's effort unless a time limit is given. */
+function solveOptions(spec: DispatchSpecification, opts: DispatchOptions): SolveOptions {
+  const so: SolveOptions = { seed: opts.seed ?? 1, executor: opts.executor, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
+  if (opts.timeLimitMs !== undefined) so.timeLimitMs = opts.timeLimitMs;
+  else so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
+  return so;
+}
+
+async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions): Promise<DispatchResult> {
+  const sol = await solve(input, solveOptions(spec, opts));
+  opts.onSolution?.(input, sol);
+  return toResult(spec, b, sol);
 }
 
 interface Bookkeeping {
@@ -335,11 +345,36 @@ export type DispatchOpOptions = OpOptions & Omit<DispatchOptions, 'executor' | '
 const OPTIONAL_TYPES = new Set(['Midway', 'Delivery', 'MidwayDrop']);
 
 /**
- * The Dispatch operation. The solver's searches run on the executor (one per thread); with
- * `offload` so does every other heavy stage (placing the stops, the matrix, the solver's build
- * and assembly). Deterministic for a given seed and worker count when no time limit is given.
+ * The Dispatch operation. The solver's searches run on the executor (one per thread). With
+ * `offload`, everything else heavy runs there too: one `dispatch-prepare` task parses the
+ * specification, places the stops, computes the travel matrix and builds the solver's problem;
+ * the searches follow; one `dispatch-finish` task assembles the solution and writes the records.
+ * The calling thread only coordinates. Deterministic for a given seed and worker count when no
+ * time limit is given (the same answer with or without `offload`).
  */
 export async function dispatchOp(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions = {}): Promise<DispatchResult> {
+  if (opts.offload && ctx.executor.offThread) return dispatchOffThread(ctx, spec, opts);
+  const p = await prepareDispatch(ctx, spec, opts, undefined);
+  if ('Status' in p) return p;
+  try {
+    return await solveAndReport(p.spec, p.input, p.b, { ...opts, executor: ctx.executor });
+  } catch (e) {
+    return failedFromError(e, { Items: [] }) as DispatchResult;
+  }
+}
+
+interface Prepared {
+  spec: DispatchSpecification;
+  input: VrpInput;
+  b: Bookkeeping;
+}
+
+/**
+ * The record stages before the solver: parse, place the locations (LatLong or geocoded Address;
+ * a stop that cannot be placed is left out and reported), the travel matrix, the solver's input.
+ * Returns a (Failed) DispatchResult when the request cannot go on.
+ */
+async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, placeExecutor: Executor | undefined): Promise<Prepared | DispatchResult> {
   const parsed = DispatchSpecificationSchema.safeParse(spec);
   if (!parsed.ok) return failedFromIssues(parsed.issues, { Items: [] }) as DispatchResult;
   const s = structuredClone(parsed.value);
@@ -347,7 +382,16 @@ export async function dispatchOp(ctx: OpsContext, spec: unknown, opts: DispatchO
   const paths = places.map((p) => p.kind === 'location' ? `Locations[${p.index}]` : `Vehicles[${p.index}].${p.kind === 'start' ? 'StartLocation' : 'FinishLocation'}`);
   const issues: Issue[] = [];
   const unplaced = new Map<number, string>();
-  const placed: (Placement | null)[] = [];
+  const recordUnplaced = (i: number, message: string): void => {
+    const p = places[i];
+    const msg = message.replace(`${paths[i]}: `, '').replace(`${paths[i]}.`, '');
+    if (p.kind === 'location' && OPTIONAL_TYPES.has(p.location.LocationType ?? 'Midway')) {
+      unplaced.set(p.index, msg);
+      if (s.IsNeedMatchCode) p.location.MatchCode = 'None';
+    } else {
+      issues.push({ path: paths[i], message: msg });
+    }
+  };
   const queryOf = new Map<number, number>(); // place → index in queries
   const queries: PlaceQuery[] = [];
   const queryPaths: string[] = [];
@@ -362,67 +406,154 @@ export async function dispatchOp(ctx: OpsContext, spec: unknown, opts: DispatchO
       recordUnplaced(i, e.message);
     }
   }
-  function recordUnplaced(i: number, message: string): void {
-    const p = places[i];
-    const msg = message.replace(`${paths[i]}: `, '').replace(`${paths[i]}.`, '');
-    if (p.kind === 'location' && OPTIONAL_TYPES.has(p.location.LocationType ?? 'Midway')) {
-      unplaced.set(p.index, msg);
-      if (s.IsNeedMatchCode) p.location.MatchCode = 'None';
-    } else {
-      issues.push({ path: paths[i], message: msg });
-    }
-  }
-  let outcomes;
+  const placed: (Placement | null)[] = [];
   try {
-    outcomes = await ctx.travel.placeMany(queries, {
-      paths: queryPaths,
-      reverseWithinM: ctx.geocoder ? 200 : undefined,
-      executor: executorFor(ctx, opts), signal: opts.signal, onProgress: opts.onProgress,
+    const outcomes = await ctx.travel.placeMany(queries, {
+      paths: queryPaths, reverseWithinM: ctx.geocoder ? 200 : undefined,
+      executor: placeExecutor, signal: opts.signal, onProgress: opts.onProgress,
     });
+    for (let i = 0; i < places.length; i++) {
+      const q = queryOf.get(i);
+      const o = q === undefined ? null : outcomes[q];
+      if (o === null || 'error' in o) {
+        placed.push(null);
+        if (o) recordUnplaced(i, o.error.message);
+        continue;
+      }
+      placed.push(o);
+      const loc = places[i].location;
+      if (o.geocoded && !loc.LatLong) loc.LatLong = { Latitude: o.lat, Longitude: o.lon };
+      if (s.IsNeedMatchCode) loc.MatchCode = o.matchCode;
+      // Address filled on stops given only as coordinates (reverse geocoding), for the output.
+      if (!loc.Address && o.address) loc.Address = { ...o.address } as Address;
+    }
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
-  }
-  for (let i = 0; i < places.length; i++) {
-    const q = queryOf.get(i);
-    const o = q === undefined ? null : outcomes[q];
-    if (o === null || 'error' in o) {
-      placed.push(null);
-      if (o) recordUnplaced(i, o.error.message);
-      continue;
-    }
-    placed.push(o);
-    const loc = places[i].location;
-    if (o.geocoded && !loc.LatLong) loc.LatLong = { Latitude: o.lat, Longitude: o.lon };
-    if (s.IsNeedMatchCode) loc.MatchCode = o.matchCode;
-    // Address filled on stops given only as coordinates (reverse geocoding), for the output.
-    if (!loc.Address && o.address) loc.Address = { ...o.address } as Address;
   }
   if (issues.length) return failedFromIssues(issues, { Items: [] }) as DispatchResult;
-  // Travel data over the placed locations, expanded to the dispatch's place order.
-  const idx: number[] = [];
-  placed.forEach((p, i) => { if (p) idx.push(i); });
-  let time: Float64Array;
-  let distance: Float64Array;
+  let travel: DispatchTravel;
   try {
-    const m = await ctx.travel.matrix(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), {
-      executor: executorFor(ctx, opts) ?? (idx.length * idx.length > 250_000 ? ctx.executor : undefined),
-      signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
-    });
-    const N = places.length;
-    time = new Float64Array(N * N).fill(Infinity);
-    distance = new Float64Array(N * N).fill(Infinity);
-    for (let a = 0; a < idx.length; a++) {
-      const row = idx[a] * N, src = a * idx.length;
-      for (let b = 0; b < idx.length; b++) {
-        time[row + idx[b]] = m.timeS[src + b];
-        distance[row + idx[b]] = m.distanceM[src + b];
-      }
-    }
-    for (let i = 0; i < N; i++) { time[i * N + i] = 0; distance[i * N + i] = 0; }
+    travel = await placedTravel(ctx, s, placed, opts);
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
-  return dispatchOnMatrix(s, { time, distance }, {
-    ...opts, executor: ctx.executor, unplaced, signal: opts.signal, onProgress: opts.onProgress,
+  try {
+    const built = buildDispatchInput(s, travel, { unplaced });
+    if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
+    return { spec: s, input: built.input, b: built.b };
+  } catch (e) {
+    return failedFromError(e, { Items: [] }) as DispatchResult;
+  }
+}
+
+/** Travel data over the placed locations, in the dispatch's place order (unplaced rows and columns unreachable). */
+async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (Placement | null)[], opts: OpOptions): Promise<DispatchTravel> {
+  const idx: number[] = [];
+  placed.forEach((p, i) => { if (p) idx.push(i); });
+  const n = idx.length;
+  const m = await ctx.travel.matrix(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), {
+    // Large matrices on the executor's threads (in this thread when it works here).
+    executor: n * n > 250_000 ? ctx.executor : undefined,
+    signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
   });
+  const N = placed.length;
+  if (n === N) return { time: m.timeS, distance: m.distanceM };
+  const time = new Float64Array(N * N).fill(Infinity);
+  const distance = new Float64Array(N * N).fill(Infinity);
+  for (let a = 0; a < n; a++) {
+    const row = idx[a] * N, src = a * n;
+    for (let b = 0; b < n; b++) {
+      time[row + idx[b]] = m.timeS[src + b];
+      distance[row + idx[b]] = m.distanceM[src + b];
+    }
+  }
+  for (let i = 0; i < N; i++) { time[i * N + i] = 0; distance[i * N + i] = 0; }
+  return { time, distance };
+}
+
+// ---- off the calling thread ----------------------------------------------------------------------
+
+/** Where a task finds the dataset, and the engine settings that shape placement and matrices. */
+export interface DispatchTaskSource {
+  datasetKey: string;
+  geocodePrefix: string;
+  snapRadiusM: number;
+  maxMatrixBytes?: number;
+}
+
+export interface DispatchPrepareTask {
+  source: DispatchTaskSource;
+  spec: unknown;
+}
+
+export type DispatchPrepared = { result: DispatchResult } | { spec: DispatchSpecification; b: Bookkeeping; problem: Record<string, unknown> };
+
+export interface DispatchFinishTask {
+  spec: DispatchSpecification;
+  b: Bookkeeping;
+  problem: Record<string, unknown>;
+  routes: Int32Array[];
+  stats: SolveStats;
+}
+
+declare module '../core/executor.js' {
+  interface TaskMap {
+    'dispatch-prepare': TaskTypes<DispatchPrepareTask, DispatchPrepared>;
+    'dispatch-finish': TaskTypes<DispatchFinishTask, DispatchResult>;
+  }
+}
+
+async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions): Promise<DispatchResult> {
+  const ex = ctx.executor;
+  try {
+    const source: DispatchTaskSource = {
+      datasetKey: ctx.datasetKey, geocodePrefix: ctx.geocodePrefix, snapRadiusM: ctx.snapRadiusM ?? 1000, maxMatrixBytes: ctx.maxMatrixBytes,
+    };
+    const prep = await ex.run('dispatch-prepare', { source, spec }, { signal: opts.signal, onProgress: opts.onProgress });
+    if ('result' in prep) return prep.result;
+    const pb = Problem.fromTransfer(prep.problem);
+    const best = await searchBest(pb, solveOptions(prep.spec, { ...opts, executor: ex }));
+    return await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best }, { signal: opts.signal });
+  } catch (e) {
+    return failedFromError(e, { Items: [] }) as DispatchResult;
+  }
+}
+
+/** An executor for contexts inside a task: nothing nests, everything runs in the task's thread. */
+const IN_TASK: Executor = {
+  threads: 1, offThread: false, shared: {},
+  run: () => Promise.reject(new EngineError('Internal', 'Tasks do not start tasks.')),
+};
+
+let taskCtx: { buffer: unknown; key: string; ctx: OpsContext } | null = null;
+
+function contextInTask(src: DispatchTaskSource, env: TaskEnv): OpsContext {
+  const buffer = env.shared[src.datasetKey] as ArrayBufferLike | undefined;
+  if (!buffer) throw new EngineError('Internal', `The executor shares no "${src.datasetKey}" buffer.`);
+  const key = `${src.snapRadiusM}:${src.maxMatrixBytes ?? ''}:${src.geocodePrefix}`;
+  if (!taskCtx || taskCtx.buffer !== buffer || taskCtx.key !== key) {
+    const ds = Dataset.fromBuffer(buffer, { snapRadiusM: src.snapRadiusM });
+    taskCtx = {
+      buffer, key,
+      ctx: {
+        travel: new DatasetTravel(ds, { datasetKey: src.datasetKey }), geocoder: ds.geocoder, executor: IN_TASK,
+        datasetKey: src.datasetKey, geocodePrefix: src.geocodePrefix, snapRadiusM: src.snapRadiusM, maxMatrixBytes: src.maxMatrixBytes,
+      },
+    };
+  }
+  return taskCtx.ctx;
+}
+
+export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv): Promise<DispatchPrepared> {
+  const p = await prepareDispatch(contextInTask(t.source, env), t.spec, { onProgress: env.progress }, undefined);
+  if ('Status' in p) return { result: p };
+  try {
+    return { spec: p.spec, b: p.b, problem: buildProblem(p.input).toTransfer() };
+  } catch (e) {
+    return { result: failedFromError(e, { Items: [] }) as DispatchResult };
+  }
+}
+
+export function dispatchFinishTask(t: DispatchFinishTask): DispatchResult {
+  return toResult(t.spec, t.b, assemble(Problem.fromTransfer(t.problem), t.routes, t.stats));
 }

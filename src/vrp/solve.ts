@@ -106,11 +106,21 @@ export async function runSearch(
 const OFFLOAD_MIN_STOPS = 100;
 
 export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}): Promise<Solution> {
-  const t0 = performance.now();
   const ex = opts.executor;
   const offload = ex !== undefined && ex.offThread && (input instanceof Problem ? input.J : input.stops.length) > OFFLOAD_MIN_STOPS;
   const pb = input instanceof Problem ? input
     : offload ? Problem.fromTransfer(await ex.run('vrp-build', input, { signal: opts.signal })) : buildProblem(input);
+  const best = await searchBest(pb, opts);
+  return offload ? ex.run('vrp-assemble', { problem: pb.toTransfer(), ...best }) : assemble(pb, best.routes, best.stats);
+}
+
+/**
+ * The searches of {@link solve} without the final assembly: the best search's routes and the
+ * statistics (for callers that assemble elsewhere, e.g. on another thread).
+ */
+export async function searchBest(pb: Problem, opts: SolveOptions = {}): Promise<{ routes: Int32Array[]; stats: SolveStats }> {
+  const t0 = performance.now();
+  const ex = opts.executor;
   const seed = (opts.seed ?? 1) >>> 0;
   const W = Math.max(1, Math.floor(opts.workers ?? opts.executor?.threads ?? 1));
   const params: SearchParams = { ...defaultParams(pb), ...(opts.params ?? {}) };
@@ -187,7 +197,7 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
     improvements: best.improvements, seconds: (performance.now() - t0) / 1000, stoppedBy: best.stoppedBy, bestWorker: bi,
     perWorker: results.map((r) => ({ iterations: r.iterations, cost: r.cost, unassigned: r.unassigned.reduce((a, b) => a + b, 0), stoppedBy: r.stoppedBy })),
   };
-  return offload ? ex.run('vrp-assemble', { problem: pb.toTransfer(), routes: best.routes, stats }) : assemble(pb, best.routes, stats);
+  return { routes: best.routes, stats };
 }
 
 /** Builds the reported solution; stops still unassigned get a final insertion try, then a reason. */

@@ -11,11 +11,14 @@ import { datasetPlaceTask } from '../dataset/travel.js';
 import { geocodeReverseTask, geocodeSearchTask } from '../geocode/tasks.js';
 import { matrixPinTask, matrixTileTask } from '../matrix/tasks.js';
 import { vrpAssembleTask, vrpBuildTask, vrpSearchTask } from '../vrp/tasks.js';
+import { dispatchFinishTask, dispatchPrepareTask } from '../ops/dispatch.js';
 import { echoTask } from './echo.js';
 
 export const TASK_HANDLERS: TaskHandlers = {
   'ch-build': chBuildTask,
   'dataset-place': datasetPlaceTask,
+  'dispatch-prepare': dispatchPrepareTask,
+  'dispatch-finish': dispatchFinishTask,
   'geocode-search': geocodeSearchTask,
   'geocode-reverse': geocodeReverseTask,
   'matrix-pin': matrixPinTask,

@@ -118,3 +118,28 @@ describe('engine.geocode', () => {
     expect(r!.distance).toBeLessThan(100);
   });
 });
+
+describe('offload (what a server asks for)', () => {
+  it('gives exactly the in-process answer, with stops by coordinates and by address, small and large', async () => {
+    for (const [n, extra] of [[20, {}], [150, { MinimumOptimization: 2 }]] as const) {
+      const s = spec({ ...extra, IsNeedMatchCode: true, Locations: [...stops(n, 7), { Name: 'Moulins', Address: { Street: 'Boulevard des Moulins', City: 'Monaco' } }, { Name: 'Nowhere', Address: { Street: 'Qxzqxz Vbnvbn' } }] });
+      const here = await engine.dispatch(s, { seed: 3 });
+      const there = await engine.dispatch(s, { seed: 3, offload: true });
+      expect(there).toEqual(here);
+      expect(here.Status).toBe('SuccessWithErrors'); // 'Nowhere' is reported
+    }
+  });
+
+  it('reports bad input and cancellation the same way', async () => {
+    const bad = { ...spec(), Locations: [{ Name: 'x', LatLong: { Latitude: 123, Longitude: 7.4 } }], Vehicles: [{ Name: 'V', StartLocation: { LatLong: { Latitude: 123, Longitude: 7 } } }] };
+    const a = await engine.dispatch(bad);
+    const b = await engine.dispatch(bad, { offload: true });
+    expect(b).toEqual(a);
+    expect(b.Status).toBe('Failed');
+    const ac = new AbortController();
+    ac.abort();
+    const c = await engine.dispatch(spec(), { offload: true, signal: ac.signal });
+    expect(c.Status).toBe('Failed');
+    expect(c.Errors?.[0]?.Message).toMatch(/cancel/i);
+  });
+});
