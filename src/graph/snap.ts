@@ -21,9 +21,9 @@ export interface RouteEntry {
   lengthCm: number;
   /**
    * The arc whose part is driven (source: from the point to `node`; target: from `node` to the
-   * point). For a point on a graph node (see {@link Snap.sourceEntries}) nothing is driven: the
-   * arc is one arriving at `node` (source) or leaving it (target), on any edge there, or -1 when
-   * there is none.
+   * point). For a point on a graph node ({@link Snap.atNode}) nothing is driven: the arc is one
+   * arriving at `node` (source) or leaving it (target), on any edge there, or -1 when there is
+   * none.
    */
   arc: number;
 }
@@ -48,15 +48,21 @@ export interface Snap {
   fwdArc: number;
   bwdArc: number;
   /**
+   * The point is the graph node at an end of the edge (within {@link NODE_TOLERANCE_M}; `fraction`
+   * is then exactly 0 or 1 and `lat`/`lon` are the node's). Every entry is then that node or a
+   * turn-restriction copy of it, at zero cost, and drives nothing of its `arc`: a filter on the
+   * entries' arcs (blocked arcs) must not drop them.
+   */
+  atNode: boolean;
+  /**
    * Nodes reachable by driving from the point along its edge in the allowed directions. When the
-   * point is on an end of the edge (within {@link NODE_TOLERANCE_M}; `fraction` is then exactly 0
-   * or 1 and `lat`/`lon` are the node's), these are instead the graph node there and its
-   * turn-restriction copies that have a leaving arc, all at zero cost.
+   * point is on a node ({@link atNode}), these are instead the node and its turn-restriction
+   * copies that have a leaving arc, all at zero cost.
    */
   sourceEntries: RouteEntry[];
   /**
-   * Nodes from which the point is reached by driving along its edge. On an end of the edge: the
-   * node there and every restriction copy of it that has an arriving arc, at zero cost.
+   * Nodes from which the point is reached by driving along its edge. On a node ({@link atNode}):
+   * the node and every restriction copy of it that has an arriving arc, at zero cost.
    */
   targetEntries: RouteEntry[];
 }
@@ -372,7 +378,7 @@ export class Snapper {
     if (atNode >= 0) this.nodeEntries(e, atNode === last, sourceEntries, targetEntries);
     return {
       queryLat: qlat, queryLon: qlon, lat, lon, distanceM, edge: e, segment, segmentT, fraction,
-      fwdArc, bwdArc, sourceEntries, targetEntries,
+      fwdArc, bwdArc, atNode: atNode >= 0, sourceEntries, targetEntries,
     };
   }
 

@@ -145,18 +145,10 @@ function findEntry(entries: RouteEntry[], node: number, kind: 'source' | 'target
   throw new EngineError('InvalidInput', `The path ${kind === 'source' ? 'starts' : 'ends'} at node ${node}, which is not a ${kind} entry of the snapped point (nodes ${entries.map((e) => e.node).join(', ') || 'none'}).`);
 }
 
-/**
- * An entry of a point lying on a graph node: its arc is on another edge than the snap's (or -1),
- * and nothing of it is driven (see RouteEntry.arc).
- */
-function atNodeEntry(g: RoadGraph, s: Snap, e: RouteEntry): boolean {
-  return e.arc < 0 || g.arcEdgeId(e.arc) !== s.edge;
-}
-
 /** From the snapped point to the entry's node along the entry's arc. */
 function sourcePiece(g: RoadGraph, s: Snap, e: RouteEntry, line: Polyline, pieces: RoutePiece[]): void {
-  if (atNodeEntry(g, s, e)) {
-    // The point is the node: leave from its end of the arc arriving there.
+  if (s.atNode) {
+    // The point is the entry's node (nothing of the entry's arc, which arrives there, is driven).
     line.push(s.lat, s.lon);
     if (e.arc >= 0) pieces.push({ arc: e.arc, fromFraction: 1, toFraction: 1, timeMs: e.timeMs, lengthCm: e.lengthCm, firstPoint: 0 });
     return;
@@ -173,8 +165,8 @@ function sourcePiece(g: RoadGraph, s: Snap, e: RouteEntry, line: Polyline, piece
 /** From the entry's node to the snapped point along the entry's arc. */
 function targetPiece(g: RoadGraph, t: Snap, e: RouteEntry, line: Polyline, pieces: RoutePiece[]): void {
   const first = Math.max(0, line.length - 1);
-  if (atNodeEntry(g, t, e)) {
-    // The point is the node: arrive at the start of the arc leaving it.
+  if (t.atNode) {
+    // The point is the entry's node (nothing of the entry's arc, which leaves it, is driven).
     line.push(t.lat, t.lon);
     if (e.arc >= 0) pieces.push({ arc: e.arc, fromFraction: 0, toFraction: 0, timeMs: e.timeMs, lengthCm: e.lengthCm, firstPoint: first });
     return;

@@ -131,6 +131,7 @@ describe('a junction where only oneways meet', () => {
   it('the snap of the junction coordinate is the node: zero-cost source and target at J, nothing else', () => {
     const s = snapAt(t, 5);
     expect(s.distanceM).toBe(0);
+    expect(s.atNode).toBe(true);
     expect(s.fraction === 0 || s.fraction === 1).toBe(true);
     expect([s.lat, s.lon]).toEqual([g.lat[J], g.lon[J]]);
     expect(s.sourceEntries.map((e) => [e.node, e.timeMs, e.lengthCm])).toEqual([[J, 0, 0]]);
@@ -152,10 +153,12 @@ describe('a junction where only oneways meet', () => {
   it('a point within the tolerance of the node also snaps to the node; one just beyond it is on an arm', () => {
     const near = t.snapper.snap(g.lat[J] + (0.2 * NODE_TOLERANCE_M) / 111195, g.lon[J]);
     expect(near.distanceM).toBeLessThan(NODE_TOLERANCE_M);
+    expect(near.atNode).toBe(true);
     expect([near.lat, near.lon]).toEqual([g.lat[J], g.lon[J]]);
     expect(near.sourceEntries.map((e) => [e.node, e.timeMs])).toEqual([[J, 0]]);
     // Just off the node along an arm it is an ordinary point on that arm.
     const onArm = t.snapper.snap(g.lat[J], g.lon[J] - 0.00001);
+    expect(onArm.atNode).toBe(false);
     expect(onArm.fraction).toBeGreaterThan(0.98);
     expect(onArm.fraction).toBeLessThan(1);
     expect(onArm.targetEntries.map((e) => e.node)).toEqual([nodeOf(g, 4)]);
@@ -185,7 +188,7 @@ describe('a junction where only oneways meet', () => {
       const byTime = engine.calculateDistance({ StartLocation: ll(a), FinishLocation: ll(b), DistanceUnit: 'Kilometer', RouteOptimize: 'MinimizeTime' });
       expect(byTime.Time).toBe(Math.round(exact(g, a, b, 'time') / 1000));
     }
-    const places = ids.map((id, i) => engine!.placeLocation(ll(id), `Locations[${i}]`));
+    const places = ids.map((id, i) => engine!.placeLocation(ll(id) as Parameters<Engine['placeLocation']>[0], `Locations[${i}]`));
     for (const metric of ['time', 'distance'] as Metric[]) {
       const m = await engine.travelMatrix(places, { metric });
       for (let i = 0; i < ids.length; i++) {

@@ -11,6 +11,7 @@ import { Snapper } from '../../src/graph/snap.js';
 import { Dijkstra } from '../../src/graph/dijkstra.js';
 import { buildContractionHierarchy } from '../../src/ch/index.js';
 import { Router, type Metric } from '../../src/route/router.js';
+import { routeGeometry } from '../../src/route/geometry.js';
 import { Rng } from '../../src/core/rng.js';
 import type { RoadGraph } from '../../src/graph/road-graph.js';
 import { fixture } from '../graph/helpers.js';
@@ -71,6 +72,7 @@ describe.each([
       const nodes = copies.get(id)!;
       const s = snapper.snap(g.lat[nodes[0]], g.lon[nodes[0]]);
       expect(s.distanceM).toBe(0);
+      expect(s.atNode).toBe(true);
       for (const v of nodes) {
         expect(s.sourceEntries.find((e) => e.node === v && e.timeMs === 0 && e.lengthCm === 0)).toBeDefined();
         expect(s.targetEntries.find((e) => e.node === v && e.timeMs === 0 && e.lengthCm === 0)).toBeDefined();
@@ -88,6 +90,7 @@ describe.each([
       });
       const pick = new Rng(seed + (metric === 'time' ? 1 : 2));
       let pairs = 0;
+      let geometries = 0;
       const mismatches: string[] = [];
       for (let i = 0; i < sample.length; i++) {
         dij.reset();
@@ -102,9 +105,19 @@ describe.each([
           const got = r.found ? (metric === 'time' ? r.timeMs : r.lengthCm) : Infinity;
           pairs++;
           if (got !== want) mismatches.push(`${sample[i]} → ${sample[j]}: ${got} ≠ ${want}`);
+          if (k === 0 && i % 5 === 0 && r.found) {
+            // The path's geometry runs from junction to junction with the route's totals.
+            const p = router.route(snaps[i], snaps[j], metric, true);
+            const geo = routeGeometry(g, snaps[i], p.arcs!, snaps[j], { metric });
+            expect([geo.timeMs, geo.lengthCm]).toEqual([p.timeMs, p.lengthCm]);
+            expect([geo.lat[0], geo.lon[0]]).toEqual([snaps[i].lat, snaps[i].lon]);
+            expect([geo.lat.at(-1), geo.lon.at(-1)]).toEqual([snaps[j].lat, snaps[j].lon]);
+            geometries++;
+          }
         }
       }
       expect(pairs).toBeGreaterThan(800);
+      expect(geometries).toBeGreaterThan(50);
       expect(mismatches.length, `${mismatches.length} of ${pairs} pairs differ: ${mismatches.slice(0, 5).join('; ')}`).toBe(0);
     });
   }
