@@ -15,7 +15,7 @@
 import { haversine, metresPerDegree } from '../core/geo.js';
 import type { GeocodeIndex } from './geocode-index.js';
 import { PlaceRank, DIR_CODES, RangeSource } from './geocode-index.js';
-import { parseStreetLine, type HouseNumber } from './parse.js';
+import { parseStreetLine, type HouseNumber, type ParsedStreet } from './parse.js';
 import { analyzeName, countryKey, placeKey, postcodeKey, postcodeVariants, phonetic, stateKey, type NameKey } from './normalize.js';
 import { osaDistance } from './fuzzy.js';
 import { typesCompatible } from './dict.js';
@@ -143,6 +143,41 @@ interface Resolved {
   locSets: number[];
   /** interpolation reliability: false when the bracket was wide */
   tight: boolean;
+}
+
+/** A forward candidate before de-duplication; the address of a street candidate is described only if returned. */
+interface Cand extends Omit<GeocodeCandidate, 'address'> {
+  address: MatchedAddress | (() => MatchedAddress);
+  /** tie-break id (street, postcode or place) */
+  tie: number;
+  conflict: boolean;
+  weak: boolean;
+  /** address point or interpolated number (for the ambiguity check) */
+  addrLevel: boolean;
+}
+
+/** The chosen reading of the Street field. */
+interface StreetReading {
+  parsed: ParsedStreet;
+  /** name matches of the reading, best first */
+  names: NameMatch[];
+  /** trailing street-line words that name a place, when the name matched only without them */
+  cityHint: string;
+}
+
+/** City/State/Country/PostalCode of a query, resolved against the index. */
+interface QueryEvidence {
+  city: PlaceEvidence;
+  state: PlaceEvidence;
+  country: PlaceEvidence;
+  pc: PostcodeEvidence;
+}
+
+/** A candidate street with its name match and pre-rank. */
+interface StreetPick {
+  street: number;
+  nm: NameMatch;
+  pre: number;
 }
 
 // ----------------------------------------------------------------------------- the geocoder
@@ -413,79 +448,97 @@ export class Geocoder {
 
   // ------------------------------------------------------------------ house numbers on a street
 
-  /** The finest positions number h has on the street: every address point with that number, else one interpolated/street point. */
+  /**
+   * The finest positions number h has on the street, as a cascade: every address point with that
+   * number ({@link addressPoints}); else an OSM interpolation range; else a tight interpolation
+   * between known numbers; else a TIGER range; else a loose interpolation; else, at street level,
+   * a point past the known numbers, near the known number closest in value, or the street's point.
+   */
   private resolveNumber(street: number, h: HouseNumber | null): Resolved[] {
     const idx = this.index;
-    const a0 = idx.stAddrOff[street], a1 = idx.stAddrOff[street + 1];
-    const streetPcs = idx.stPcOff[street + 1] > idx.stPcOff[street] ? idx.stPcIds[idx.stPcOff[street]] : -1;
-    const streetLevel = (faults: string[], lat = idx.stLat[street], lon = idx.stLon[street], level: keyof typeof BASE = 'street'): Resolved => ({
-      lat, lon, level, kind: 'street', houseNumber: '', faults, penalty: 0, pc: streetPcs, locSets: [idx.stLoc[street]], tight: false,
-    });
-    if (!h) return [streetLevel([])];
-    // exact address point(s): all points with the number (a street may cross a town line), suffix matches first
-    let lo = a0, hi = a1;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (idx.adNum[mid] < h.num) lo = mid + 1; else hi = mid; }
-    if (lo < a1 && idx.adNum[lo] === h.num) {
-      const same: number[] = [];
-      const other: number[] = [];
-      const qs = h.suffix.replace(/[^a-z0-9]/g, '');
-      for (let k = lo; k < a1 && idx.adNum[k] === h.num; k++) {
-        const s = idx.keys.get(idx.adSfx[k]).replace(/[^a-z0-9]/g, '');
-        if (s === qs) same.push(k); else other.push(k);
-      }
-      const picks = (same.length > 0 ? same : other).slice(0, 8);
-      return picks.map((k) => {
-        const faults: string[] = [];
-        let penalty = 0;
-        if (same.length === 0) {
-          const s = idx.keys.get(idx.adSfx[k]).replace(/[^a-z0-9]/g, '');
-          // "39a" asked, "39a/b" found: a close variant
-          faults.push('number:suffix');
-          penalty += qs.length > 0 && s.includes(qs) ? 1 : 3;
-        }
-        if (idx.adFlags[k] & 1) penalty += 0.3; // street taken from proximity: a tagged twin wins ties
-        return {
-          lat: idx.adLat[k], lon: idx.adLon[k], level: 'address', kind: 'address', houseNumber: idx.strings.get(idx.adHn[k]),
-          faults, penalty, pc: idx.adPc[k], locSets: [idx.adLoc[k]], tight: true,
-        } as Resolved;
-      });
-    }
+    const streetPc = idx.stPcOff[street + 1] > idx.stPcOff[street] ? idx.stPcIds[idx.stPcOff[street]] : -1;
+    if (!h) return [this.streetLevel(street, streetPc, [])];
+    const points = this.addressPoints(street, h);
+    if (points) return points;
     const n = h.num;
-    // OSM interpolation ranges
-    const r0 = idx.stRangeOff[street], r1 = idx.stRangeOff[street + 1];
-    const rangeHit = (src: number): Resolved | null => {
-      for (let k = r0; k < r1; k++) {
-        if (idx.rgSrc[k] !== src) continue;
-        const f = rangeFraction(idx.rgFrom[k], idx.rgTo[k], idx.rgStep[k], n);
-        if (f === null) continue;
-        const line: Line = { lat: idx.rgLat, lon: idx.rgLon, start: idx.rgPtOff[k], end: idx.rgPtOff[k + 1] };
-        let len = 0;
-        for (let i = line.start; i + 1 < line.end; i++) len += haversine(idx.rgLat[i], idx.rgLon[i], idx.rgLat[i + 1], idx.rgLon[i + 1]);
-        const p = pointAtMeasure(line, f * len);
-        const loc = idx.rgLoc[k] !== 0 ? [idx.rgLoc[k], idx.stLoc[street]] : [idx.stLoc[street]];
-        return {
-          lat: p.lat, lon: p.lon, level: src === RangeSource.Osm ? 'rangeOsm' : 'tiger', kind: 'interpolated', houseNumber: String(n),
-          faults: [src === RangeSource.Osm ? 'number:interpolated' : 'number:tiger'], penalty: 0,
-          pc: idx.rgPc[k] >= 0 ? idx.rgPc[k] : streetPcs, locSets: loc, tight: len <= 1500,
-        };
-      }
-      return null;
-    };
-    const osmR = rangeHit(RangeSource.Osm);
+    const osmR = this.onRange(street, n, RangeSource.Osm, streetPc);
     if (osmR) return [osmR];
     // from the street's known numbers: between two of them, past the last of its side, or the closest in value
     const placed = this.placer.place(street, n);
     const between = placed && placed.how === 'between' ? this.betweenResolved(placed, n) : null;
     if (between && between.tight) return [between];
-    const tigerR = rangeHit(RangeSource.Tiger);
+    const tigerR = this.onRange(street, n, RangeSource.Tiger, streetPc);
     if (tigerR) return [tigerR];
     if (between) return [between];
     // close to the known numbers: at (or extrapolated from) the last known number, street level
-    if (placed && placed.how === 'beyond') return [streetLevel(['number:beyond'], placed.lat, placed.lon, 'near')];
+    if (placed && placed.how === 'beyond') return [this.streetLevel(street, streetPc, ['number:beyond'], placed.lat, placed.lon, 'near')];
     // otherwise the known number closest in value (same parity first) says more about where n
     // is than the middle of a long street does; still street level (Approx)
-    if (placed) return [streetLevel(['number:notfound'], placed.lat, placed.lon)];
-    return [streetLevel(['number:notfound'])];
+    if (placed) return [this.streetLevel(street, streetPc, ['number:notfound'], placed.lat, placed.lon)];
+    return [this.streetLevel(street, streetPc, ['number:notfound'])];
+  }
+
+  /** A street-level position (by default the street's representative point) with the street's first postcode and locality set. */
+  private streetLevel(street: number, pc: number, faults: string[], lat = this.index.stLat[street], lon = this.index.stLon[street], level: keyof typeof BASE = 'street'): Resolved {
+    return { lat, lon, level, kind: 'street', houseNumber: '', faults, penalty: 0, pc, locSets: [this.index.stLoc[street]], tight: false };
+  }
+
+  /**
+   * Every address point of the street with h's number (a street may cross a town line), those
+   * with h's suffix if any (else the others, with a suffix fault), at most 8; null when the
+   * number has no point.
+   */
+  private addressPoints(street: number, h: HouseNumber): Resolved[] | null {
+    const idx = this.index;
+    const a0 = idx.stAddrOff[street], a1 = idx.stAddrOff[street + 1];
+    let lo = a0, hi = a1;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (idx.adNum[mid] < h.num) lo = mid + 1; else hi = mid; }
+    if (!(lo < a1 && idx.adNum[lo] === h.num)) return null;
+    const same: number[] = [];
+    const other: number[] = [];
+    const qs = h.suffix.replace(/[^a-z0-9]/g, '');
+    for (let k = lo; k < a1 && idx.adNum[k] === h.num; k++) {
+      const s = idx.keys.get(idx.adSfx[k]).replace(/[^a-z0-9]/g, '');
+      if (s === qs) same.push(k); else other.push(k);
+    }
+    const picks = (same.length > 0 ? same : other).slice(0, 8);
+    return picks.map((k) => {
+      const faults: string[] = [];
+      let penalty = 0;
+      if (same.length === 0) {
+        const s = idx.keys.get(idx.adSfx[k]).replace(/[^a-z0-9]/g, '');
+        // "39a" asked, "39a/b" found: a close variant
+        faults.push('number:suffix');
+        penalty += qs.length > 0 && s.includes(qs) ? 1 : 3;
+      }
+      if (idx.adFlags[k] & 1) penalty += 0.3; // street taken from proximity: a tagged twin wins ties
+      return {
+        lat: idx.adLat[k], lon: idx.adLon[k], level: 'address', kind: 'address', houseNumber: idx.strings.get(idx.adHn[k]),
+        faults, penalty, pc: idx.adPc[k], locSets: [idx.adLoc[k]], tight: true,
+      } as Resolved;
+    });
+  }
+
+  /** Number n on the first of the street's ranges from `src` (OSM or TIGER) that holds it, placed by its fraction of the line; null if none. */
+  private onRange(street: number, n: number, src: number, streetPc: number): Resolved | null {
+    const idx = this.index;
+    const r0 = idx.stRangeOff[street], r1 = idx.stRangeOff[street + 1];
+    for (let k = r0; k < r1; k++) {
+      if (idx.rgSrc[k] !== src) continue;
+      const f = rangeFraction(idx.rgFrom[k], idx.rgTo[k], idx.rgStep[k], n);
+      if (f === null) continue;
+      const line: Line = { lat: idx.rgLat, lon: idx.rgLon, start: idx.rgPtOff[k], end: idx.rgPtOff[k + 1] };
+      let len = 0;
+      for (let i = line.start; i + 1 < line.end; i++) len += haversine(idx.rgLat[i], idx.rgLon[i], idx.rgLat[i + 1], idx.rgLon[i + 1]);
+      const p = pointAtMeasure(line, f * len);
+      const loc = idx.rgLoc[k] !== 0 ? [idx.rgLoc[k], idx.stLoc[street]] : [idx.stLoc[street]];
+      return {
+        lat: p.lat, lon: p.lon, level: src === RangeSource.Osm ? 'rangeOsm' : 'tiger', kind: 'interpolated', houseNumber: String(n),
+        faults: [src === RangeSource.Osm ? 'number:interpolated' : 'number:tiger'], penalty: 0,
+        pc: idx.rgPc[k] >= 0 ? idx.rgPc[k] : streetPc, locSets: loc, tight: len <= 1500,
+      };
+    }
+    return null;
   }
 
   private betweenResolved(bp: NumberPlacement, n: number): Resolved {
@@ -499,14 +552,37 @@ export class Geocoder {
 
   // ------------------------------------------------------------------ forward search
 
+  /**
+   * Forward geocoding, as a sequence of stages: read the Street field ({@link readStreetLine}),
+   * resolve City/State/Country/PostalCode ({@link resolveEvidence}), pick candidate streets
+   * ({@link preferNamesAsTyped}, {@link candidateStreets}), place the house number on each and
+   * score it ({@link addStreetCandidates}), add area fallbacks ({@link addPostcodeCandidate},
+   * {@link addLocalityCandidates}), order and flag ambiguity ({@link rankCandidates}), and
+   * return the best distinct ones ({@link distinctCandidates}).
+   */
   search(q: AddressQuery, opts: SearchOptions = {}): GeocodeCandidate[] {
     const limit = Math.max(1, Math.min(50, opts.limit ?? 5));
-    const idx = this.index;
     const streetRaw = typeof q.Street === 'string' ? q.Street : '';
+    const reading = this.readStreetLine(streetRaw);
+    const ev = this.resolveEvidence(q, reading);
+    const cands: Cand[] = [];
+    const streets = this.candidateStreets(preferNamesAsTyped(reading.names), ev);
+    this.addStreetCandidates(cands, streets, reading.parsed.number, ev, streetRaw);
+    this.addPostcodeCandidate(cands, ev, streetRaw);
+    this.addLocalityCandidates(cands, ev, streetRaw);
+    rankCandidates(cands);
+    return distinctCandidates(cands, limit);
+  }
+
+  /**
+   * Stage 1: the reading of the Street field whose name matches best. Takes the raw Street;
+   * returns the parse (the first reading, else an alternative whose best name match is better),
+   * the analysed name, its name matches, and a city hint when the name only matched without
+   * trailing words that are a place ("Main St Vaduz").
+   */
+  private readStreetLine(streetRaw: string): StreetReading {
+    const idx = this.index;
     let parsed = parseStreetLine(streetRaw);
-    let cityRaw = typeof q.City === 'string' ? q.City : '';
-    let pcRaw = typeof q.PostalCode === 'string' ? q.PostalCode : '';
-    // 1. the reading of the Street field whose name matches best
     let qName = analyzeName(parsed.name);
     let names = this.matchNames(qName);
     for (const alt of parsed.alts ?? []) {
@@ -531,37 +607,46 @@ export class Geocoder {
         }
       }
     }
-    // 2. hints from the Street field fill empty City/PostalCode (never override them)
-    for (const hint of parsed.hints) {
+    return { parsed, names, cityHint };
+  }
+
+  /**
+   * Stage 2: what the query says besides the street. Hints from the Street field (and the city
+   * hint) fill an empty City/PostalCode — never override them — and a postcode typed into City
+   * ("9490 Vaduz") is taken as the postcode; then each field is resolved against the place and
+   * postcode tables.
+   */
+  private resolveEvidence(q: AddressQuery, reading: StreetReading): QueryEvidence {
+    let cityRaw = typeof q.City === 'string' ? q.City : '';
+    let pcRaw = typeof q.PostalCode === 'string' ? q.PostalCode : '';
+    for (const hint of reading.parsed.hints) {
       for (const w of hint.split(' ')) if (!pcRaw && /\d/.test(w) && w.length >= 3 && this.resolvePostcode(w).id >= 0) pcRaw = w;
       const words = hint.split(' ').filter((w) => !/\d/.test(w));
       if (!cityRaw && words.length > 0) cityRaw = words.join(' ');
     }
-    if (!cityRaw && cityHint) cityRaw = cityHint;
+    if (!cityRaw && reading.cityHint) cityRaw = reading.cityHint;
     // postcode typed into City ("9490 Vaduz")
     if (!pcRaw && cityRaw) {
       for (const w of foldWords(cityRaw).split(' ')) if (/\d/.test(w) && w.length >= 3 && this.resolvePostcode(w).id >= 0) { pcRaw = w; break; }
     }
-    const city = this.resolvePlace(cityRaw, 'city');
-    const state = this.resolvePlace(typeof q.State === 'string' ? q.State : '', 'state');
-    const country = this.resolvePlace(typeof q.Country === 'string' ? q.Country : '', 'country');
-    const pc = this.resolvePostcode(pcRaw);
-    const numberFirst = /^[^\p{L}\p{N}]*\d/u.test(streetRaw);
-    const rawLower = streetRaw.toLowerCase();
+    return {
+      city: this.resolvePlace(cityRaw, 'city'),
+      state: this.resolvePlace(typeof q.State === 'string' ? q.State : '', 'state'),
+      country: this.resolvePlace(typeof q.Country === 'string' ? q.Country : '', 'country'),
+      pc: this.resolvePostcode(pcRaw),
+    };
+  }
 
-    type Cand = Omit<GeocodeCandidate, 'address'> & { address: MatchedAddress | (() => MatchedAddress); tie: number; conflict: boolean; weak: boolean; addrLevel: boolean };
-    const cands: Cand[] = [];
-    // Candidate streets: the best names, expanded to their streets, pre-ranked by place evidence.
-    // A street named exactly as asked outranks spelling corrections: "Avenue Princesse Alice 2"
-    // must not become "Avenue Princesse Grace 2" (3 edits) because Alice has no number 2.
-    if (names.length > 1 && names[0].edits === 0 && !names[0].phoneticOnly && !names[0].partial) {
-      names = names.map((m) => (m.edits > 0 || m.phoneticOnly || m.partial ? { ...m, penalty: m.penalty + 30, faults: [...m.faults, 'name:other'] } : m));
-      names.sort((a, b) => a.penalty - b.penalty || a.name - b.name);
-    }
-    const topNames = names.slice(0, 12);
-    type Pre = { street: number; nm: NameMatch; pre: number };
-    const pre: Pre[] = [];
-    for (const nm of topNames) {
+  /**
+   * Stage 3: the streets to resolve. Takes the name matches (best first) and the evidence; returns
+   * the streets of the 12 best names, pre-ranked by name penalty plus City and postcode
+   * agreement, at most 24.
+   */
+  private candidateStreets(names: NameMatch[], ev: QueryEvidence): StreetPick[] {
+    const idx = this.index;
+    const { city, pc } = ev;
+    const pre: StreetPick[] = [];
+    for (const nm of names.slice(0, 12)) {
       for (let s = idx.nmStreetOff[nm.name]; s < idx.nmStreetOff[nm.name + 1]; s++) {
         let p = nm.penalty;
         if (city.given) p += this.checkPlace(city, [idx.stLoc[s]], 'city', []).penalty;
@@ -575,8 +660,21 @@ export class Geocoder {
     }
     pre.sort((a, b) => a.pre - b.pre || a.street - b.street);
     if (pre.length > 24) pre.length = 24;
+    return pre;
+  }
 
-    for (const { street, nm } of pre) for (const r of this.resolveNumber(street, parsed.number)) {
+  /**
+   * Stage 4: address-level and street-level candidates. For each candidate street, every
+   * position of the house number ({@link resolveNumber}) becomes a candidate scored as level
+   * points minus name, number and place faults, with its MatchCode ({@link matchCodeOf}).
+   * Appends to `cands`; the address is described lazily (only returned candidates need it).
+   */
+  private addStreetCandidates(cands: Cand[], streets: StreetPick[], number: HouseNumber | null, ev: QueryEvidence, streetRaw: string): void {
+    const idx = this.index;
+    const { city, state, country, pc } = ev;
+    const numberFirst = /^[^\p{L}\p{N}]*\d/u.test(streetRaw);
+    const rawLower = streetRaw.toLowerCase();
+    for (const { street, nm } of streets) for (const r of this.resolveNumber(street, number)) {
       const faults = [...nm.faults, ...r.faults];
       let penalty = nm.penalty + r.penalty;
       let conflict = false;
@@ -588,91 +686,67 @@ export class Geocoder {
       conflict = c1.conflict || c2.conflict || c3.conflict || c4.conflict;
       // tie-break between names that fold alike ("Bödastrasse" / "Bodastrasse"): the one written as asked
       if (!rawLower.includes(idx.strings.get(idx.stDisp[street]).toLowerCase())) penalty += 0.5;
-      if (!parsed.number && streetRaw.length > 0) faults.push('number:missing');
+      if (!number && streetRaw.length > 0) faults.push('number:missing');
       const score = Math.max(0, BASE[r.level] - penalty);
-      // MatchCode from level and faults
-      let code: number;
-      if (r.kind === 'address') {
-        const clean = nm.edits === 0 && !nm.phoneticOnly && !nm.partial && !faults.some((f) => f === 'type:mismatch' || f === 'dir:mismatch' || f === 'dir:extra' || f === 'type:missing' || f === 'dir:missing' || f === 'number:suffix' || f.endsWith(':unknown') || f === 'name:articles' || f === 'type:extra');
-        code = clean ? 4 : 3;
-      } else if (r.kind === 'interpolated') {
-        code = r.tight && nm.edits <= 1 && !nm.partial ? 3 : 2;
-      } else code = 2;
-      if (nm.weak || nm.partial) code = Math.min(code, nm.partial ? 2 : code - 1);
-      if (faults.includes('dir:mismatch') || faults.includes('type:mismatch')) code = Math.min(code, 3);
-      if (conflict) code = Math.min(code, 1);
       cands.push({
-        lat: r.lat, lon: r.lon, matchCode: CODE_NAMES[Math.max(1, code)], score: score / 100, kind: r.kind,
+        lat: r.lat, lon: r.lon, matchCode: CODE_NAMES[Math.max(1, matchCodeOf(r, nm, faults, conflict))], score: score / 100, kind: r.kind,
         address: () => this.describe(street, r.houseNumber, r.pc, r.locSets, city, numberFirst),
         faults, tie: street, conflict, weak: nm.weak, addrLevel: r.kind === 'address' || r.kind === 'interpolated',
       });
     }
+  }
 
-    // Area fallbacks: postcode centroid, locality centroid.
-    if (pc.id >= 0) {
-      const faults: string[] = ['level:postcode'];
-      let penalty = 0;
-      const sets = [idx.pcLoc[pc.id]];
-      const c1 = this.checkPlace(city, sets, 'city', faults);
-      const c2 = this.checkPlace(country, sets, 'country', faults);
-      penalty += c1.penalty + c2.penalty;
+  /** Stage 5a: the postcode's centroid as an area fallback (when the postcode is known). */
+  private addPostcodeCandidate(cands: Cand[], ev: QueryEvidence, streetRaw: string): void {
+    const idx = this.index;
+    const { city, country, pc } = ev;
+    if (pc.id < 0) return;
+    const faults: string[] = ['level:postcode'];
+    let penalty = 0;
+    const sets = [idx.pcLoc[pc.id]];
+    const c1 = this.checkPlace(city, sets, 'city', faults);
+    const c2 = this.checkPlace(country, sets, 'country', faults);
+    penalty += c1.penalty + c2.penalty;
+    if (streetRaw.trim().length > 0) { penalty += 6; faults.push('street:notfound'); }
+    const conflict = c1.conflict || c2.conflict;
+    cands.push({
+      lat: idx.pcLat[pc.id], lon: idx.pcLon[pc.id], matchCode: conflict ? 'Poor' : 'Approx', score: Math.max(0, BASE.postcode - penalty) / 100,
+      kind: 'postcode', address: { PostalCode: idx.strings.get(idx.pcDisp[pc.id]), ...this.placeParts(sets) }, faults, tie: pc.id, conflict, weak: false, addrLevel: false,
+    });
+  }
+
+  /**
+   * Stage 5b: locality centroids as area fallbacks — the places City may mean (else, with no City
+   * and nothing found so far, State's or Country's): up to 3 distinct names among the 6 best.
+   */
+  private addLocalityCandidates(cands: Cand[], ev: QueryEvidence, streetRaw: string): void {
+    const idx = this.index;
+    const { city, state, country, pc } = ev;
+    if (!(city.places.size > 0 || (!city.given && (state.places.size > 0 || country.places.size > 0) && cands.length === 0))) return;
+    const places = city.places.size > 0 ? city : state.places.size > 0 ? state : country;
+    // the best place: lowest penalty, then most local rank, then id
+    const list = [...places.places].sort((a, b) => a[1] - b[1] || idx.plRank[b[0]] - idx.plRank[a[0]] || a[0] - b[0]);
+    const used = new Set<string>();
+    for (const [p, pen] of list.slice(0, 6)) {
+      // one candidate per place name (a town's boundary and its place node are the same place)
+      const nm = idx.strings.get(idx.plName[p]);
+      if (used.has(nm) || used.size >= 3) continue;
+      used.add(nm);
+      const faults = ['level:locality'];
+      let penalty = pen;
       if (streetRaw.trim().length > 0) { penalty += 6; faults.push('street:notfound'); }
-      const conflict = c1.conflict || c2.conflict;
+      let conflict = false;
+      if (pc.id >= 0) {
+        const d = haversine(idx.plLat[p], idx.plLon[p], idx.pcLat[pc.id], idx.pcLon[pc.id]);
+        if (d > idx.pcRad[pc.id] + 5000) { conflict = true; penalty += 20; faults.push('postcode:conflict'); }
+      }
+      const rank = idx.plRank[p];
+      const base = rank <= PlaceRank.State ? BASE.region : BASE.locality;
       cands.push({
-        lat: idx.pcLat[pc.id], lon: idx.pcLon[pc.id], matchCode: conflict ? 'Poor' : 'Approx', score: Math.max(0, BASE.postcode - penalty) / 100,
-        kind: 'postcode', address: { PostalCode: idx.strings.get(idx.pcDisp[pc.id]), ...this.placeParts(sets) }, faults, tie: pc.id, conflict, weak: false, addrLevel: false,
+        lat: idx.plLat[p], lon: idx.plLon[p], matchCode: conflict ? 'Poor' : 'Approx', score: Math.max(0, base - penalty) / 100, kind: 'locality',
+        address: this.placeOnly(p), faults, tie: p, conflict, weak: false, addrLevel: false,
       });
     }
-    if (city.places.size > 0 || (!city.given && (state.places.size > 0 || country.places.size > 0) && cands.length === 0)) {
-      const ev = city.places.size > 0 ? city : state.places.size > 0 ? state : country;
-      // the best place: lowest penalty, then most local rank, then id
-      const list = [...ev.places].sort((a, b) => a[1] - b[1] || idx.plRank[b[0]] - idx.plRank[a[0]] || a[0] - b[0]);
-      const used = new Set<string>();
-      for (const [p, pen] of list.slice(0, 6)) {
-        // one candidate per place name (a town's boundary and its place node are the same place)
-        const nm = idx.strings.get(idx.plName[p]);
-        if (used.has(nm) || used.size >= 3) continue;
-        used.add(nm);
-        const faults = ['level:locality'];
-        let penalty = pen;
-        if (streetRaw.trim().length > 0) { penalty += 6; faults.push('street:notfound'); }
-        let conflict = false;
-        if (pc.id >= 0) {
-          const d = haversine(idx.plLat[p], idx.plLon[p], idx.pcLat[pc.id], idx.pcLon[pc.id]);
-          if (d > idx.pcRad[pc.id] + 5000) { conflict = true; penalty += 20; faults.push('postcode:conflict'); }
-        }
-        const rank = idx.plRank[p];
-        const base = rank <= PlaceRank.State ? BASE.region : BASE.locality;
-        cands.push({
-          lat: idx.plLat[p], lon: idx.plLon[p], matchCode: conflict ? 'Poor' : 'Approx', score: Math.max(0, base - penalty) / 100, kind: 'locality',
-          address: this.placeOnly(p), faults, tie: p, conflict, weak: false, addrLevel: false,
-        });
-      }
-    }
-
-    cands.sort((a, b) => b.score - a.score || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.tie - b.tie || a.lat - b.lat);
-    // Ambiguity: another address-level candidate, as good, far away, and nothing to tell them apart.
-    if (cands.length >= 2 && cands[0].addrLevel) {
-      const b = cands[0];
-      for (let i = 1; i < cands.length; i++) {
-        const o = cands[i];
-        if (!o.addrLevel || b.score - o.score > 0.02) break;
-        if (haversine(b.lat, b.lon, o.lat, o.lon) > 250) {
-          b.faults.push('ambiguous');
-          b.matchCode = CODE_NAMES[Math.min(MATCH_CODE_VALUE[b.matchCode], 1)];
-          break;
-        }
-      }
-    }
-    // drop duplicates (same point and kind)
-    const out: GeocodeCandidate[] = [];
-    for (const c of cands) {
-      if (out.some((o) => o.kind === c.kind && Math.abs(o.lat - c.lat) < 1e-7 && Math.abs(o.lon - c.lon) < 1e-7)) continue;
-      const address = typeof c.address === 'function' ? c.address() : c.address;
-      out.push({ lat: c.lat, lon: c.lon, matchCode: c.matchCode, score: Math.round(c.score * 1e4) / 1e4, kind: c.kind, address, faults: c.faults });
-      if (out.length >= limit) break;
-    }
-    return out;
   }
 
   // ------------------------------------------------------------------ describing results
@@ -719,6 +793,12 @@ export class Geocoder {
 
   // ------------------------------------------------------------------ reverse
 
+  /**
+   * Reverse geocoding, finest first: an interpolation line nearer than any address point
+   * ({@link reverseOnRange}), else the nearest address point within `addressRadius`
+   * ({@link reverseAtAddress}), else the nearest street segment within `maxDistance`, way classes
+   * counting farther ({@link reverseOnStreet}), else the nearest settlement within 20 km.
+   */
   reverse(lat: number, lon: number, opts: ReverseOptions = {}): ReverseResult | null {
     if (!Number.isFinite(lat) || !Number.isFinite(lon) || Math.abs(lat) > 90 || Math.abs(lon) > 180) return null;
     const idx = this.index;
@@ -735,60 +815,77 @@ export class Geocoder {
     const rl = idx.rangeCount > 0 ? idx.rangeGrid.nearest(lat, lon, rangeRadius, idx.rgLat.length, (i) => {
       return projectOnLine({ lat: idx.rgLat, lon: idx.rgLon, start: i, end: i + 2 }, lat, lon).dist;
     }) : { item: -1, dist: Infinity };
-    if (rl.item >= 0 && (a.item < 0 || rl.dist < a.dist)) {
-      const k = idx.rgPtRange[rl.item];
-      const line: Line = { lat: idx.rgLat, lon: idx.rgLon, start: idx.rgPtOff[k], end: idx.rgPtOff[k + 1] };
-      const p = projectOnLine(line, lat, lon);
-      let len = 0;
-      for (let i = line.start; i + 1 < line.end; i++) len += haversine(idx.rgLat[i], idx.rgLon[i], idx.rgLat[i + 1], idx.rgLon[i + 1]);
-      const from = idx.rgFrom[k], to = idx.rgTo[k], step = idx.rgStep[k];
-      const f = len > 0 ? Math.min(1, Math.max(0, p.measure / len)) : 0.5;
-      // the number at fraction f, on the range's parity
-      const num = to >= from
-        ? Math.min(to, from + Math.round((f * (to - from)) / step) * step)
-        : Math.max(to, from - Math.round((f * (from - to)) / step) * step);
-      // the street of range k: binary search in stRangeOff
-      let lo = 0, hi = idx.streetCount - 1;
-      while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (idx.stRangeOff[mid] <= k) lo = mid; else hi = mid - 1; }
-      const st = lo;
-      const sets = idx.rgLoc[k] !== 0 ? [idx.rgLoc[k], idx.stLoc[st]] : [idx.stLoc[st]];
-      const address: MatchedAddress = { Street: `${num} ${idx.strings.get(idx.stDisp[st])}`, ...this.placeParts(sets) };
-      const pcId = idx.rgPc[k] >= 0 ? idx.rgPc[k] : idx.stPcOff[st + 1] > idx.stPcOff[st] ? idx.stPcIds[idx.stPcOff[st]] : -1;
-      if (pcId >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[pcId]);
-      return { lat: p.lat, lon: p.lon, distance: rl.dist, kind: 'interpolated', address };
-    }
-    if (a.item >= 0) {
-      const k = a.item;
-      let st = 0;
-      // the street of address k: binary search in stAddrOff
-      let lo = 0, hi = idx.streetCount - 1;
-      while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (idx.stAddrOff[mid] <= k) lo = mid; else hi = mid - 1; }
-      st = lo;
-      const hn = idx.strings.get(idx.adHn[k]);
-      const name = idx.strings.get(idx.stDisp[st]);
-      const address: MatchedAddress = { Street: `${hn} ${name}`, ...this.placeParts([idx.adLoc[k]]) };
-      if (idx.adPc[k] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.adPc[k]]);
-      return { lat: idx.adLat[k], lon: idx.adLon[k], distance: a.dist, kind: 'address', address };
-    }
-    // The nearest street segment, a tunnel, motorway, link road or path counting farther than it
-    // is (REVERSE_PENALTY_M): a stop above a road tunnel gets the street or square it stands on.
+    if (rl.item >= 0 && (a.item < 0 || rl.dist < a.dist)) return this.reverseOnRange(idx.rgPtRange[rl.item], rl.dist, lat, lon);
+    if (a.item >= 0) return this.reverseAtAddress(a.item, a.dist);
+    return this.reverseOnStreet(lat, lon, maxDist) ?? this.nearestSettlement(lat, lon, 20000);
+  }
+
+  /** The street holding item `k` of a per-street offset table (`stAddrOff`, `stRangeOff`): binary search. */
+  private streetOfItem(off: Uint32Array, k: number): number {
+    let lo = 0, hi = this.index.streetCount - 1;
+    while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (off[mid] <= k) lo = mid; else hi = mid - 1; }
+    return lo;
+  }
+
+  /** A house number on range `k` at the query's position along it (the range's parity), with the range's street. */
+  private reverseOnRange(k: number, dist: number, lat: number, lon: number): ReverseResult {
+    const idx = this.index;
+    const line: Line = { lat: idx.rgLat, lon: idx.rgLon, start: idx.rgPtOff[k], end: idx.rgPtOff[k + 1] };
+    const p = projectOnLine(line, lat, lon);
+    let len = 0;
+    for (let i = line.start; i + 1 < line.end; i++) len += haversine(idx.rgLat[i], idx.rgLon[i], idx.rgLat[i + 1], idx.rgLon[i + 1]);
+    const from = idx.rgFrom[k], to = idx.rgTo[k], step = idx.rgStep[k];
+    const f = len > 0 ? Math.min(1, Math.max(0, p.measure / len)) : 0.5;
+    // the number at fraction f, on the range's parity
+    const num = to >= from
+      ? Math.min(to, from + Math.round((f * (to - from)) / step) * step)
+      : Math.max(to, from - Math.round((f * (from - to)) / step) * step);
+    const st = this.streetOfItem(idx.stRangeOff, k);
+    const sets = idx.rgLoc[k] !== 0 ? [idx.rgLoc[k], idx.stLoc[st]] : [idx.stLoc[st]];
+    const address: MatchedAddress = { Street: `${num} ${idx.strings.get(idx.stDisp[st])}`, ...this.placeParts(sets) };
+    const pcId = idx.rgPc[k] >= 0 ? idx.rgPc[k] : idx.stPcOff[st + 1] > idx.stPcOff[st] ? idx.stPcIds[idx.stPcOff[st]] : -1;
+    if (pcId >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[pcId]);
+    return { lat: p.lat, lon: p.lon, distance: dist, kind: 'interpolated', address };
+  }
+
+  /** Address point `k` with its house number, street, places and postcode. */
+  private reverseAtAddress(k: number, dist: number): ReverseResult {
+    const idx = this.index;
+    const st = this.streetOfItem(idx.stAddrOff, k);
+    const hn = idx.strings.get(idx.adHn[k]);
+    const name = idx.strings.get(idx.stDisp[st]);
+    const address: MatchedAddress = { Street: `${hn} ${name}`, ...this.placeParts([idx.adLoc[k]]) };
+    if (idx.adPc[k] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.adPc[k]]);
+    return { lat: idx.adLat[k], lon: idx.adLon[k], distance: dist, kind: 'address', address };
+  }
+
+  /**
+   * The nearest street segment within `maxDist`, a tunnel, motorway, link road or path counting
+   * farther than it is (REVERSE_PENALTY_M): a stop above a road tunnel gets the street or square
+   * it stands on. Null when none.
+   */
+  private reverseOnStreet(lat: number, lon: number, maxDist: number): ReverseResult | null {
+    const idx = this.index;
     const cls = idx.ptClass;
     const s = idx.segGrid.nearest(lat, lon, maxDist + MAX_PENALTY_M, idx.ptLat.length, (i) => {
       const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
       const d = projectOnLine(line, lat, lon).dist;
       return d > maxDist ? Infinity : d + (cls[i] === 0 ? 0 : classPenalty(cls[i]));
     });
-    if (s.item >= 0) {
-      const i = s.item;
-      const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
-      const p = projectOnLine(line, lat, lon);
-      const st = idx.ptStreet[i];
-      const address: MatchedAddress = { Street: idx.strings.get(idx.stDisp[st]), ...this.placeParts([idx.stLoc[st]]) };
-      if (idx.stPcOff[st + 1] > idx.stPcOff[st] && idx.stPcIds[idx.stPcOff[st]] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.stPcIds[idx.stPcOff[st]]]);
-      return { lat: p.lat, lon: p.lon, distance: p.dist, kind: 'street', address };
-    }
-    // nearest settlement within 20 km
-    let best = -1, bd = 20000;
+    if (s.item < 0) return null;
+    const i = s.item;
+    const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
+    const p = projectOnLine(line, lat, lon);
+    const st = idx.ptStreet[i];
+    const address: MatchedAddress = { Street: idx.strings.get(idx.stDisp[st]), ...this.placeParts([idx.stLoc[st]]) };
+    if (idx.stPcOff[st + 1] > idx.stPcOff[st] && idx.stPcIds[idx.stPcOff[st]] >= 0) address.PostalCode = idx.strings.get(idx.pcDisp[idx.stPcIds[idx.stPcOff[st]]]);
+    return { lat: p.lat, lon: p.lon, distance: p.dist, kind: 'street', address };
+  }
+
+  /** The nearest place of city rank or finer within `maxDist` metres (a linear scan: places are few), or null. */
+  private nearestSettlement(lat: number, lon: number, maxDist: number): ReverseResult | null {
+    const idx = this.index;
+    let best = -1, bd = maxDist;
     for (let p = 0; p < idx.placeCount; p++) {
       const r = idx.plRank[p];
       if (r < PlaceRank.City) continue;
@@ -798,6 +895,74 @@ export class Geocoder {
     if (best >= 0) return { lat: idx.plLat[best], lon: idx.plLon[best], distance: bd, kind: 'locality', address: this.placeOnly(best) };
     return null;
   }
+}
+
+// ----------------------------------------------------------------------------- forward search stages (pure)
+
+/**
+ * A street named exactly as asked outranks spelling corrections: "Avenue Princesse Alice 2" must
+ * not become "Avenue Princesse Grace 2" (3 edits) because Alice has no number 2. Takes the name
+ * matches best first; when the best is an exact match, returns them with every correction 30
+ * points down (`name:other`), re-sorted; else the same array.
+ */
+function preferNamesAsTyped(names: NameMatch[]): NameMatch[] {
+  if (!(names.length > 1 && names[0].edits === 0 && !names[0].phoneticOnly && !names[0].partial)) return names;
+  const out = names.map((m) => (m.edits > 0 || m.phoneticOnly || m.partial ? { ...m, penalty: m.penalty + 30, faults: [...m.faults, 'name:other'] } : m));
+  out.sort((a, b) => a.penalty - b.penalty || a.name - b.name);
+  return out;
+}
+
+/**
+ * MatchCode value (1 Poor … 4 Exact; 0 only if nothing caps it from below) of a street candidate
+ * from its level and faults: Exact needs an address point with no fault that changes meaning;
+ * interpolations are Good when tight with at most one name edit; weak or partial names drop a
+ * level, a type/directional mismatch caps at Good, a contradiction at Poor.
+ */
+function matchCodeOf(r: Resolved, nm: NameMatch, faults: string[], conflict: boolean): number {
+  let code: number;
+  if (r.kind === 'address') {
+    const clean = nm.edits === 0 && !nm.phoneticOnly && !nm.partial && !faults.some((f) => f === 'type:mismatch' || f === 'dir:mismatch' || f === 'dir:extra' || f === 'type:missing' || f === 'dir:missing' || f === 'number:suffix' || f.endsWith(':unknown') || f === 'name:articles' || f === 'type:extra');
+    code = clean ? 4 : 3;
+  } else if (r.kind === 'interpolated') {
+    code = r.tight && nm.edits <= 1 && !nm.partial ? 3 : 2;
+  } else code = 2;
+  if (nm.weak || nm.partial) code = Math.min(code, nm.partial ? 2 : code - 1);
+  if (faults.includes('dir:mismatch') || faults.includes('type:mismatch')) code = Math.min(code, 3);
+  if (conflict) code = Math.min(code, 1);
+  return code;
+}
+
+/**
+ * Stage 6: orders candidates best first (score, kind, tie id, latitude) in place, and marks the
+ * best as ambiguous (Poor) when another address-level candidate within 0.02 of its score stands
+ * more than 250 m away with nothing to tell them apart.
+ */
+function rankCandidates(cands: Cand[]): void {
+  cands.sort((a, b) => b.score - a.score || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.tie - b.tie || a.lat - b.lat);
+  if (cands.length >= 2 && cands[0].addrLevel) {
+    const b = cands[0];
+    for (let i = 1; i < cands.length; i++) {
+      const o = cands[i];
+      if (!o.addrLevel || b.score - o.score > 0.02) break;
+      if (haversine(b.lat, b.lon, o.lat, o.lon) > 250) {
+        b.faults.push('ambiguous');
+        b.matchCode = CODE_NAMES[Math.min(MATCH_CODE_VALUE[b.matchCode], 1)];
+        break;
+      }
+    }
+  }
+}
+
+/** Stage 7: the first `limit` ranked candidates that are not the same point and kind as a better one, with their addresses described and scores rounded. */
+function distinctCandidates(cands: Cand[], limit: number): GeocodeCandidate[] {
+  const out: GeocodeCandidate[] = [];
+  for (const c of cands) {
+    if (out.some((o) => o.kind === c.kind && Math.abs(o.lat - c.lat) < 1e-7 && Math.abs(o.lon - c.lon) < 1e-7)) continue;
+    const address = typeof c.address === 'function' ? c.address() : c.address;
+    out.push({ lat: c.lat, lon: c.lon, matchCode: c.matchCode, score: Math.round(c.score * 1e4) / 1e4, kind: c.kind, address, faults: c.faults });
+    if (out.length >= limit) break;
+  }
+  return out;
 }
 
 /** Missing-word count when all of `a`'s significant words appear in order in `b` (or vice versa); 0 if not contained. */
