@@ -138,10 +138,35 @@ function placeNames(t: Tags): string[] {
   return out;
 }
 
-/** Extracts the raw geocoding material. `exclude` holds 'n123' / 'w45' / 'r6' address objects to leave out. */
+/**
+ * Extracts the raw geocoding material. `exclude` holds 'n123' / 'w45' / 'r6' address objects to
+ * leave out. Three passes over the file — {@link readRelations}, {@link readWays},
+ * {@link readNodes} — each learning which objects the next must keep; then way and relation
+ * geometries are resolved to coordinates ({@link wayObjects}, {@link relationObjects}) and
+ * associatedStreet relations name the streets of their untagged members.
+ */
 export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undefined, opts: LongWorkOptions = {}): RawOsm {
-  // ---- pass 1: relations
-  interface RelRec { id: number; tags: Tags; outer: number[]; inner: number[]; centre: number; kind: 'admin' | 'postal' | 'addr' | 'place' }
+  const rel = readRelations(osm, opts);
+  const ways = readWays(osm, rel.needWays, exclude, opts);
+  const nodes = readNodes(osm, nodesNeeded(rel.rels, ways), exclude, opts);
+  const { addresses, places } = nodes;
+  const { streets, interpolations } = wayObjects(ways, nodes.coords, addresses, places);
+  const boundaries = relationObjects(rel.rels, ways.memberWays, nodes.coords, exclude, addresses, places);
+  applyAssociatedStreets(addresses, rel.assocStreet);
+  return { addresses, numberedNodes: nodes.numberedNodes, streets, interpolations, places, boundaries };
+}
+
+// ----------------------------------------------------------------------------- pass 1: relations
+
+interface RelRec { id: number; tags: Tags; outer: number[]; inner: number[]; centre: number; kind: 'admin' | 'postal' | 'addr' | 'place' }
+
+/**
+ * Pass 1. Keeps administrative and postal-code boundaries, multipolygon/building relations with a
+ * house number and multipolygon places (with their outer/inner member ways, which pass 2 must
+ * keep, and their label or admin_centre node), and the street name that associatedStreet/street
+ * relations give their house members ('n1' / 'w2' / 'r3' → name).
+ */
+function readRelations(osm: OsmPbfFile, opts: LongWorkOptions): { rels: RelRec[]; needWays: Set<number>; assocStreet: Map<string, string> } {
   const rels: RelRec[] = [];
   const needWays = new Set<number>();
   const assocStreet = new Map<string, string>();
@@ -175,13 +200,29 @@ export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undef
       if (rec.outer.length > 0) rels.push(rec);
     },
   }, { ...opts, phase: 'geocode: relations' });
+  return { rels, needWays, assocStreet };
+}
 
-  // ---- pass 2: ways
-  const memberWays = new Map<number, number[]>();
-  const streetWays: { id: number; refs: number[]; name: string; alt: string[]; cls: number }[] = [];
-  const addrWays: { id: number; refs: number[]; addr: AddrTags }[] = [];
-  const interpWays: { id: number; refs: number[]; step: number; street: string; postcode: string }[] = [];
-  const placeWays: { id: number; refs: number[]; tags: Tags }[] = [];
+// ----------------------------------------------------------------------------- pass 2: ways
+
+/** The ways pass 2 keeps, as node references (coordinates come in pass 3). */
+interface WayPass {
+  /** member ways of the kept relations: id → node refs */
+  memberWays: Map<number, number[]>;
+  streetWays: { id: number; refs: number[]; name: string; alt: string[]; cls: number }[];
+  addrWays: { id: number; refs: number[]; addr: AddrTags }[];
+  interpWays: { id: number; refs: number[]; step: number; street: string; postcode: string }[];
+  placeWays: { id: number; refs: number[]; tags: Tags }[];
+}
+
+/**
+ * Pass 2. Keeps the relations' member ways, named highways (with alternative names and their
+ * {@link WayClass}), ways with a house number (building addresses, unless excluded),
+ * `addr:interpolation` ways with a usable step, and place areas.
+ */
+function readWays(osm: OsmPbfFile, needWays: Set<number>, exclude: ReadonlySet<string> | undefined, opts: LongWorkOptions): WayPass {
+  const out: WayPass = { memberWays: new Map(), streetWays: [], addrWays: [], interpWays: [], placeWays: [] };
+  const { memberWays, streetWays, addrWays, interpWays, placeWays } = out;
   osm.read({
     way(id, refs, n, tags) {
       let keep: number[] | null = null;
@@ -207,18 +248,60 @@ export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undef
       if (tags.place && PLACE_KINDS.has(tags.place) && tags.name && n >= 3) placeWays.push({ id, refs: get(), tags });
     },
   }, { ...opts, phase: 'geocode: ways' });
+  return out;
+}
 
-  // ---- pass 3: nodes
+// ----------------------------------------------------------------------------- pass 3: nodes
+
+/** Node id → coordinate slot, for every node a kept way or relation references (first-reference order). */
+function nodesNeeded(rels: RelRec[], ways: WayPass): Map<number, number> {
   const need = new Map<number, number>();
   const wantNode = (id: number) => { if (!need.has(id)) need.set(id, need.size); };
-  for (const w of memberWays.values()) for (const r of w) wantNode(r);
-  for (const w of streetWays) for (const r of w.refs) wantNode(r);
-  for (const w of addrWays) for (const r of w.refs) wantNode(r);
-  for (const w of interpWays) for (const r of w.refs) wantNode(r);
-  for (const w of placeWays) for (const r of w.refs) wantNode(r);
+  for (const w of ways.memberWays.values()) for (const r of w) wantNode(r);
+  for (const w of ways.streetWays) for (const r of w.refs) wantNode(r);
+  for (const w of ways.addrWays) for (const r of w.refs) wantNode(r);
+  for (const w of ways.interpWays) for (const r of w.refs) wantNode(r);
+  for (const w of ways.placeWays) for (const r of w.refs) wantNode(r);
   for (const r of rels) if (r.centre) wantNode(r.centre);
-  const nlat = new Float64Array(need.size).fill(NaN);
-  const nlon = new Float64Array(need.size).fill(NaN);
+  return need;
+}
+
+/** Coordinates of the needed nodes (NaN when the extract lacks the node). */
+class NodeCoords {
+  readonly lat: Float64Array;
+  readonly lon: Float64Array;
+  constructor(readonly slots: Map<number, number>) {
+    this.lat = new Float64Array(slots.size).fill(NaN);
+    this.lon = new Float64Array(slots.size).fill(NaN);
+  }
+
+  /** The coordinates of node `id`, or null when unknown. */
+  at(id: number): { lat: number; lon: number } | null {
+    const s = this.slots.get(id);
+    return s !== undefined && !Number.isNaN(this.lat[s]) ? { lat: this.lat[s], lon: this.lon[s] } : null;
+  }
+
+  /** A way's polyline; nodes missing from the extract are skipped. */
+  line(id: number, refs: number[]): RawLine {
+    const lat: number[] = [], lon: number[] = [], ids: number[] = [];
+    for (const r of refs) {
+      const s = this.slots.get(r);
+      if (s === undefined || Number.isNaN(this.lat[s])) continue;
+      lat.push(this.lat[s]); lon.push(this.lon[s]); ids.push(r);
+    }
+    return { id, nodeIds: ids, lat, lon };
+  }
+}
+
+/**
+ * Pass 3. Records the coordinates of the needed nodes, and takes address nodes (every numbered
+ * node for interpolation end points; as addresses unless excluded) and place nodes.
+ */
+function readNodes(osm: OsmPbfFile, need: Map<number, number>, exclude: ReadonlySet<string> | undefined, opts: LongWorkOptions): {
+  coords: NodeCoords; addresses: RawAddress[]; numberedNodes: RawOsm['numberedNodes']; places: RawPlace[];
+} {
+  const coords = new NodeCoords(need);
+  const nlat = coords.lat, nlon = coords.lon;
   const addresses: RawAddress[] = [];
   const numberedNodes = new Map<number, { hn: string; street: string; postcode: string }>();
   const places: RawPlace[] = [];
@@ -237,64 +320,72 @@ export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undef
       }
     },
   }, { ...opts, phase: 'geocode: nodes' });
+  return { coords, addresses, numberedNodes, places };
+}
 
-  const line = (id: number, refs: number[]): RawLine => {
-    const lat: number[] = [], lon: number[] = [], ids: number[] = [];
-    for (const r of refs) {
-      const s = need.get(r);
-      if (s === undefined || Number.isNaN(nlat[s])) continue;
-      lat.push(nlat[s]); lon.push(nlon[s]); ids.push(r);
-    }
-    return { id, nodeIds: ids, lat, lon };
-  };
-  const centroidOf = (l: RawLine): { lat: number; lon: number } | null => {
-    const n = l.lat.length;
-    if (n === 0) return null;
-    const closed = n >= 4 && l.nodeIds[0] === l.nodeIds[n - 1];
-    if (closed) {
-      let a = 0, cx = 0, cy = 0;
-      const x0 = l.lon[0], y0 = l.lat[0];
-      for (let i = 0; i + 1 < n; i++) {
-        const xi = l.lon[i] - x0, yi = l.lat[i] - y0, xj = l.lon[i + 1] - x0, yj = l.lat[i + 1] - y0;
-        const f = xi * yj - xj * yi;
-        a += f; cx += (xi + xj) * f; cy += (yi + yj) * f;
-      }
-      if (Math.abs(a) > 1e-14) return { lat: y0 + cy / (3 * a), lon: x0 + cx / (3 * a) };
-    }
-    let sx = 0, sy = 0;
-    const m = closed ? n - 1 : n;
-    for (let i = 0; i < m; i++) { sx += l.lon[i]; sy += l.lat[i]; }
-    return { lat: sy / m, lon: sx / m };
-  };
+// ----------------------------------------------------------------------------- geometry
 
-  for (const w of addrWays) {
-    const c = centroidOf(line(w.id, w.refs));
+/** Area centroid of a closed way (shoelace), else the mean of its vertices; null for an empty line. */
+function centroidOf(l: RawLine): { lat: number; lon: number } | null {
+  const n = l.lat.length;
+  if (n === 0) return null;
+  const closed = n >= 4 && l.nodeIds[0] === l.nodeIds[n - 1];
+  if (closed) {
+    let a = 0, cx = 0, cy = 0;
+    const x0 = l.lon[0], y0 = l.lat[0];
+    for (let i = 0; i + 1 < n; i++) {
+      const xi = l.lon[i] - x0, yi = l.lat[i] - y0, xj = l.lon[i + 1] - x0, yj = l.lat[i + 1] - y0;
+      const f = xi * yj - xj * yi;
+      a += f; cx += (xi + xj) * f; cy += (yi + yj) * f;
+    }
+    if (Math.abs(a) > 1e-14) return { lat: y0 + cy / (3 * a), lon: x0 + cx / (3 * a) };
+  }
+  let sx = 0, sy = 0;
+  const m = closed ? n - 1 : n;
+  for (let i = 0; i < m; i++) { sx += l.lon[i]; sy += l.lat[i]; }
+  return { lat: sy / m, lon: sx / m };
+}
+
+/**
+ * The kept ways with coordinates: building addresses (at their centroid) and place areas are
+ * appended to `addresses` / `places`; returns the named highways (non-empty) and interpolation
+ * lines (≥ 2 points).
+ */
+function wayObjects(ways: WayPass, coords: NodeCoords, addresses: RawAddress[], places: RawPlace[]): { streets: RawStreetWay[]; interpolations: RawInterpolation[] } {
+  for (const w of ways.addrWays) {
+    const c = centroidOf(coords.line(w.id, w.refs));
     if (c) addresses.push({ ot: 1, id: w.id, lat: c.lat, lon: c.lon, ...w.addr });
   }
   const streets: RawStreetWay[] = [];
-  for (const w of streetWays) {
-    const l = line(w.id, w.refs);
+  for (const w of ways.streetWays) {
+    const l = coords.line(w.id, w.refs);
     if (l.lat.length > 0) streets.push({ ...l, name: w.name, altNames: w.alt, cls: w.cls });
   }
   const interpolations: RawInterpolation[] = [];
-  for (const w of interpWays) {
-    const l = line(w.id, w.refs);
+  for (const w of ways.interpWays) {
+    const l = coords.line(w.id, w.refs);
     if (l.lat.length >= 2) interpolations.push({ ...l, step: w.step, street: w.street, postcode: w.postcode });
   }
-  for (const w of placeWays) {
-    const c = centroidOf(line(w.id, w.refs));
+  for (const w of ways.placeWays) {
+    const c = centroidOf(coords.line(w.id, w.refs));
     if (c) places.push({ names: placeNames(w.tags), kind: w.tags.place, lat: c.lat, lon: c.lon, level: 0, ot: 1, id: w.id });
   }
+  return { streets, interpolations };
+}
+
+/**
+ * The kept relations with their member ways' coordinates: address relations (unless excluded)
+ * are appended to `addresses` at the mean of their outer ways' centroids, multipolygon places to
+ * `places`; returns the administrative and postal-code boundaries (rings as member ways, label
+ * or admin_centre position).
+ */
+function relationObjects(rels: RelRec[], memberWays: Map<number, number[]>, coords: NodeCoords, exclude: ReadonlySet<string> | undefined, addresses: RawAddress[], places: RawPlace[]): RawPlace[] {
   const boundaries: RawPlace[] = [];
   for (const r of rels) {
-    const outer = r.outer.filter((id) => memberWays.has(id)).map((id) => line(id, memberWays.get(id)!));
-    const inner = r.inner.filter((id) => memberWays.has(id)).map((id) => line(id, memberWays.get(id)!));
+    const outer = r.outer.filter((id) => memberWays.has(id)).map((id) => coords.line(id, memberWays.get(id)!));
+    const inner = r.inner.filter((id) => memberWays.has(id)).map((id) => coords.line(id, memberWays.get(id)!));
     if (outer.length === 0) continue;
-    let centre: { lat: number; lon: number } | null = null;
-    if (r.centre) {
-      const s = need.get(r.centre);
-      if (s !== undefined && !Number.isNaN(nlat[s])) centre = { lat: nlat[s], lon: nlon[s] };
-    }
+    const centre = r.centre ? coords.at(r.centre) : null;
     if (r.kind === 'addr') {
       if (exclude?.has(`r${r.id}`)) continue;
       // centroid of the outer ways' vertices (ways of a building are small)
@@ -319,14 +410,16 @@ export function extractOsm(osm: OsmPbfFile, exclude: ReadonlySet<string> | undef
       places.push(rec);
     } else boundaries.push(rec);
   }
-  // associatedStreet members without addr:street
-  if (assocStreet.size > 0) {
-    for (const a of addresses) {
-      if (!a.street) {
-        const s = assocStreet.get(`${a.ot === 0 ? 'n' : a.ot === 1 ? 'w' : 'r'}${a.id}`);
-        if (s) a.street = s;
-      }
+  return boundaries;
+}
+
+/** associatedStreet members without addr:street take the relation's name. */
+function applyAssociatedStreets(addresses: RawAddress[], assocStreet: Map<string, string>): void {
+  if (assocStreet.size === 0) return;
+  for (const a of addresses) {
+    if (!a.street) {
+      const s = assocStreet.get(`${a.ot === 0 ? 'n' : a.ot === 1 ? 'w' : 'r'}${a.id}`);
+      if (s) a.street = s;
     }
   }
-  return { addresses, numberedNodes, streets, interpolations, places, boundaries };
 }
