@@ -164,22 +164,20 @@ export class DatasetTravel implements TravelProvider {
     return { size: n, timeS, distanceM };
   }
 
-  /** The road graph without the blocked arcs, per metric (cached per blocked set). */
+  /** The road graph without the blocked arcs, per metric (cached per blocked set); arc ids stay the road graph's. */
   private csrAvoiding(blocked: Uint8Array): { time: Csr; distance: Csr } {
     let c = this.blockedCsr.get(blocked);
     if (c) return c;
     const g = this.dataset.graph;
     if (blocked.length !== g.numArcs) throw invalidInput('profile.blockedArcs', `must have one entry per arc (${g.numArcs}, got ${blocked.length})`);
     let m = 0;
-    for (let a = 0; a < g.numArcs; a++) if (!blocked[a]) m++;
-    const tail = new Uint32Array(m), head = new Uint32Array(m), t = new Uint32Array(m), l = new Uint32Array(m);
-    for (let a = 0, k = 0; a < g.numArcs; a++) {
-      if (blocked[a]) continue;
-      tail[k] = g.tail[a]; head[k] = g.head[a]; t[k] = g.timeMs[a]; l[k] = g.lengthCm[a]; k++;
-    }
+    for (let a = 0; a < g.numArcs; a++) if (blocked[a] === 0) m++;
+    const arcs = new Uint32Array(m);
+    for (let a = 0, k = 0; a < g.numArcs; a++) if (blocked[a] === 0) arcs[k++] = a;
+    const base = { numNodes: g.numNodes, tail: g.tail, head: g.head };
     c = {
-      time: buildCsr({ numNodes: g.numNodes, tail, head, weight: t, aux: l }),
-      distance: buildCsr({ numNodes: g.numNodes, tail, head, weight: l, aux: t }),
+      time: buildCsr({ ...base, weight: g.timeMs, aux: g.lengthCm }, { arcs }),
+      distance: buildCsr({ ...base, weight: g.lengthCm, aux: g.timeMs }, { arcs }),
     };
     this.blockedCsr.set(blocked, c);
     return c;
@@ -197,7 +195,7 @@ export class DatasetTravel implements TravelProvider {
     }
     if (!Number.isFinite(best.cost)) return { found: false, timeMs: Infinity, lengthCm: Infinity };
     const r: PointToPoint = { found: true, timeMs: time ? best.cost : best.aux, lengthCm: time ? best.aux : best.cost };
-    if (withPath) r.arcs = []; // the filtered graph's arc ids are not the road graph's: paths come with the routes issue
+    if (withPath) r.arcs = d.arcPath(best.node);
     return r;
   }
 
@@ -213,7 +211,7 @@ export class DatasetTravel implements TravelProvider {
       d.reset();
       let any = false;
       for (const e of places[i].snap.sourceEntries) {
-        if (e.arc >= 0 && blocked[e.arc]) continue;
+        if (drivesBlocked(places[i].snap, e.arc, blocked)) continue;
         d.addSource(e.node, time ? e.timeMs : e.lengthCm, time ? e.lengthCm : e.timeMs);
         any = true;
       }
@@ -221,7 +219,7 @@ export class DatasetTravel implements TravelProvider {
       for (let j = 0; j < n && any; j++) {
         let best = Infinity, bestAux = Infinity;
         for (const e of places[j].snap.targetEntries) {
-          if (e.arc >= 0 && blocked[e.arc]) continue;
+          if (drivesBlocked(places[j].snap, e.arc, blocked)) continue;
           const c = d.distance(e.node) + (time ? e.timeMs : e.lengthCm);
           if (c < best) { best = c; bestAux = d.aux(e.node) + (time ? e.lengthCm : e.timeMs); }
         }
@@ -239,20 +237,25 @@ export class DatasetTravel implements TravelProvider {
   }
 }
 
+/** Whether an entry drives part of a blocked arc (an entry at a node drives nothing). */
+function drivesBlocked(snap: Snap, arc: number, blocked: Uint8Array): boolean {
+  return !snap.atNode && arc >= 0 && blocked[arc] !== 0;
+}
+
 /** Cost and aux of the best path from `from`'s source entries to `to`'s target entries. */
-function bestThrough(d: Dijkstra, from: Snap, to: Snap, blocked: Uint8Array, time: boolean): { cost: number; aux: number } {
+function bestThrough(d: Dijkstra, from: Snap, to: Snap, blocked: Uint8Array, time: boolean): { cost: number; aux: number; node: number } {
   for (const e of from.sourceEntries) {
-    if (e.arc >= 0 && blocked[e.arc]) continue;
+    if (drivesBlocked(from, e.arc, blocked)) continue;
     d.addSource(e.node, time ? e.timeMs : e.lengthCm, time ? e.lengthCm : e.timeMs);
   }
   d.run();
-  let cost = Infinity, aux = Infinity;
+  let cost = Infinity, aux = Infinity, node = -1;
   for (const e of to.targetEntries) {
-    if (e.arc >= 0 && blocked[e.arc]) continue;
+    if (drivesBlocked(to, e.arc, blocked)) continue;
     const c = d.distance(e.node) + (time ? e.timeMs : e.lengthCm);
-    if (c < cost) { cost = c; aux = d.aux(e.node) + (time ? e.lengthCm : e.timeMs); }
+    if (c < cost) { cost = c; aux = d.aux(e.node) + (time ? e.lengthCm : e.timeMs); node = e.node; }
   }
-  return { cost, aux };
+  return { cost, aux, node };
 }
 
 /** A drive within one edge can beat the paths through its end nodes. */

@@ -1,19 +1,23 @@
-/** Registry of CLI sub-commands: one line per command. */
+/**
+ * Registry of CLI sub-commands. Operations that take a JSON specification get their command from
+ * the operation table (`operation.ts`); the rest are one file each, one line here.
+ */
 import type { Command } from '../command.js';
+import { OPERATIONS, type OperationName } from '../../ops/table.js';
 import { buildCommand } from './build.js';
 import { demoCommand } from './demo.js';
-import { dispatchCommand } from './dispatch.js';
-import { distanceCommand } from './distance.js';
 import { geocodeCommand } from './geocode.js';
+import { operationCommand } from './operation.js';
 import { schemaCommand } from './schema.js';
 import { solveCommand } from './solve.js';
+
+/** Operations whose command has options of its own (CSV, reverse geocoding, an index from an extract). */
+const OWN_COMMAND: Partial<Record<OperationName, Command>> = { Geocode: geocodeCommand };
 
 export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
-  distanceCommand,
-  dispatchCommand,
-  geocodeCommand,
+  ...(Object.keys(OPERATIONS) as OperationName[]).map((name) => OWN_COMMAND[name] ?? operationCommand(name)),
   schemaCommand,
   solveCommand,
 ];

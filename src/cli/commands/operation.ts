@@ -1,0 +1,83 @@
+/**
+ * One sub-command per operation of the operation table that takes a JSON specification
+ * (`distance`, `dispatch`, …): reads the specification (file or `-`), runs the operation on a
+ * dataset, prints the result record. Long operations show progress on stderr and stop cleanly on
+ * Ctrl-C (a cancelled dispatch returns its best solution so far).
+ */
+import { parseArgs } from 'node:util';
+import type { Command } from '../command.js';
+import { EXIT } from '../command.js';
+import { Engine } from '../../engine.js';
+import { OPERATIONS, type Operation, type OperationName } from '../../ops/table.js';
+import { printJson, readJson } from '../io.js';
+import { ProgressPrinter } from '../progress.js';
+
+/** The command of table operation `name`. */
+export function operationCommand(name: OperationName): Command {
+  const op = OPERATIONS[name] as unknown as Operation<{ Status: string }>;
+  const long = op.runsOn === 'executor';
+  const usage = `dispatchkit ${op.command} --data <dataset.dkds> <spec.json|-> [--names]${long ? ' [--seed N] [--time-limit S] [--workers N] [--quiet]' : ''}`;
+  return {
+    name: op.command,
+    summary: op.summary,
+    usage,
+    async run(argv) {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          data: { type: 'string', short: 'd' },
+          names: { type: 'boolean' },
+          ...(long ? {
+            seed: { type: 'string' },
+            'time-limit': { type: 'string' },
+            workers: { type: 'string' },
+            quiet: { type: 'boolean', short: 'q' },
+          } as const : {}),
+        },
+      });
+      if (!values.data || positionals.length !== 1) {
+        process.stderr.write(`Usage: ${usage}\n`);
+        return EXIT.usage;
+      }
+      const v = values as Record<string, string | boolean | undefined>;
+      const num = (flag: string, min: number): number | undefined => {
+        const raw = v[flag];
+        if (raw === undefined) return undefined;
+        const n = Number(raw);
+        if (!Number.isFinite(n) || n < min) throw new TypeError(`--${flag} must be a number ≥ ${min} (got ${String(raw)})`);
+        return n;
+      };
+      let seed: number | undefined, limit: number | undefined, workers: number | undefined;
+      try {
+        seed = num('seed', 0);
+        limit = num('time-limit', 0);
+        workers = num('workers', 1);
+      } catch (e) {
+        process.stderr.write(`${(e as Error).message}\n`);
+        return EXIT.usage;
+      }
+      const spec = readJson(positionals[0]);
+      const engine = await Engine.open(values.data, { threads: workers });
+      const progress = new ProgressPrinter(process.stderr, v.quiet === true || !long);
+      const ac = new AbortController();
+      const onSigint = (): void => ac.abort();
+      process.once('SIGINT', onSigint);
+      try {
+        const r = await engine.run(name, spec, {
+          seed: seed ?? 1,
+          workers,
+          ...(limit !== undefined ? { timeLimitMs: limit * 1000 } : {}),
+          signal: ac.signal,
+          onProgress: progress.onProgress,
+        });
+        progress.end();
+        printJson(op.result.encode(r, { enums: values.names ? 'name' : 'int' }));
+        return r.Status === 'Failed' ? EXIT.failed : EXIT.ok;
+      } finally {
+        process.off('SIGINT', onSigint);
+        await engine.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/** The operation commands the CLI takes from the operation table (`distance`, `dispatch`), end to end in child processes. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/ops/table.js';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+import { fixtureDataset } from '../helpers/datasets.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const MAIN = join(ROOT, 'src/cli/main.ts');
+const dir = mkdtempSync(join(tmpdir(), 'dk-ops-cli-'));
+const data = join(dir, 'monaco.dkds');
+const cli = (args: string[], input?: string) => spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, encoding: 'utf8', input });
+
+beforeAll(async () => {
+  const { buffer } = await fixtureDataset('monaco');
+  writeFileSync(data, new Uint8Array(buffer));
+});
+
+describe('operation commands', () => {
+  it('every operation of the table has exactly one command', () => {
+    for (const op of Object.values(OPERATIONS)) expect(COMMANDS.filter((c) => c.name === op.command)).toHaveLength(1);
+  });
+
+  it('distance answers a DistanceSpecification (integers on the wire, names with --names)', () => {
+    const spec = JSON.stringify({ DistanceUnit: 'Kilometer', StartLocation: { LatLong: { Latitude: 43.7395, Longitude: 7.428 } }, FinishLocation: { LatLong: { Latitude: 43.7276, Longitude: 7.4155 } } });
+    const r = cli(['distance', '--data', data, '-'], spec);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.Status).toBe(1); // OperationStatus Success on the wire
+    expect(out.Distance).toBeGreaterThan(1);
+    const named = JSON.parse(cli(['distance', '--data', data, '-', '--names'], spec).stdout);
+    expect(named.Status).toBe('Success');
+    expect(named.Distance).toBe(out.Distance);
+  });
+
+  it('dispatch answers a DispatchSpecification; bad input exits 1 with Failed; bad flags exit 2', () => {
+    const depot = { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } };
+    const spec = JSON.stringify({
+      DistanceUnit: 'Kilometer', MinimumOptimization: 1,
+      Vehicles: [{ Name: 'V1', StartLocation: depot }],
+      Locations: [{ Name: 'Casino', LatLong: { Latitude: 43.7395, Longitude: 7.428 } }, { Name: 'Stade', LatLong: { Latitude: 43.7276, Longitude: 7.4155 } }],
+    });
+    const r = cli(['dispatch', '--data', data, '-', '--names', '-q', '--seed', '2'], spec);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.Status).toBe('Success');
+    expect(out.Items[0].Locations.map((l: { Name: string }) => l.Name).sort()).toEqual(['Casino', 'Depot', 'Stade']);
+    const bad = cli(['dispatch', '--data', data, '-', '--names', '-q'], JSON.stringify({ Locations: [{ LatLong: { Latitude: 123, Longitude: 7 } }], Vehicles: [{ StartLocation: { LatLong: { Latitude: 123, Longitude: 7 } } }] }));
+    expect(bad.status).toBe(1);
+    expect(JSON.parse(bad.stdout).Status).toBe('Failed');
+    expect(cli(['dispatch', '--data', data, '-', '--seed', 'x'], spec).status).toBe(2);
+  });
+});

@@ -1,0 +1,98 @@
+/** The travel provider over a dataset: profiles (metric, constant speed, blocked arcs) against the hierarchies and a plain Dijkstra. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../../src/core/rng.js';
+import { DatasetTravel } from '../../src/dataset/travel.js';
+import type { Dataset } from '../../src/dataset/dataset.js';
+import { Dijkstra } from '../../src/graph/dijkstra.js';
+import type { Placement, TravelProfile } from '../../src/route/travel.js';
+import { fixtureDataset } from '../helpers/datasets.js';
+
+let ds: Dataset;
+let travel: DatasetTravel;
+let places: Placement[];
+
+beforeAll(async () => {
+  ds = (await fixtureDataset('monaco')).dataset;
+  travel = new DatasetTravel(ds);
+  const rng = new Rng(42);
+  const bb = ds.meta.bbox;
+  places = [];
+  while (places.length < 30) {
+    const lat = bb.minLat + rng.next() * (bb.maxLat - bb.minLat), lon = bb.minLon + rng.next() * (bb.maxLon - bb.minLon);
+    if (!ds.snapper.trySnap(lat, lon, { radiusM: 100 })) continue;
+    places.push(travel.place({ lat, lon }, `p${places.length}`));
+  }
+  // A junction node's own coordinate too (entries at the node).
+  const node = [...Array(ds.graph.numNodes).keys()].find((v) => ds.graph.firstOut[v + 1] - ds.graph.firstOut[v] >= 3)!;
+  places.push(travel.place({ lat: ds.graph.lat[node], lon: ds.graph.lon[node] }, 'junction'));
+});
+
+describe('DatasetTravel', () => {
+  it('an empty blocked set gives the hierarchy\'s matrix and routes (both metrics)', async () => {
+    const none = new Uint8Array(ds.graph.numArcs);
+    for (const metric of ['time', 'distance'] as const) {
+      const ch = await travel.matrix(places, { metric });
+      const dj = await travel.matrix(places, { metric, blockedArcs: none });
+      const cost = metric === 'time' ? 'timeS' : 'distanceM';
+      for (let k = 0; k < ch[cost].length; k++) expect(dj[cost][k]).toBeCloseTo(ch[cost][k], 6);
+      for (let i = 0; i < 5; i++) {
+        const a = travel.route(places[i], places[i + 7], { metric });
+        const b = travel.route(places[i], places[i + 7], { metric, blockedArcs: none });
+        expect(b.found).toBe(a.found);
+        expect(metric === 'time' ? b.timeMs : b.lengthCm).toBe(metric === 'time' ? a.timeMs : a.lengthCm);
+      }
+    }
+  });
+
+  it('blocked arcs are never driven: the detour equals a Dijkstra on the graph without them, and is no shorter', async () => {
+    const profile: TravelProfile = { metric: 'distance' };
+    const from = places[0], to = places[12];
+    const direct = travel.route(from, to, profile, true);
+    expect(direct.found).toBe(true);
+    const g = ds.graph;
+    // Block every arc of the edges the best path uses in its middle third.
+    const blocked = new Uint8Array(g.numArcs);
+    const arcs = direct.arcs!;
+    for (const a of arcs.slice(Math.floor(arcs.length / 3), Math.ceil((2 * arcs.length) / 3))) {
+      const e = g.arcEdge[a];
+      for (let k = g.edgeArcStart[e]; k < g.edgeArcStart[e + 1]; k++) blocked[g.edgeArcs[k]] = 1;
+    }
+    const detour = travel.route(from, to, { ...profile, blockedArcs: blocked }, true);
+    expect(detour.found).toBe(true);
+    expect(detour.lengthCm).toBeGreaterThanOrEqual(direct.lengthCm);
+    expect(detour.arcs!.length).toBeGreaterThan(0);
+    expect(detour.arcs!.filter((a) => blocked[a])).toEqual([]);
+    // The path is connected and sums to the reported length (less the partial entry arcs).
+    for (let k = 1; k < detour.arcs!.length; k++) expect(g.tail[detour.arcs![k]]).toBe(g.head[detour.arcs![k - 1]]);
+    // Oracle: Dijkstra over the graph with blocked arcs at an unreachable weight, from the snaps' entries.
+    const weight = Uint32Array.from(g.lengthCm, (w, a) => (blocked[a] ? 0xffffffff : w));
+    const d = new Dijkstra({ numNodes: g.numNodes, tail: g.tail, head: g.head, weight });
+    for (const e of from.snap.sourceEntries) if (!blocked[e.arc]) d.addSource(e.node, e.lengthCm);
+    d.run();
+    let best = Infinity;
+    for (const e of to.snap.targetEntries) if (!blocked[e.arc]) best = Math.min(best, d.distance(e.node) + e.lengthCm);
+    if (Number.isFinite(detour.lengthCm) && best < 0xffffffff) expect(detour.lengthCm).toBe(best);
+    // The matrix agrees with the point-to-point answer.
+    const m = await travel.matrix([from, to], { ...profile, blockedArcs: blocked });
+    expect(m.distanceM[1]).toBeCloseTo(detour.lengthCm / 100, 6);
+  });
+
+  it('a constant speed gives time = length / speed over the metric\'s path', async () => {
+    const speedMps = 10;
+    const m = await travel.matrix(places, { metric: 'distance', speedMps });
+    const plain = await travel.matrix(places, { metric: 'distance' });
+    for (let k = 0; k < m.distanceM.length; k++) {
+      expect(m.distanceM[k]).toBe(plain.distanceM[k]);
+      if (Number.isFinite(m.distanceM[k])) expect(m.timeS[k]).toBeCloseTo(m.distanceM[k] / speedMps, 9);
+    }
+    const r = travel.route(places[1], places[2], { metric: 'distance', speedMps });
+    expect(r.timeMs).toBeCloseTo((r.lengthCm / 100 / speedMps) * 1000, 6);
+  });
+
+  it('places many queries in order, reporting each failure as a coded error naming its path', async () => {
+    const out = await travel.placeMany([{ lat: 43.73, lon: 7.42 }, { lat: 123, lon: 7 }, { lat: 0, lon: 0 }], { paths: ['a', 'b', 'c'] });
+    expect('snap' in out[0]).toBe(true);
+    expect(out[1]).toMatchObject({ error: { code: 'InvalidInput', path: 'b.LatLong.Latitude' } });
+    expect(out[2]).toMatchObject({ error: { code: 'NoSegment' } });
+  });
+});
