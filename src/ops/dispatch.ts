@@ -28,6 +28,7 @@ import { DatasetTravel } from '../dataset/travel.js';
 import type { PlaceQuery, Placement } from '../route/travel.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { placeQuery, profileFor } from './locations.js';
+import { MODE_TERMS } from './dispatch-modes.js';
 
 /** One place the matrices must cover, in matrix order. */
 export interface DispatchPlace {
@@ -193,7 +194,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       maxDuration: (v.MaxMinutes ?? 0) * 60,
       skills: words(v.Roles),
       costFactor: anyFuel ? Math.max(1, Math.round((100 * ((v.FuelCost ?? 0) > 0 ? v.FuelCost! : minFuel)) / minFuel)) : 1,
-      fixedCost: mode === 'MinimumVehicles' ? 1e9 : 0,
+      fixedCost: 0,
       timeProfile: (v.Speed ?? 0) > 0 ? 1 + speeds.indexOf(v.Speed!) : 0,
       label: v.Name,
     };
@@ -304,6 +305,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     places: n, time: timeProfiles, distance: travel.distance, objective, dimensions: 3, stops: stops2, vehicles: model, pairs: pairs2,
     startTime: cur !== null ? cur - origin : 0,
   };
+  MODE_TERMS[mode].apply(input);
   return {
     input,
     b: { stopLoc: stopLoc2, vehIdx, vehicles, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors },
