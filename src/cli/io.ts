@@ -1,5 +1,6 @@
 /** Small CLI helpers: reading JSON specs (file or stdin) and printing records. */
 import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EngineError } from '../core/errors.js';
 
 /** Reads and parses a JSON file (`-` = stdin). Throws InvalidInput naming the file. */
@@ -23,3 +24,13 @@ export function printJson(value: unknown): void {
 
 /** Where the package lives (for the embedded fixture and the default data folder). */
 export const PACKAGE_ROOT = new URL('../../', import.meta.url);
+
+/** Options several commands share, for `parseArgs`. */
+export const DATA_OPTION = { data: { type: 'string', short: 'd' } } as const;
+export const QUIET_OPTION = { quiet: { type: 'boolean', short: 'q' } } as const;
+export const NAMES_OPTION = { names: { type: 'boolean' } } as const;
+
+/** `util.parseArgs` for a sub-command: positionals allowed, unknown options refused. */
+export function parseCommandArgs<O extends ParseArgsConfig['options']>(argv: string[], options: O): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
+  return parseArgs({ args: argv, allowPositionals: true, options });
+}

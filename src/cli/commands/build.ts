@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import type { Command } from '../command.js';
+import { QUIET_OPTION, parseCommandArgs } from '../io.js';
 import { EXIT } from '../command.js';
 import { buildDatasetFile } from '../../dataset/build.js';
 import { WorkerPool } from '../../workers/pool.js';
@@ -11,15 +11,11 @@ export const buildCommand: Command = {
   summary: 'Build a dataset (road graph, hierarchies, snapping and geocoding indexes) from an OSM extract',
   usage: 'dispatchkit build <extract.osm.pbf> -o <dataset.dkds> [--name NAME] [--threads N] [--quiet]',
   async run(argv) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        out: { type: 'string', short: 'o' },
-        name: { type: 'string' },
-        threads: { type: 'string' },
-        quiet: { type: 'boolean', short: 'q' },
-      },
+    const { values, positionals } = parseCommandArgs(argv, {
+      out: { type: 'string', short: 'o' },
+      name: { type: 'string' },
+      threads: { type: 'string' },
+      ...QUIET_OPTION,
     });
     if (positionals.length !== 1 || !values.out) {
       process.stderr.write(`Usage: ${this.usage}\n`);

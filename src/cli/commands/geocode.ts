@@ -12,10 +12,9 @@
  * postcode are appended. Progress goes to stderr.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
-import { printJson, readJson } from '../io.js';
+import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs } from '../io.js';
 import { ProgressPrinter } from '../progress.js';
 import { BinFile } from '../../core/binfile.js';
 import { EngineError } from '../../core/errors.js';
@@ -150,21 +149,17 @@ export const geocodeCommand: Command = {
   usage: 'dispatchkit geocode (--data <dataset.dkds> | --osm <extract.osm.pbf> [--tiger <ranges.csv>]) '
     + '(<spec.json|-> [--names] [--threads N] | --csv <in.csv|-> [-o <out.csv>] | --reverse <lat,lon>) [--limit N] [--quiet]',
   async run(argv) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        data: { type: 'string', short: 'd' },
-        osm: { type: 'string' },
-        tiger: { type: 'string' },
-        csv: { type: 'string' },
-        out: { type: 'string', short: 'o' },
-        reverse: { type: 'string' },
-        names: { type: 'boolean' },
-        limit: { type: 'string' },
-        threads: { type: 'string' },
-        quiet: { type: 'boolean', short: 'q' },
-      },
+    const { values, positionals } = parseCommandArgs(argv, {
+      ...DATA_OPTION,
+      osm: { type: 'string' },
+      tiger: { type: 'string' },
+      csv: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      reverse: { type: 'string' },
+      ...NAMES_OPTION,
+      limit: { type: 'string' },
+      threads: { type: 'string' },
+      ...QUIET_OPTION,
     });
     const modes = (values.csv !== undefined ? 1 : 0) + (values.reverse !== undefined ? 1 : 0) + (positionals.length === 1 ? 1 : 0);
     if ((!values.data && !values.osm) || (values.data && values.osm) || modes !== 1 || positionals.length > 1) {

@@ -4,12 +4,11 @@
  * dataset, prints the result record. Long operations show progress on stderr and stop cleanly on
  * Ctrl-C (a cancelled dispatch returns its best solution so far).
  */
-import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
 import { Engine } from '../../engine.js';
 import { OPERATIONS, type Operation, type OperationName } from '../../ops/table.js';
-import { printJson, readJson } from '../io.js';
+import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs } from '../io.js';
 import { ProgressPrinter } from '../progress.js';
 
 /** The command of table operation `name`. */
@@ -22,19 +21,10 @@ export function operationCommand(name: OperationName): Command {
     summary: op.summary,
     usage,
     async run(argv) {
-      const { values, positionals } = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          data: { type: 'string', short: 'd' },
-          names: { type: 'boolean' },
-          ...(long ? {
-            seed: { type: 'string' },
-            'time-limit': { type: 'string' },
-            workers: { type: 'string' },
-            quiet: { type: 'boolean', short: 'q' },
-          } as const : {}),
-        },
+      const { values, positionals } = parseCommandArgs(argv, {
+        ...DATA_OPTION,
+        ...NAMES_OPTION,
+        ...(long ? { seed: { type: 'string' }, 'time-limit': { type: 'string' }, workers: { type: 'string' }, ...QUIET_OPTION } as const : {}),
       });
       if (!values.data || positionals.length !== 1) {
         process.stderr.write(`Usage: ${usage}\n`);
