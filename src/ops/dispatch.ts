@@ -515,7 +515,8 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
     if ('result' in prep) return prep.result;
     const pb = Problem.fromTransfer(prep.problem);
     const best = await searchBest(pb, solveOptions(prep.spec, { ...opts, executor: ex }));
-    return await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best }, { signal: opts.signal });
+    // No signal here: a cancelled solve still reports the best solution it reached.
+    return await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best });
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }

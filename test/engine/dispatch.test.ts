@@ -130,6 +130,21 @@ describe('offload (what a server asks for)', () => {
     }
   });
 
+  it('a solve cancelled while searching returns its best solution so far', async () => {
+    const s = spec({ MinimumOptimization: 9, Locations: stops(120, 11) });
+    const ac = new AbortController();
+    const t0 = performance.now();
+    let searching = false;
+    const r = await engine.dispatch(s, {
+      seed: 1, offload: true, signal: ac.signal,
+      onProgress: (e) => { if (e.phase === 'dispatch' && !searching) { searching = true; setTimeout(() => ac.abort(), 300); } },
+    });
+    expect(searching).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(r.Status).not.toBe('Failed');
+    expect(r.Items!.reduce((a, it) => a + it.Locations!.length - 2, 0) + (r.Errors?.length ?? 0)).toBe(120);
+  });
+
   it('reports bad input and cancellation the same way', async () => {
     const bad = { ...spec(), Locations: [{ Name: 'x', LatLong: { Latitude: 123, Longitude: 7.4 } }], Vehicles: [{ Name: 'V', StartLocation: { LatLong: { Latitude: 123, Longitude: 7 } } }] };
     const a = await engine.dispatch(bad);
