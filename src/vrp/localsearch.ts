@@ -11,6 +11,7 @@
  * only re-evaluated when one of the two routes changed since u was last examined.
  */
 import type { Rng } from '../core/rng.js';
+import { EngineError } from '../core/errors.js';
 import { Pieces } from './evaluator.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
@@ -167,7 +168,7 @@ export class LocalSearch {
     if (LocalSearch.verify && this.fast) {
       const st = this.st;
       const d = st.ev.cost(va, this.A) - st.routes[va].cost + (vb >= 0 ? st.ev.cost(vb, this.B) - st.routes[vb].cost : 0);
-      if (Math.abs(d - this.mul * delta) > 1e-6) throw new Error(`fast delta ${this.mul * delta} ≠ ${d}`);
+      if (Math.abs(d - this.mul * delta) > 1e-6) throw new EngineError('Internal', `fast delta ${this.mul * delta} ≠ ${d}`);
       LocalSearch.verified++;
     }
     return this.attempt(va, vb);

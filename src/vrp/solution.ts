@@ -9,6 +9,7 @@
  */
 import { BIG, REASON_TEXT, latestDeparture, scheduleStops, serviceStart, type Problem, type UnassignedReason } from './model.js';
 import { routeObjective } from './objective.js';
+import { EngineError } from '../core/errors.js';
 
 export interface RouteStopVisit {
   /** Stop index (input order). */
@@ -142,7 +143,7 @@ function stopLoad(pb: Problem, s: number, k: number): { dep: number; delta: numb
 export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): SolutionRoute {
   const seq = stopsOf(pb, jobs);
   const dep = chooseDeparture(pb, v, seq);
-  if (dep === null) throw new Error(`internal: route of vehicle ${v} is infeasible`);
+  if (dep === null) throw new EngineError('Internal', `route of vehicle ${v} is infeasible`);
   const T = pb.time[pb.vProfile[v]];
   const D = pb.dist;
   const C = pb.cost[pb.vProfile[v]];
@@ -165,7 +166,7 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
     const ld = D[prev * N + pl];
     const arrival = t + lt;
     const start = serviceStart(pb, s, arrival);
-    if (start === null) throw new Error(`internal: stop ${s} misses its window`);
+    if (start === null) throw new EngineError('Internal', `stop ${s} misses its window`);
     const departure = start + pb.sService[s];
     for (let k = 0; k < K; k++) load[k] += stopLoad(pb, s, k).delta;
     stops.push({ stop: s, arrival, start, departure, wait: start - arrival, legDistance: ld, legTime: lt, load: load.slice() });
