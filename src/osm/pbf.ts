@@ -9,7 +9,7 @@
 import { inflateSync } from 'node:zlib';
 import { EngineError } from '../core/errors.js';
 import { throwIfAborted, throttleProgress, type LongWorkOptions } from '../core/cancel.js';
-import { PbfReader } from './protobuf.js';
+import { PbfFormatError, PbfReader } from './protobuf.js';
 
 export type Tags = Record<string, string>;
 
@@ -42,46 +42,82 @@ const KIND_WAYS = 2;
 const KIND_RELATIONS = 4;
 
 interface BlobRef {
+  /** Byte offset of the blob in the file (its 4-byte header length), for error messages. */
+  at: number;
   start: number;
   end: number;
   /** Bitmask of element kinds seen in the blob once it has been decoded (0 = unknown yet). */
   kinds: number;
 }
 
+export interface OsmPbfOptions {
+  /** Name of the file the bytes come from, used in error messages (default: "the extract"). */
+  source?: string;
+}
+
 const SUPPORTED_FEATURES = new Set(['OsmSchema-V0.6', 'DenseNodes', 'HistoricalInformation']);
+/** Format limits: a BlobHeader must be shorter than 64 KiB, a blob (packed or raw) shorter than 32 MiB. */
+const MAX_BLOB_HEADER_BYTES = 64 * 1024;
+const MAX_BLOB_BYTES = 32 * 1024 * 1024;
 const utf8 = new TextDecoder('utf-8');
 
+/**
+ * An OSM PBF file. Every way a damaged file can fail (truncated, garbage, a damaged blob header,
+ * corrupt zlib data, an unknown blob type, lengths out of range, malformed blocks) is an
+ * `InvalidInput` EngineError (path `extract`) naming the file and the byte offset; compression
+ * schemes and required features this decoder lacks are `Unsupported`.
+ */
 export class OsmPbfFile {
   readonly header: OsmHeader;
+  /** The file name given in the options (error messages only). */
+  readonly source: string | undefined;
   private readonly blobs: BlobRef[] = [];
 
-  constructor(private readonly data: Uint8Array) {
+  constructor(private readonly data: Uint8Array, opts: OsmPbfOptions = {}) {
+    this.source = opts.source;
+    if (data.length === 0) throw this.corrupt(0, 'the file is empty');
     let header: OsmHeader | undefined;
     let pos = 0;
     const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
     while (pos < data.length) {
-      if (pos + 4 > data.length) throw new EngineError('InvalidInput', 'Truncated OSM PBF file (blob header length).');
+      const at = pos;
+      if (pos + 4 > data.length) throw this.corrupt(at, `truncated: the file ends inside a blob header length (${data.length - pos} of 4 bytes)`);
       const hlen = dv.getUint32(pos, false);
       pos += 4;
-      if (hlen > 64 * 1024 || pos + hlen > data.length) throw new EngineError('InvalidInput', 'Not an OSM PBF file, or it is corrupt (bad blob header).');
-      const r = new PbfReader(data, pos, pos + hlen);
-      let type = '';
+      if (hlen === 0 || hlen > MAX_BLOB_HEADER_BYTES) {
+        throw this.corrupt(at, `${at === 0 ? 'not an OSM PBF file, or a damaged one: ' : ''}blob header length ${hlen} is out of range (1 to ${MAX_BLOB_HEADER_BYTES} bytes)`);
+      }
+      if (hlen > data.length - pos) throw this.corrupt(at, `truncated: the blob header needs ${hlen} bytes, ${data.length - pos} remain`);
+      let type: string | null = null;
       let datasize = -1;
-      for (let k = r.key(); k >= 0; k = r.key()) {
-        const f = k >>> 3;
-        if (f === 1) { const [s, e] = r.bytes(); type = utf8.decode(data.subarray(s, e)); }
-        else if (f === 3) datasize = r.varint();
-        else r.skip(k & 7);
+      try {
+        const r = new PbfReader(data, pos, pos + hlen);
+        for (let k = r.key(); k >= 0; k = r.key()) {
+          const f = k >>> 3;
+          if (f === 1 && (k & 7) === 2) { const [s, e] = r.bytes(); type = utf8.decode(data.subarray(s, e)); }
+          else if (f === 3 && (k & 7) === 0) datasize = r.varint();
+          else if (f === 1 || f === 3) throw new PbfFormatError(`field ${f} has wire type ${k & 7}`, r.pos - 1);
+          else r.skip(k & 7);
+        }
+      } catch (e) {
+        if (e instanceof PbfFormatError) throw this.corrupt(e.offset, `damaged blob header (${e.what})`, e);
+        throw e;
       }
       pos += hlen;
-      if (datasize < 0 || pos + datasize > data.length) throw new EngineError('InvalidInput', 'Truncated OSM PBF file (blob data).');
-      if (type === 'OSMHeader') header = this.decodeHeader(this.inflate(pos, pos + datasize));
-      else if (type === 'OSMData') this.blobs.push({ start: pos, end: pos + datasize, kinds: 0 });
+      if (type === null) throw this.corrupt(at, 'the blob header has no type');
+      if (datasize < 0 || datasize > MAX_BLOB_BYTES) throw this.corrupt(at, `blob data size ${datasize} is out of range (0 to ${MAX_BLOB_BYTES} bytes)`);
+      if (datasize > data.length - pos) throw this.corrupt(at, `truncated: the blob needs ${datasize} bytes of data, ${data.length - pos} remain`);
+      const expected = header === undefined ? 'OSMHeader' : 'OSMData';
+      if (type !== expected) {
+        throw this.corrupt(at, `blob type "${type.slice(0, 40)}" where an ${expected} blob belongs (the first blob is OSMHeader, all others OSMData)`);
+      }
+      if (header === undefined) header = this.decodeHeader(this.inflate(at, pos, pos + datasize), at);
+      else this.blobs.push({ at, start: pos, end: pos + datasize, kinds: 0 });
       pos += datasize;
     }
-    if (!header) throw new EngineError('InvalidInput', 'Not an OSM PBF file: no OSMHeader block.');
+    if (!header) throw this.corrupt(0, 'no OSMHeader blob');
     for (const f of header.requiredFeatures) {
-      if (!SUPPORTED_FEATURES.has(f)) throw new EngineError('Unsupported', `OSM PBF requires unsupported feature "${f}".`);
+      if (!SUPPORTED_FEATURES.has(f)) throw new EngineError('Unsupported', `The OSM PBF file ${this.source === undefined ? '' : `"${this.source}" `}requires the unsupported feature "${f}".`, { path: 'extract', details: { file: this.source } });
     }
     this.header = header;
   }
@@ -100,62 +136,81 @@ export class OsmPbfFile {
       const b = this.blobs[i];
       if (b.kinds !== 0 && (b.kinds & want) === 0) continue;
       if ((i & 15) === 0) throwIfAborted(opts.signal);
-      b.kinds = this.decodeBlock(this.inflate(b.start, b.end), h, refs);
+      const block = this.inflate(b.at, b.start, b.end);
+      try {
+        b.kinds = this.decodeBlock(block, h, refs);
+      } catch (e) {
+        // Only the reader's own errors mean a damaged block; the handlers' errors pass through.
+        if (e instanceof PbfFormatError) throw this.corrupt(b.at, `malformed OSMData block (${e.what} at byte ${e.offset} of the uncompressed block)`, e);
+        throw e;
+      }
       progress({ phase, done: i + 1, total: this.blobs.length });
     }
     progress({ phase, done: this.blobs.length, total: this.blobs.length }, true);
   }
 
-  private inflate(start: number, end: number): Uint8Array {
-    const r = new PbfReader(this.data, start, end);
+  /** The file as messages name it: its quoted name, or "the extract". */
+  private describe(): string {
+    return this.source === undefined ? 'the extract' : `"${this.source}"`;
+  }
+
+  /** The error for damaged data at a file offset. */
+  private corrupt(offset: number, what: string, cause?: unknown): EngineError {
+    return new EngineError('InvalidInput', `Corrupt OSM PBF file: ${what}, at byte offset ${offset} of ${this.describe()}.`, {
+      path: 'extract',
+      details: { file: this.source, offset },
+      cause,
+    });
+  }
+
+  /** The uncompressed content of the blob whose data (a Blob message) is `data[start, end)`. */
+  private inflate(at: number, start: number, end: number): Uint8Array {
     let raw: [number, number] | null = null;
     let zlib: [number, number] | null = null;
     let rawSize = -1;
-    for (let k = r.key(); k >= 0; k = r.key()) {
-      const f = k >>> 3;
-      if (f === 1) raw = r.bytes();
-      else if (f === 2) rawSize = r.varint();
-      else if (f === 3) zlib = r.bytes();
-      else if (f === 4 || f === 5 || f === 6 || f === 7) throw new EngineError('Unsupported', 'OSM PBF blob uses an unsupported compression (only zlib and raw are supported).');
-      else r.skip(k & 7);
-    }
-    if (raw) return this.data.subarray(raw[0], raw[1]);
-    if (zlib) {
-      try {
-        const out = inflateSync(this.data.subarray(zlib[0], zlib[1]));
-        if (rawSize >= 0 && out.length !== rawSize) throw new Error('size mismatch');
-        return out;
-      } catch (e) {
-        throw new EngineError('InvalidInput', `Corrupt OSM PBF blob at byte ${start}: ${(e as Error).message}`);
+    try {
+      const r = new PbfReader(this.data, start, end);
+      for (let k = r.key(); k >= 0; k = r.key()) {
+        const f = k >>> 3;
+        const wt = k & 7;
+        if (f === 1 && wt === 2) raw = r.bytes();
+        else if (f === 2 && wt === 0) rawSize = r.varint();
+        else if (f === 3 && wt === 2) zlib = r.bytes();
+        else if (f >= 4 && f <= 7 && wt === 2) {
+          throw new EngineError('Unsupported', `OSM PBF blob at byte offset ${at} of ${this.describe()} uses an unsupported compression (only zlib and raw are supported).`, { path: 'extract' });
+        } else if (f >= 1 && f <= 7) throw new PbfFormatError(`field ${f} has wire type ${wt}`, r.pos - 1);
+        else r.skip(wt);
       }
+    } catch (e) {
+      if (e instanceof PbfFormatError) throw this.corrupt(e.offset, `damaged blob (${e.what})`, e);
+      throw e;
     }
-    throw new EngineError('InvalidInput', `Empty OSM PBF blob at byte ${start}.`);
+    if (raw) {
+      if (raw[1] - raw[0] > MAX_BLOB_BYTES) throw this.corrupt(at, `raw blob of ${raw[1] - raw[0]} bytes exceeds ${MAX_BLOB_BYTES} bytes`);
+      return this.data.subarray(raw[0], raw[1]);
+    }
+    if (zlib) {
+      if (rawSize > MAX_BLOB_BYTES) throw this.corrupt(at, `uncompressed blob size ${rawSize} exceeds ${MAX_BLOB_BYTES} bytes`);
+      let out: Uint8Array;
+      try {
+        // Bounded output: a damaged stream cannot inflate past the size the blob declares.
+        out = inflateSync(this.data.subarray(zlib[0], zlib[1]), { maxOutputLength: rawSize > 0 ? rawSize : rawSize === 0 ? 1 : MAX_BLOB_BYTES });
+      } catch (e) {
+        throw this.corrupt(at, `the blob's zlib data is corrupt (${(e as Error).message})`, e);
+      }
+      if (rawSize >= 0 && out.length !== rawSize) throw this.corrupt(at, `the blob inflates to ${out.length} bytes, its header says ${rawSize}`);
+      return out;
+    }
+    throw this.corrupt(at, 'the blob holds no data (neither raw nor zlib)');
   }
 
-  private decodeHeader(buf: Uint8Array): OsmHeader {
-    const r = new PbfReader(buf);
-    const h: OsmHeader = { requiredFeatures: [], optionalFeatures: [] };
-    for (let k = r.key(); k >= 0; k = r.key()) {
-      const f = k >>> 3;
-      if (f === 1) {
-        const [s, e] = r.bytes();
-        const br = new PbfReader(buf, s, e);
-        const bb = { left: 0, right: 0, top: 0, bottom: 0 };
-        for (let k2 = br.key(); k2 >= 0; k2 = br.key()) {
-          const v = br.svarint() * 1e-9;
-          switch (k2 >>> 3) { case 1: bb.left = v; break; case 2: bb.right = v; break; case 3: bb.top = v; break; case 4: bb.bottom = v; break; }
-        }
-        h.bbox = bb;
-      } else if (f === 4 || f === 5 || f === 16) {
-        const [s, e] = r.bytes();
-        const str = utf8.decode(buf.subarray(s, e));
-        if (f === 4) h.requiredFeatures.push(str);
-        else if (f === 5) h.optionalFeatures.push(str);
-        else h.writingProgram = str;
-      } else if (f === 32) h.replicationTimestamp = r.varint();
-      else r.skip(k & 7);
+  private decodeHeader(buf: Uint8Array, at: number): OsmHeader {
+    try {
+      return decodeHeaderBlock(buf);
+    } catch (e) {
+      if (e instanceof PbfFormatError) throw this.corrupt(at, `malformed OSMHeader block (${e.what} at byte ${e.offset} of the uncompressed block)`, e);
+      throw e;
     }
-    return h;
   }
 
   private decodeBlock(buf: Uint8Array, h: OsmHandlers, refs: { buf: Float64Array }): number {
@@ -192,10 +247,36 @@ export class OsmPbfFile {
 }
 
 /** Convenience: decode a whole file with one set of handlers. */
-export function readOsmPbf(data: Uint8Array, h: OsmHandlers, opts?: LongWorkOptions): OsmHeader {
-  const f = new OsmPbfFile(data);
+export function readOsmPbf(data: Uint8Array, h: OsmHandlers, opts?: LongWorkOptions & OsmPbfOptions): OsmHeader {
+  const f = new OsmPbfFile(data, { source: opts?.source });
   f.read(h, opts);
   return f.header;
+}
+
+function decodeHeaderBlock(buf: Uint8Array): OsmHeader {
+  const r = new PbfReader(buf);
+  const h: OsmHeader = { requiredFeatures: [], optionalFeatures: [] };
+  for (let k = r.key(); k >= 0; k = r.key()) {
+    const f = k >>> 3;
+    if (f === 1) {
+      const [s, e] = r.bytes();
+      const br = new PbfReader(buf, s, e);
+      const bb = { left: 0, right: 0, top: 0, bottom: 0 };
+      for (let k2 = br.key(); k2 >= 0; k2 = br.key()) {
+        const v = br.svarint() * 1e-9;
+        switch (k2 >>> 3) { case 1: bb.left = v; break; case 2: bb.right = v; break; case 3: bb.top = v; break; case 4: bb.bottom = v; break; }
+      }
+      h.bbox = bb;
+    } else if (f === 4 || f === 5 || f === 16) {
+      const [s, e] = r.bytes();
+      const str = utf8.decode(buf.subarray(s, e));
+      if (f === 4) h.requiredFeatures.push(str);
+      else if (f === 5) h.optionalFeatures.push(str);
+      else h.writingProgram = str;
+    } else if (f === 32) h.replicationTimestamp = r.varint();
+    else r.skip(k & 7);
+  }
+  return h;
 }
 
 interface Scale { granularity: number; latOffset: number; lonOffset: number }
@@ -210,6 +291,13 @@ function decodeStringTable(buf: Uint8Array, s: number, e: number): string[] {
     } else r.skip(k & 7);
   }
   return out;
+}
+
+/** String `i` of the block's string table; an index outside it means a damaged block. */
+function str(strings: string[], i: number, at: number): string {
+  const v = strings[i];
+  if (v === undefined) throw new PbfFormatError(`string index ${i} is outside the block's string table (${strings.length} entries)`, at);
+  return v;
 }
 
 function decodeUtf8(buf: Uint8Array, a: number, b: number): string {
@@ -248,7 +336,8 @@ function decodeNode(buf: Uint8Array, s: number, e: number, strings: string[], sc
   let tags: Tags | null = null;
   if (keys.length > 0) {
     tags = {};
-    for (let i = 0; i < keys.length; i++) tags[strings[keys[i]]] = strings[vals[i]];
+    if (vals.length !== keys.length) throw new PbfFormatError(`node ${id} has ${keys.length} tag keys and ${vals.length} values`, s);
+    for (let i = 0; i < keys.length; i++) tags[str(strings, keys[i], s)] = str(strings, vals[i], s);
   }
   h.node!(id, 1e-9 * (sc.latOffset + sc.granularity * lat), 1e-9 * (sc.lonOffset + sc.granularity * lon), tags);
 }
@@ -284,7 +373,7 @@ function decodeDense(buf: Uint8Array, s: number, e: number, strings: string[], s
       let kk = rkv.varint();
       while (kk !== 0) {
         const vv = rkv.varint();
-        (tags ??= {})[strings[kk]] = strings[vv];
+        (tags ??= {})[str(strings, kk, rkv.pos)] = str(strings, vv, rkv.pos);
         kk = rkv.pos < rkv.end ? rkv.varint() : 0;
       }
     }
@@ -297,7 +386,7 @@ function decodeTags(buf: Uint8Array, keys: [number, number] | null, vals: [numbe
   if (!keys || !vals) return tags;
   const rk = new PbfReader(buf, keys[0], keys[1]);
   const rv = new PbfReader(buf, vals[0], vals[1]);
-  while (rk.pos < keys[1] && rv.pos < vals[1]) tags[strings[rk.varint()]] = strings[rv.varint()];
+  while (rk.pos < keys[1] && rv.pos < vals[1]) tags[str(strings, rk.varint(), rk.pos)] = str(strings, rv.varint(), rv.pos);
   return tags;
 }
 
@@ -348,6 +437,6 @@ function decodeRelation(buf: Uint8Array, s: number, e: number, strings: string[]
     else r.skip(k & 7);
   }
   const members: RelationMember[] = new Array(memids.length);
-  for (let i = 0; i < memids.length; i++) members[i] = { type: (types[i] ?? 0) as MemberType, ref: memids[i], role: strings[roles[i]] ?? '' };
+  for (let i = 0; i < memids.length; i++) members[i] = { type: (types[i] ?? 0) as MemberType, ref: memids[i], role: roles[i] === undefined ? '' : str(strings, roles[i], s) };
   h.relation!(id, members, decodeTags(buf, keys, vals, strings));
 }
