@@ -107,44 +107,90 @@ export class BinWriter {
 
 interface Entry { dtype: number; offset: number; length: number }
 
-/** Read side: zero-copy views onto one buffer. */
+/** Bytes per element of each dtype (JSON: 1). */
+const DTYPE_BYTES = [0, 1, 1, 2, 2, 4, 4, 4, 8, 1];
+
+/**
+ * Read side: zero-copy views onto one buffer.
+ *
+ * Opening checks the structure, cheaply (O(number of sections), no pass over the data): magic,
+ * container version, total length (so every truncation is caught), the section table lying
+ * inside the file, and each section's name, type, alignment, bounds, element-size multiple and
+ * order (sections follow the table in order and do not overlap). Every failure is a
+ * `DatasetFormat` EngineError naming the file (when known), the section and the byte offset,
+ * with `details: { file, section?, offset? }`. Section contents are not checked (no checksums).
+ */
 export class BinFile {
   private readonly entries = new Map<string, Entry>();
   readonly formatTag: number;
   readonly formatVersion: number;
 
-  private constructor(readonly buffer: ArrayBufferLike) {
-    if (buffer.byteLength < HEADER_BYTES) throw new EngineError('DatasetFormat', 'File too small to be a dispatchkit dataset.');
+  private constructor(readonly buffer: ArrayBufferLike, readonly source?: string) {
+    const size = buffer.byteLength;
+    if (size < HEADER_BYTES) throw this.error(`the file is too small to be a dispatchkit dataset (${size} bytes; the header alone is ${HEADER_BYTES})`, { offset: 0 });
     const dv = new DataView(buffer);
-    if (dv.getUint32(0, true) !== CONTAINER_MAGIC) throw new EngineError('DatasetFormat', 'Not a dispatchkit dataset (bad magic).');
+    if (dv.getUint32(0, true) !== CONTAINER_MAGIC) throw this.error('Not a dispatchkit dataset (bad magic)', { offset: 0 });
     const v = dv.getUint16(4, true);
-    if (v !== CONTAINER_VERSION) throw new EngineError('DatasetFormat', `Got container v${v}, expected v${CONTAINER_VERSION}.`);
+    if (v !== CONTAINER_VERSION) throw this.error(`container format v${v} cannot be read by this version (expects v${CONTAINER_VERSION}); rebuild the dataset`, { offset: 4 });
     const n = dv.getUint16(6, true);
     this.formatTag = dv.getUint32(8, true);
     this.formatVersion = dv.getUint32(12, true);
     const total = dv.getFloat64(16, true);
-    if (total !== buffer.byteLength) throw new EngineError('DatasetFormat', `Truncated dataset: header says ${total} bytes, have ${buffer.byteLength}.`);
+    if (total !== size) {
+      throw this.error(Number.isInteger(total) && total > size
+        ? `truncated: the header says ${total} bytes, the file has ${size}`
+        : `damaged header or trailing bytes: the file has ${size} bytes, its header says ${total}`, { offset: 16 });
+    }
+    const tableEnd = HEADER_BYTES + n * ENTRY_BYTES;
+    if (tableEnd > size) throw this.error(`the section table (${n} entries, up to byte ${tableEnd}) runs past the end of the file (${size} bytes)`, { offset: 6 });
     const u8 = new Uint8Array(buffer);
+    let prevEnd = tableEnd;
     for (let i = 0; i < n; i++) {
       const e = HEADER_BYTES + i * ENTRY_BYTES;
       let name = '';
-      for (let k = 0; k < NAME_BYTES && u8[e + k] !== 0; k++) name += String.fromCharCode(u8[e + k]);
+      for (let k = 0; k < NAME_BYTES && u8[e + k] !== 0; k++) {
+        const c = u8[e + k];
+        if (c < 0x20 || c > 0x7e) throw this.error(`section table entry ${i} has a damaged name (byte ${c} in "${name}…")`, { offset: e + k });
+        name += String.fromCharCode(c);
+      }
+      if (name === '') throw this.error(`section table entry ${i} has an empty name`, { offset: e });
+      if (this.entries.has(name)) throw this.error(`section "${name}" appears twice in the section table`, { section: name, offset: e });
       const dtype = dv.getUint32(e + NAME_BYTES, true);
       const offset = dv.getFloat64(e + NAME_BYTES + 8, true);
       const length = dv.getFloat64(e + NAME_BYTES + 16, true);
-      if (offset + length > buffer.byteLength || offset % 8 !== 0) throw new EngineError('DatasetFormat', `Section "${name}" out of bounds.`);
-      if (dtype < 1 || dtype > DTYPE_JSON) throw new EngineError('DatasetFormat', `Section "${name}" has unknown type ${dtype}.`);
+      if (dtype < 1 || dtype > DTYPE_JSON) throw this.error(`section "${name}" has unknown element type ${dtype}`, { section: name, offset: e + NAME_BYTES });
+      if (!Number.isInteger(offset) || offset < prevEnd || offset % 8 !== 0) {
+        throw this.error(`section "${name}" starts at ${offset}, not at an 8-byte boundary after the section table and the previous section (byte ${prevEnd})`, { section: name, offset: e + NAME_BYTES + 8 });
+      }
+      if (!Number.isInteger(length) || length < 0 || length > size - offset) {
+        throw this.error(`section "${name}" (${length} bytes at byte ${offset}) runs past the end of the file (${size} bytes)`, { section: name, offset: e + NAME_BYTES + 16 });
+      }
+      if (length % DTYPE_BYTES[dtype] !== 0) {
+        throw this.error(`section "${name}" has ${length} bytes, not a multiple of its ${DTYPE_BYTES[dtype]}-byte elements`, { section: name, offset: e + NAME_BYTES + 16 });
+      }
+      prevEnd = offset + length;
       this.entries.set(name, { dtype, offset, length });
     }
   }
 
-  static from(buffer: ArrayBufferLike): BinFile {
-    return new BinFile(buffer);
+  /** Opens a buffer; `source` (a file name) is only used in error messages. */
+  static from(buffer: ArrayBufferLike, source?: string): BinFile {
+    return new BinFile(buffer, source);
   }
 
   /** Reads a file into a (by default shared) buffer and opens it. */
   static readFile(path: string, shared = true): BinFile {
-    return new BinFile(readFileInto(path, shared));
+    return new BinFile(readFileInto(path, shared), path);
+  }
+
+  /**
+   * A `DatasetFormat` error about this file: "<file>: <what>." with `details.file`, and the
+   * section and byte offset when given. Components use it for their own structural checks.
+   */
+  error(what: string, at: { section?: string; offset?: number } = {}, cause?: unknown): EngineError {
+    const file = this.source === undefined ? 'Dataset' : `Dataset file "${this.source}"`;
+    const where = at.offset === undefined ? '' : ` (at byte offset ${at.offset})`;
+    return new EngineError('DatasetFormat', `${file}: ${what}${where}.`, { details: { file: this.source, ...at }, cause });
   }
 
   has(name: string): boolean {
@@ -161,18 +207,22 @@ export class BinFile {
 
   get<T extends TypedArray>(name: string, ctor: { new (b: ArrayBufferLike, o: number, l: number): T; BYTES_PER_ELEMENT: number }): T {
     const e = this.entries.get(name);
-    if (!e) throw new EngineError('DatasetFormat', `Dataset has no section "${name}".`);
-    if (DTYPES[e.dtype] !== (ctor as any)) throw new EngineError('DatasetFormat', `Section "${name}" has another element type.`);
+    if (!e) throw this.error(`no section "${name}" (the file is damaged or was written by another version)`, { section: name });
+    if (DTYPES[e.dtype] !== (ctor as any)) throw this.error(`section "${name}" has another element type than expected`, { section: name });
     return new ctor(this.buffer, e.offset, e.length / ctor.BYTES_PER_ELEMENT);
   }
 
   json<T = unknown>(name: string): T {
     const e = this.entries.get(name);
-    if (!e || e.dtype !== DTYPE_JSON) throw new EngineError('DatasetFormat', `Dataset has no JSON section "${name}".`);
+    if (!e || e.dtype !== DTYPE_JSON) throw this.error(`no JSON section "${name}"`, { section: name });
     // TextDecoder refuses views of SharedArrayBuffer: copy the (small) JSON bytes first.
     const bytes = new Uint8Array(e.length);
     bytes.set(new Uint8Array(this.buffer, e.offset, e.length));
-    return JSON.parse(new TextDecoder().decode(bytes)) as T;
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes)) as T;
+    } catch (err) {
+      throw this.error(`JSON section "${name}" is damaged (${(err as Error).message})`, { section: name, offset: e.offset }, err);
+    }
   }
 }
 

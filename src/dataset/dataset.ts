@@ -5,7 +5,7 @@
  * buffer, which is shared with worker threads as is.
  */
 import { BinFile } from '../core/binfile.js';
-import { EngineError } from '../core/errors.js';
+import { EngineError, isEngineError } from '../core/errors.js';
 import { ContractionHierarchy } from '../ch/index.js';
 import { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
@@ -48,22 +48,24 @@ export class Dataset {
   readonly geocoder: Geocoder | null;
 
   private constructor(readonly file: BinFile, snapRadiusM?: number) {
-    if (file.formatTag !== DATASET_TAG) throw new EngineError('DatasetFormat', 'This file is not a dispatchkit dataset (it holds another kind of data).');
+    if (file.formatTag !== DATASET_TAG) throw file.error('this file is not a dispatchkit dataset (it holds another kind of data)', { offset: 8 });
     if (file.formatVersion !== DATASET_VERSION) {
-      throw new EngineError('DatasetFormat', `Dataset format v${file.formatVersion} cannot be read by this version (expects v${DATASET_VERSION}); rebuild it with \`dispatchkit build\`.`);
+      throw file.error(`dataset format v${file.formatVersion} cannot be read by this version (expects v${DATASET_VERSION}); rebuild it with \`dispatchkit build\``, { offset: 12 });
     }
-    this.meta = file.json<DatasetMeta>(SECTION.meta);
-    this.graph = RoadGraph.fromSections(file, SECTION.graph);
-    this.chTime = ContractionHierarchy.fromSections(file, SECTION.chTime);
-    this.chDist = ContractionHierarchy.fromSections(file, SECTION.chDist);
-    this.snapper = Snapper.fromSections(file, SECTION.snap, this.graph);
+    this.meta = load(file, 'metadata', SECTION.meta, () => checkMeta(file, file.json<DatasetMeta>(SECTION.meta)));
+    this.graph = load(file, 'road graph', SECTION.graph, () => RoadGraph.fromSections(file, SECTION.graph));
+    this.chTime = load(file, 'fastest-route hierarchy', SECTION.chTime, () => ContractionHierarchy.fromSections(file, SECTION.chTime));
+    this.chDist = load(file, 'shortest-route hierarchy', SECTION.chDist, () => ContractionHierarchy.fromSections(file, SECTION.chDist));
+    this.snapper = load(file, 'snapping index', SECTION.snap, () => Snapper.fromSections(file, SECTION.snap, this.graph));
     if (snapRadiusM !== undefined) this.snapper.radiusM = snapRadiusM;
-    this.geocoder = GeocodeIndex.has(file, SECTION.geocode) ? new Geocoder(GeocodeIndex.fromSections(file, SECTION.geocode)) : null;
+    this.geocoder = GeocodeIndex.has(file, SECTION.geocode)
+      ? load(file, 'geocoder', SECTION.geocode, () => new Geocoder(GeocodeIndex.fromSections(file, SECTION.geocode)))
+      : null;
   }
 
-  /** Opens a dataset held in memory (e.g. a SharedArrayBuffer received by a worker). */
-  static fromBuffer(buf: ArrayBufferLike, opts: { snapRadiusM?: number } = {}): Dataset {
-    return new Dataset(BinFile.from(buf), opts.snapRadiusM);
+  /** Opens a dataset held in memory (e.g. a SharedArrayBuffer received by a worker); `source` names it in errors. */
+  static fromBuffer(buf: ArrayBufferLike, opts: { snapRadiusM?: number; source?: string } = {}): Dataset {
+    return new Dataset(BinFile.from(buf, opts.source), opts.snapRadiusM);
   }
 
   /** Reads a dataset file into shared memory and opens it. */
@@ -72,8 +74,10 @@ export class Dataset {
     try {
       f = BinFile.readFile(path, true);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new EngineError('InvalidInput', `Dataset file not found: ${path}`, { path: 'dataset' });
-      throw e;
+      if (isEngineError(e)) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new EngineError('InvalidInput', `Dataset file not found: ${path}`, { path: 'dataset' });
+      throw new EngineError('InvalidInput', `Cannot read the dataset file ${path}: ${code ?? (e as Error).message}.`, { path: 'dataset', cause: e });
     }
     return new Dataset(f, opts.snapRadiusM);
   }
@@ -85,4 +89,27 @@ export class Dataset {
   get byteLength(): number {
     return this.file.buffer.byteLength;
   }
+}
+
+/**
+ * Opens one component. Its structural errors gain the file name and section prefix; anything
+ * else thrown while opening (a RangeError from a view, an invariant check) can only come from
+ * damaged data, so it becomes `DatasetFormat` too. Errors from BinFile already name the file.
+ */
+function load<T>(file: BinFile, what: string, prefix: string, open: () => T): T {
+  try {
+    return open();
+  } catch (e) {
+    if (isEngineError(e) && e.code === 'DatasetFormat' && e.details !== undefined && 'file' in e.details) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    throw file.error(`the ${what} (sections "${prefix}…") is damaged: ${msg.replace(/\.$/, '')}`, { section: prefix }, e);
+  }
+}
+
+/** The metadata fields the engine reads, checked for shape. */
+function checkMeta(file: BinFile, m: DatasetMeta): DatasetMeta {
+  const ok = m !== null && typeof m === 'object' && typeof m.name === 'string' && m.counts !== null && typeof m.counts === 'object'
+    && m.bbox !== null && typeof m.bbox === 'object' && typeof m.attribution === 'string';
+  if (!ok) throw file.error(`the metadata section "${SECTION.meta}" lacks its name, counts, bbox or attribution`, { section: SECTION.meta });
+  return m;
 }

@@ -150,11 +150,16 @@ export class Snapper {
     if (meta[0] !== SNAP_FORMAT) throw new EngineError('DatasetFormat', `Snap index format v${meta[0]}, expected v${SNAP_FORMAT}.`);
     const segEdge = f.get(`${prefix}segEdge`, Uint32Array);
     const rtree = f.get(`${prefix}rtree`, Uint8Array);
+    if (rtree.byteLength < 8) throw new EngineError('DatasetFormat', `Snap index is unreadable: its section has ${rtree.byteLength} bytes.`);
     let index: Flatbush;
     try {
       index = Flatbush.from(rtree.buffer, rtree.byteOffset);
     } catch (e) {
       throw new EngineError('DatasetFormat', `Snap index is unreadable: ${(e as Error).message}`);
+    }
+    // Flatbush reads its sizes from its own header: they must stay inside the section.
+    if (index._indices.byteOffset + index._indices.byteLength > rtree.byteOffset + rtree.byteLength) {
+      throw new EngineError('DatasetFormat', 'Snap index R-tree runs past the end of its section.');
     }
     if (index.numItems !== segEdge.length || segEdge.length !== graph.edgeGeomStart[graph.numEdges] - graph.numEdges) {
       throw new EngineError('DatasetFormat', 'Snap index does not match the road graph.');
