@@ -5,7 +5,12 @@
  * (structuredClone drops custom fields of Error subclasses).
  */
 export type ErrorCode =
-  /** The caller's input is malformed or out of range; `details.path` names the field. */
+  /**
+   * The caller's input is malformed or out of range; `path` names the field. This includes
+   * input *files* the caller supplies — an OSM extract (`path: 'extract'`), a VRP instance
+   * (`path: 'instance'`), a JSON spec — whose message names the file and the byte offset or
+   * line (also in `details`: `{ file, offset }` / `{ file, line, field }`).
+   */
   | 'InvalidInput'
   /** A coordinate is too far from any road (or outside the dataset). */
   | 'NoSegment'
@@ -15,13 +20,24 @@ export type ErrorCode =
   | 'TooBig'
   /** Work was cancelled through an AbortSignal. */
   | 'Cancelled'
-  /** A dataset/index file is not readable by this version. */
+  /**
+   * A dataset file (`.dkds`, core/binfile.ts) is damaged, truncated, foreign or written by
+   * another version. The message names the file (when known) and the section or byte offset
+   * (`details: { file, section?, offset? }`). Used only for dispatchkit's own files: a damaged
+   * OSM extract is `InvalidInput`.
+   */
   | 'DatasetFormat'
   /** A stop/vehicle combination can never be served. */
   | 'Infeasible'
-  /** Something was asked that this engine does not do (yet). */
+  /**
+   * Something was asked that this engine does not do (yet), including valid input files using a
+   * feature it lacks (an OSM PBF compression or required feature, a VRPLIB edge weight type).
+   */
   | 'Unsupported'
-  /** A bug: an invariant of the engine did not hold. */
+  /**
+   * A bug: an invariant of the engine did not hold. Never the outcome of bad input data: readers
+   * map every failure of their input (including RangeErrors and zlib errors) to a code above.
+   */
   | 'Internal';
 
 export interface ErrorRecord {
