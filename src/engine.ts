@@ -7,7 +7,8 @@
  * → integers, `{ enums: 'name' }` → names).
  */
 import { readFileSync } from 'node:fs';
-import { isEngineError } from './core/errors.js';
+import { EngineError, isEngineError } from './core/errors.js';
+import { basename } from 'node:path';
 import type { ProgressEvent } from './core/cancel.js';
 import type { Executor } from './core/executor.js';
 import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
@@ -83,10 +84,16 @@ export class Engine {
 
   /** Builds a dataset in memory from an `.osm.pbf` extract (path or bytes) and opens it. */
   static async fromExtract(extract: string | Uint8Array, options: EngineOptions & Omit<BuildDatasetOptions, 'executor'> = {}): Promise<Engine> {
-    const bytes = typeof extract === 'string' ? readFileSync(extract) : extract;
+    let bytes: Uint8Array;
+    try {
+      bytes = typeof extract === 'string' ? readFileSync(extract) : extract;
+    } catch {
+      throw new EngineError('InvalidInput', `Cannot read the extract "${String(extract)}".`, { path: 'extract' });
+    }
+    const sourceName = typeof extract === 'string' ? basename(extract) : options.sourceName;
     const pool = new WorkerPool({ threads: Math.min(2, options.threads ?? 2) });
     try {
-      const { writer } = await buildDataset(bytes, { ...options, executor: pool });
+      const { writer } = await buildDataset(bytes, { ...options, ...(sourceName ? { sourceName } : {}), executor: pool });
       return await Engine.open(writer.toBuffer(true), options);
     } finally {
       await pool.close();

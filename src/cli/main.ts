@@ -46,6 +46,12 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${e.message}\n\nUsage: ${cmd.usage}\n`);
       return EXIT.usage;
     }
+    // A file the user named that cannot be read (missing, a directory, no permission): their input.
+    const fsErr = e as NodeJS.ErrnoException;
+    if (fsErr && typeof fsErr.code === 'string' && typeof fsErr.syscall === 'string') {
+      process.stderr.write(`error [InvalidInput]: cannot ${fsErr.syscall} ${fsErr.path ?? 'a file'} (${fsErr.code}).\n`);
+      return EXIT.usage;
+    }
     process.stderr.write(`internal error: ${(e as Error)?.stack ?? String(e)}\n`);
     return EXIT.internal;
   }

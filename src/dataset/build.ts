@@ -52,7 +52,7 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
   };
 
   progress({ phase: 'decode', done: 0, total: 1 });
-  const osm = new OsmPbfFile(pbf);
+  const osm = new OsmPbfFile(pbf, { source: opts.sourceName });
   progress({ phase: 'decode', done: 1, total: 1 });
   mark('decode');
 

@@ -17,7 +17,7 @@ import { EXIT } from '../command.js';
 import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs } from '../io.js';
 import { ProgressPrinter } from '../progress.js';
 import { BinFile } from '../../core/binfile.js';
-import { EngineError } from '../../core/errors.js';
+import { EngineError, isEngineError } from '../../core/errors.js';
 import { OsmPbfFile } from '../../osm/pbf.js';
 import { GeocodeResultSchema, type Address } from '../../records/index.js';
 import { WorkerPool } from '../../workers/pool.js';
@@ -36,11 +36,17 @@ function openIndex(values: { data?: string; osm?: string; tiger?: string }, prog
     try {
       f = BinFile.readFile(values.data, true);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new EngineError('InvalidInput', `Dataset file not found: ${values.data}`, { path: 'data' });
-      throw e;
+      if (isEngineError(e)) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new EngineError('InvalidInput', code === 'ENOENT' ? `Dataset file not found: ${values.data}` : `Cannot read the dataset "${values.data}" (${code ?? String(e)}).`, { path: 'data' });
     }
     if (!GeocodeIndex.has(f, PREFIX)) throw new EngineError('Unsupported', `${values.data} has no geocoder index (rebuild it with \`dispatchkit build\`).`);
-    return { index: GeocodeIndex.fromSections(f, PREFIX), buffer: f.buffer };
+    try {
+      return { index: GeocodeIndex.fromSections(f, PREFIX), buffer: f.buffer };
+    } catch (e) {
+      if (isEngineError(e) && e.code === 'DatasetFormat') throw e;
+      throw f.error(`the geocoder (sections "${PREFIX}.…") is damaged: ${e instanceof Error ? e.message : String(e)}`, { section: PREFIX }, e);
+    }
   }
   let bytes: Uint8Array;
   try {
@@ -48,8 +54,13 @@ function openIndex(values: { data?: string; osm?: string; tiger?: string }, prog
   } catch {
     throw new EngineError('InvalidInput', `Cannot read ${values.osm}.`, { path: 'osm' });
   }
-  const tigerCsv = values.tiger ? readFileSync(values.tiger, 'utf8') : undefined;
-  const index = buildGeocodeIndex(new OsmPbfFile(bytes), { tigerCsv, onProgress: progress.onProgress });
+  let tigerCsv: string | undefined;
+  try {
+    tigerCsv = values.tiger ? readFileSync(values.tiger, 'utf8') : undefined;
+  } catch {
+    throw new EngineError('InvalidInput', `Cannot read ${values.tiger}.`, { path: 'tiger' });
+  }
+  const index = buildGeocodeIndex(new OsmPbfFile(bytes, { source: values.osm }), { tigerCsv, onProgress: progress.onProgress });
   progress.end();
   return { index, buffer: null };
 }

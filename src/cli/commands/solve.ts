@@ -18,7 +18,7 @@ import { basename } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
-import { invalidInput } from '../../core/errors.js';
+import { EngineError, invalidInput } from '../../core/errors.js';
 import { parseSolomon } from '../../vrp/io/solomon.js';
 import { parseVrplib } from '../../vrp/io/vrplib.js';
 import type { BenchInstance } from '../../vrp/io/common.js';
@@ -27,10 +27,16 @@ import { validateSolution } from '../../vrp/validate.js';
 import type { Solution } from '../../vrp/solution.js';
 
 export function readInstance(path: string, format?: string): BenchInstance {
-  const text = readFileSync(path, 'utf8');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new EngineError('InvalidInput', `Cannot read the instance file "${path}".`, { path: 'instance' });
+  }
   const fmt = format ?? (/\.(vrp|vrplib)$/i.test(path) ? 'vrplib' : 'solomon');
-  if (fmt === 'solomon') return parseSolomon(text, basename(path).replace(/\.[^.]*$/, ''));
-  if (fmt === 'vrplib') return parseVrplib(text, basename(path).replace(/\.[^.]*$/, ''));
+  const name = basename(path).replace(/\.[^.]*$/, '');
+  if (fmt === 'solomon') return parseSolomon(text, name, { file: path });
+  if (fmt === 'vrplib') return parseVrplib(text, name, { file: path });
   throw invalidInput('--format', `must be solomon or vrplib (got "${fmt}")`);
 }
 
