@@ -24,6 +24,7 @@
  * are broken by a fixed scan order, so the aux of tied paths can depend on which other targets
  * were pinned): tiles therefore always span all targets, and then tiling changes no value.
  */
+import { EngineError } from '../core/errors.js';
 import { MinIdHeap } from '../graph/dijkstra.js';
 import type { ContractionHierarchy } from '../ch/hierarchy.js';
 import type { EndpointEntries } from './endpoints.js';
@@ -36,6 +37,59 @@ export const UNREACHABLE = 0xffffffff;
 const MAX_COST = 0xfffffffe;
 /** 'Infinity' of the int32 tables; values are only swept in int32 when they stay below it. */
 const INT_INF = 0x3fffffff;
+
+/**
+ * Stall-on-demand test of node x settled at distance dx: true when a higher neighbour y (an arc
+ * x → y of the opposite direction's CH graph, i.e. y → x in this search) has dist[y] + w ≤ dx, so
+ * that x is not expanded.
+ */
+function stalls(x: number, dx: number, dnFirst: Uint32Array, dnHead: Uint32Array, dnW: Uint32Array, dist: Float64Array): boolean {
+  for (let i = dnFirst[x], end = dnFirst[x + 1]; i < end; i++) {
+    if (dist[dnHead[i]] + dnW[i] <= dx) return true;
+  }
+  return false;
+}
+
+/**
+ * Relaxes the up-arcs of the settled node x (distance dx, aux ax) — the one relaxation of the
+ * target searches (which record each node's tree arc in `pred`) and the source searches (which
+ * carry aux in `auxL`, or nothing). An improved head gets its distance and heap key; a first
+ * touch also enters `touched`, whose new length is returned. Pass null for what is not recorded.
+ *
+ * These are the hottest loops of the matrix: the function is small and module-level, so V8
+ * inlines it into both searches, and the null tests of the arguments fold there.
+ */
+function relaxUp(
+  x: number,
+  dx: number,
+  ax: number,
+  upFirst: Uint32Array,
+  upHead: Uint32Array,
+  upW: Uint32Array,
+  upAux: Uint32Array,
+  dist: Float64Array,
+  heap: MinIdHeap,
+  touched: Int32Array,
+  tl: number,
+  pred: Int32Array | null,
+  auxL: Float64Array | null,
+): number {
+  for (let i = upFirst[x], end = upFirst[x + 1]; i < end; i++) {
+    const y = upHead[i];
+    const d = dx + upW[i];
+    const old = dist[y];
+    if (d < old) {
+      if (old === Infinity) {
+        touched[tl++] = y;
+        heap.push(y, d);
+      } else heap.decreaseKey(y, d);
+      dist[y] = d;
+      if (pred !== null) pred[y] = i;
+      if (auxL !== null) auxL[y] = ax + upAux[i];
+    }
+  }
+  return tl;
+}
 
 export interface MatrixOutput {
   cost: Uint32Array;
@@ -165,20 +219,26 @@ export class SweepManyToMany {
     this.touchedLen = tl;
   }
 
-  /** Phase 1: pins the targets (selection = union of their backward search trees). */
-  pinTargets(targets: EndpointEntries, withAux: boolean): void {
+  /** A new selection epoch: marks of the previous selection no longer count. */
+  private nextSelEpoch(): number {
     if (++this.selEpoch === 0xffffffff) {
       this.selSeen.fill(0);
       this.arcSeen.fill(0);
       this.selEpoch = 1;
     }
-    const se = this.selEpoch;
+    return this.selEpoch;
+  }
+
+  /** Phase 1: pins the targets (selection = union of their backward search trees). */
+  pinTargets(targets: EndpointEntries, withAux: boolean): void {
+    const se = this.nextSelEpoch();
     const selSeen = this.selSeen;
     const arcSeen = this.arcSeen;
     const { fwd, bwd } = this.ch;
     const upFirst = bwd.firstOut;
     const upHead = bwd.head;
     const upW = bwd.weight;
+    const upAux = bwd.aux;
     const dnFirst = fwd.firstOut;
     const dnHead = fwd.head;
     const dnW = fwd.weight;
@@ -194,11 +254,7 @@ export class SweepManyToMany {
       while (heap.size > 0) {
         const x = heap.pop();
         const dx = dist[x];
-        let stalled = false;
-        for (let i = dnFirst[x], end = dnFirst[x + 1]; i < end; i++) {
-          if (dist[dnHead[i]] + dnW[i] <= dx) { stalled = true; break; }
-        }
-        if (stalled) continue;
+        if (stalls(x, dx, dnFirst, dnHead, dnW, dist)) continue;
         if (selSeen[x] !== se) {
           selSeen[x] = se;
           if (count === sel.length) { const s2 = new Int32Array(count * 2); s2.set(sel); sel = s2; }
@@ -206,19 +262,7 @@ export class SweepManyToMany {
         }
         const p = pred[x];
         if (p >= 0) arcSeen[p] = se;
-        for (let i = upFirst[x], end = upFirst[x + 1]; i < end; i++) {
-          const y = upHead[i];
-          const d = dx + upW[i];
-          const old = dist[y];
-          if (d < old) {
-            if (old === Infinity) {
-              touched[tl++] = y;
-              heap.push(y, d);
-            } else heap.decreaseKey(y, d);
-            dist[y] = d;
-            pred[y] = i;
-          }
-        }
+        tl = relaxUp(x, dx, 0, upFirst, upHead, upW, upAux, dist, heap, touched, tl, pred, null);
       }
       this.touchedLen = tl;
     }
@@ -241,7 +285,6 @@ export class SweepManyToMany {
     const sh = this.selHead;
     const sw = this.selW;
     const sa = this.selAux;
-    const upAux = bwd.aux;
     let p = 0;
     for (let i = 0; i < count; i++) {
       const x = order[i];
@@ -313,7 +356,7 @@ export class SweepManyToMany {
    * {@link importPin} it instead of repeating the target searches.
    */
   exportPin(): PinnedSelection {
-    if (this.pinned === null) throw new Error('SweepManyToMany: pinTargets() first.');
+    if (this.pinned === null) throw new EngineError('Internal', 'SweepManyToMany: pinTargets() first.');
     const count = this.selCount;
     const arcs = this.selFirst[count];
     const m = this.pinned.start[this.pinned.count];
@@ -332,12 +375,7 @@ export class SweepManyToMany {
 
   /** Adopts a selection exported by a kernel over the same CH for the same `targets`. */
   importPin(targets: EndpointEntries, p: PinnedSelection): void {
-    if (++this.selEpoch === 0xffffffff) {
-      this.selSeen.fill(0);
-      this.arcSeen.fill(0);
-      this.selEpoch = 1;
-    }
-    const se = this.selEpoch;
+    const se = this.nextSelEpoch();
     const count = p.selNodes.length;
     for (let i = 0; i < count; i++) {
       const x = p.selNodes[i];
@@ -374,6 +412,7 @@ export class SweepManyToMany {
     const dnW = bwd.weight;
     const dist = this.dist;
     const auxL = this.auxL;
+    const auxTo = withAux ? auxL : null;
     const touched = this.touched;
     let tl = this.touchedLen;
     const heap = this.heap;
@@ -387,11 +426,7 @@ export class SweepManyToMany {
     while (heap.size > 0) {
       const x = heap.pop();
       const dx = dist[x];
-      let stalled = false;
-      for (let i = dnFirst[x], end = dnFirst[x + 1]; i < end; i++) {
-        if (dist[dnHead[i]] + dnW[i] <= dx) { stalled = true; break; }
-      }
-      if (stalled) continue;
+      if (stalls(x, dx, dnFirst, dnHead, dnW, dist)) continue;
       const ax = auxL[x];
       if (selSeen[x] === se) {
         if (stLen === this.stCell.length) this.growStage();
@@ -402,19 +437,7 @@ export class SweepManyToMany {
         if (dx > stMaxD) stMaxD = dx;
         if (ax > stMaxA) stMaxA = ax;
       }
-      for (let i = upFirst[x], end = upFirst[x + 1]; i < end; i++) {
-        const y = upHead[i];
-        const d = dx + upW[i];
-        const old = dist[y];
-        if (d < old) {
-          if (old === Infinity) {
-            touched[tl++] = y;
-            heap.push(y, d);
-          } else heap.decreaseKey(y, d);
-          dist[y] = d;
-          if (withAux) auxL[y] = ax + upAux[i];
-        }
-      }
+      tl = relaxUp(x, dx, ax, upFirst, upHead, upW, upAux, dist, heap, touched, tl, null, auxTo);
     }
     this.touchedLen = tl;
     this.stLen = stLen;
@@ -429,7 +452,65 @@ export class SweepManyToMany {
     const a = new Float64Array(size); a.set(this.stA); this.stA = a;
   }
 
-  /** Float64 sweep (exact for any values). */
+  /**
+   * Int32 sweep, branch-free: with c = D[x], d = D[y] + w - c, the new value is c + (d & (d >> 31))
+   * (= min, keeping c on ties). Valid because every value stays below INT_INF + max weight < 2^31.
+   * With aux, the same mask selects the aux of the improving path, and each node's row interleaves
+   * its K distances and K aux values (one stream, adjacent cache lines). `withAux` holds for the
+   * whole sweep, so its test per arc is always predicted.
+   */
+  private sweepI(withAux: boolean): void {
+    const K = this.batch;
+    /** Row width. */
+    const W = withAux ? 2 * K : K;
+    const D = this.DI;
+    const sf = this.selFirst;
+    const sh = this.selHead;
+    const sw = this.selWI;
+    const sa = this.selAuxI;
+    const count = this.selCount;
+    for (let x = 0; x < count; x++) {
+      const xb = x * W;
+      for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
+        const yb = sh[a] * W;
+        const wa = sw[a];
+        if (withAux) {
+          const aa = sa[a];
+          for (let k = 0; k < K; k += 2) {
+            let c = D[xb + k];
+            let d = D[yb + k] + wa - c;
+            let mask = d >> 31;
+            D[xb + k] = c + (d & mask);
+            let ca = D[xb + K + k];
+            D[xb + K + k] = ca + ((D[yb + K + k] + aa - ca) & mask);
+            c = D[xb + k + 1];
+            d = D[yb + k + 1] + wa - c;
+            mask = d >> 31;
+            D[xb + k + 1] = c + (d & mask);
+            ca = D[xb + K + k + 1];
+            D[xb + K + k + 1] = ca + ((D[yb + K + k + 1] + aa - ca) & mask);
+          }
+        } else {
+          for (let k = 0; k < K; k += 4) {
+            let c = D[xb + k];
+            let d = D[yb + k] + wa - c;
+            D[xb + k] = c + (d & (d >> 31));
+            c = D[xb + k + 1];
+            d = D[yb + k + 1] + wa - c;
+            D[xb + k + 1] = c + (d & (d >> 31));
+            c = D[xb + k + 2];
+            d = D[yb + k + 2] + wa - c;
+            D[xb + k + 2] = c + (d & (d >> 31));
+            c = D[xb + k + 3];
+            d = D[yb + k + 3] + wa - c;
+            D[xb + k + 3] = c + (d & (d >> 31));
+          }
+        }
+      }
+    }
+  }
+
+  /** Float64 sweep (exact for any values): distances in DF, aux in AF, rows of K. */
   private sweepF(withAux: boolean): void {
     const K = this.batch;
     const D = this.DF;
@@ -470,84 +551,13 @@ export class SweepManyToMany {
   }
 
   /**
-   * Int32 sweep, branch-free: with c = D[x], d = D[y] + w - c, the new value is c + (d & (d >> 31))
-   * (= min, keeping c on ties). Valid because every value stays below INT_INF + max weight < 2^31.
-   */
-  private sweepI(): void {
-    const K = this.batch;
-    const D = this.DI;
-    const sf = this.selFirst;
-    const sh = this.selHead;
-    const sw = this.selWI;
-    const count = this.selCount;
-    for (let x = 0; x < count; x++) {
-      const xb = x * K;
-      for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
-        const yb = sh[a] * K;
-        const wa = sw[a];
-        for (let k = 0; k < K; k += 4) {
-          let c = D[xb + k];
-          let d = D[yb + k] + wa - c;
-          D[xb + k] = c + (d & (d >> 31));
-          c = D[xb + k + 1];
-          d = D[yb + k + 1] + wa - c;
-          D[xb + k + 1] = c + (d & (d >> 31));
-          c = D[xb + k + 2];
-          d = D[yb + k + 2] + wa - c;
-          D[xb + k + 2] = c + (d & (d >> 31));
-          c = D[xb + k + 3];
-          d = D[yb + k + 3] + wa - c;
-          D[xb + k + 3] = c + (d & (d >> 31));
-        }
-      }
-    }
-  }
-
-  /**
-   * Int32 sweep carrying aux: the same mask selects the aux of the improving path. The table
-   * interleaves per node its K distances and K aux values (one stream, adjacent cache lines).
-   */
-  private sweepIAux(): void {
-    const K = this.batch;
-    const W = 2 * K;
-    const D = this.DI;
-    const sf = this.selFirst;
-    const sh = this.selHead;
-    const sw = this.selWI;
-    const sa = this.selAuxI;
-    const count = this.selCount;
-    for (let x = 0; x < count; x++) {
-      const xb = x * W;
-      for (let a = sf[x], end = sf[x + 1]; a < end; a++) {
-        const yb = sh[a] * W;
-        const wa = sw[a];
-        const aa = sa[a];
-        for (let k = 0; k < K; k += 2) {
-          let c = D[xb + k];
-          let d = D[yb + k] + wa - c;
-          let mask = d >> 31;
-          D[xb + k] = c + (d & mask);
-          let ca = D[xb + K + k];
-          D[xb + K + k] = ca + ((D[yb + K + k] + aa - ca) & mask);
-          c = D[xb + k + 1];
-          d = D[yb + k + 1] + wa - c;
-          mask = d >> 31;
-          D[xb + k + 1] = c + (d & mask);
-          ca = D[xb + K + k + 1];
-          D[xb + K + k + 1] = ca + ((D[yb + K + k + 1] + aa - ca) & mask);
-        }
-      }
-    }
-  }
-
-  /**
    * Phase 2 for the pinned targets: rows for `sources` into `out` (row-major; unreachable cells
    * get {@link UNREACHABLE}, costs above 2^32 - 2 saturate there). `onRow(i)` is called after
    * each row; returning true stops early.
    */
   runPinned(sources: EndpointEntries, out: MatrixOutput, onRow?: (i: number) => boolean | void): void {
     const targets = this.pinned;
-    if (targets === null) throw new Error('SweepManyToMany: pinTargets() first.');
+    if (targets === null) throw new EngineError('Internal', 'SweepManyToMany: pinTargets() first.');
     const withAux = out.aux !== null;
     if (withAux && !this.pinnedWithAux) this.pinTargets(targets, true);
     const T = targets.count;
@@ -585,10 +595,10 @@ export class SweepManyToMany {
             D[idx] = stD[i];
             D[idx + K] = stA[i];
           }
-          this.sweepIAux();
+          this.sweepI(true);
         } else {
           for (let i = 0; i < stLen; i++) D[stCell[i]] = stD[i];
-          this.sweepI();
+          this.sweepI(false);
         }
         this.extract(true, targets, kb, s0, out, offset, stride);
       } else {
