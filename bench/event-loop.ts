@@ -34,6 +34,8 @@ interface Run {
   callP50Ms: number;
   callP99Ms: number;
   stalls: { ms: number; phase: string }[];
+  worstMax?: number;
+  allStalls?: { ms: number; phase: string }[];
 }
 
 async function measure(offload: boolean, timeLimitS: number): Promise<Run> {
@@ -91,7 +93,8 @@ async function measure(offload: boolean, timeLimitS: number): Promise<Run> {
   await engine.close();
   return {
     dispatchS, status: r.Status,
-    delayP50: h.percentile(50) / 1e6, delayP99: h.percentile(99) / 1e6, delayMax: h.max / 1e6,
+    // The histogram's timer can miss a block that starts before its first sample: the 1 ms ticker's largest gap counts too.
+    delayP50: h.percentile(50) / 1e6, delayP99: h.percentile(99) / 1e6, delayMax: Math.max(h.max / 1e6, ...stalls.map((x) => x.ms)),
     calls: latencies.length, callP50Ms: percentile(latencies, 50), callP99Ms: percentile(latencies, 99),
     stalls,
   };
@@ -107,12 +110,22 @@ if (!existsSync(DATASET)) {
   execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)), 'build', sharedData('osm/porto_portugal.osm.pbf')!, '-o', DATASET, '--quiet'], { stdio: 'inherit' });
 }
 const timeLimitS = Number(process.env.EL_LIMIT_S ?? 10);
+const REPEATS = Number(process.env.EL_RUNS ?? 3);
 const runs: [string, Run][] = [];
 for (const offload of process.argv.includes('--offload-only') ? [true] : [false, true]) {
-  process.stderr.write(`offload ${offload} …\n`);
-  const r = await measure(offload, timeLimitS);
-  process.stderr.write(JSON.stringify(r) + '\n');
-  runs.push([offload ? 'offload (server setting)' : 'in-process default', r]);
+  const all: Run[] = [];
+  for (let k = 0; k < REPEATS; k++) {
+    process.stderr.write(`offload ${offload}, run ${k + 1}/${REPEATS} …\n`);
+    const r = await measure(offload, timeLimitS);
+    process.stderr.write(JSON.stringify(r) + '\n');
+    all.push(r);
+  }
+  // The run with the median p99 represents the mode; the worst maximum over all runs is reported beside it.
+  all.sort((a, b) => a.delayP99 - b.delayP99);
+  const med = { ...all[Math.floor(all.length / 2)] };
+  med.worstMax = Math.max(...all.map((r) => r.delayMax));
+  med.allStalls = all.flatMap((r) => r.stalls);
+  runs.push([offload ? 'offload (server setting)' : 'in-process default', med]);
 }
 if (process.argv.includes('--print')) {
   process.stdout.write(JSON.stringify(runs) + '\n');
@@ -121,13 +134,14 @@ if (process.argv.includes('--print')) {
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
 writeSection('event-loop', 'Event-loop delay under load (`bench/event-loop.ts`)', [
   `Porto dataset; a 1,000-stop / 20-vehicle dispatch (solver limit ${timeLimitS} s, 2 worker threads) while ${CALLS} CalculateDistance`,
-  'calls arrive one per macrotask, spread over the dispatch. Delay = `monitorEventLoopDelay` (1 ms resolution) over the whole run;',
-  'stalls = gaps over 20 ms between 1 ms ticks, with the dispatch phase they fell in.',
+  `calls arrive; ${REPEATS} runs per row, the row shows the run with the median p99 (and the worst maximum of all runs).`,
+  'Calls arrive one per macrotask, spread over the dispatch. Delay = `monitorEventLoopDelay` (1 ms resolution) over the whole run;',
+  'stalls = gaps over 20 ms between 1 ms ticks, with the dispatch phase they fell in; max = the larger of the histogram\'s maximum and the largest gap.',
   '',
-  table(['engine', 'dispatch wall', 'status', 'loop delay p50', '**p99**', '**max**', 'CalculateDistance p50 / p99', 'stalls > 20 ms'],
-    runs.map(([name, r]) => [name, `${r.dispatchS.toFixed(1)} s`, r.status, ms(r.delayP50), `**${ms(r.delayP99)}**`, `**${ms(r.delayMax)}**`,
+  table(['engine', 'dispatch wall', 'status', 'loop delay p50', '**p99**', '**max**', `worst max of ${REPEATS}`, 'CalculateDistance p50 / p99', `stalls > 20 ms, all ${REPEATS} runs`],
+    runs.map(([name, r]) => [name, `${r.dispatchS.toFixed(1)} s`, r.status, ms(r.delayP50), `**${ms(r.delayP99)}**`, `**${ms(r.delayMax)}**`, ms(r.worstMax ?? r.delayMax),
       `${(r.callP50Ms * 1000).toFixed(0)} / ${(r.callP99Ms * 1000).toFixed(0)} µs`,
-      r.stalls.length === 0 ? 'none' : r.stalls.map((s) => `${s.ms} ms (${s.phase})`).join(', ')])),
+      (r.allStalls ?? r.stalls).length === 0 ? 'none' : (r.allStalls ?? r.stalls).map((s) => `${s.ms} ms (${s.phase})`).join(', ')])),
   '',
   'Target (issue #7): p99 ≤ 10 ms and no stall over 50 ms.',
 ].join('\n'));
