@@ -45,6 +45,12 @@ export interface SolveOptions {
   workers?: number;
   /** Runs the searches as `vrp-search` tasks (in parallel when it works off the calling thread). */
   executor?: Executor;
+  /**
+   * Also build the problem and assemble the solution on the executor (when it works off the
+   * calling thread and the problem has more than 100 stops), so that the caller's thread stays
+   * free; costs a copy of the input matrices to the worker.
+   */
+  offload?: boolean;
   signal?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
   /** Search parameter overrides (tuning, tests). */
@@ -107,7 +113,7 @@ const OFFLOAD_MIN_STOPS = 100;
 
 export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}): Promise<Solution> {
   const ex = opts.executor;
-  const offload = ex !== undefined && ex.offThread && (input instanceof Problem ? input.J : input.stops.length) > OFFLOAD_MIN_STOPS;
+  const offload = opts.offload === true && ex !== undefined && ex.offThread && (input instanceof Problem ? input.J : input.stops.length) > OFFLOAD_MIN_STOPS;
   const pb = input instanceof Problem ? input
     : offload ? Problem.fromTransfer(await ex.run('vrp-build', input, { signal: opts.signal })) : buildProblem(input);
   const best = await searchBest(pb, opts);

@@ -13,6 +13,7 @@ import { solve } from '../../src/vrp/solve.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 import { REASON_CODES } from '../../src/vrp/model.js';
 import { WorkerPool } from '../../src/workers/pool.js';
+import { InlineExecutor } from '../../src/workers/inline.js';
 import { parseSolomon } from '../../src/vrp/io/solomon.js';
 import { randomInstance } from './gen.js';
 
@@ -82,6 +83,16 @@ describe('determinism with parallel searches', () => {
     expect(c.stats.stoppedBy).toBe('work');
     expect(validateSolution(inst.input, c, { exact: inst.exact }).ok).toBe(true);
     expect(JSON.stringify(strip(c))).toBe(JSON.stringify(strip(d)));
+  });
+
+  it('offload (build and assembly on the pool too) and the in-thread executor give the same answer', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'RC105.txt', 'utf8'));
+    const base = await solve(inst.input, { seed: 4, workers: 2, executor: pool, iterations: 80 });
+    const off = await solve(inst.input, { seed: 4, workers: 2, executor: pool, iterations: 80, offload: true });
+    expect(JSON.stringify(strip(off))).toBe(JSON.stringify(strip(base)));
+    // Two searches one after the other in this thread: the same seeds, so the same answer.
+    const inline = await solve(inst.input, { seed: 4, workers: 2, executor: new InlineExecutor(), iterations: 80 });
+    expect(JSON.stringify(strip(inline))).toBe(JSON.stringify(strip(base)));
   });
 
   it('one worker in this thread gives the same answer as search 0 on the pool', async () => {
