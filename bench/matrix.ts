@@ -1,7 +1,7 @@
 /**
  * Many-to-many benchmark: 1000×1000 matrices (1,000 sources and 1,000 targets from the largest
  * SCC, seeded) on the RoutingKit graphs — the single-thread kernels (restricted-PHAST sweep, the
- * default, and the bucket kernel) and `computeMatrix` on a 2-thread WorkerPool (CH read by the
+ * default, and the bucket kernel) and `computeMatrix` on a 2-thread WorkerPool executor (CH read by the
  * workers from a shared dataset buffer), with process CPU time to show both cores working.
  * Correctness as in RoutingKit's protocol: 5 rows against full Dijkstra trees and 1,000 random
  * cells against p2p queries. A benny suite compares the variants on Porto.
@@ -227,7 +227,7 @@ async function main(): Promise<void> {
     'medians (7 runs after a warm-up; aux and bucket 5). *Sweep* = `SweepManyToMany` (pinned targets, union of the',
     "targets' stalled backward search trees, batches of 32 sources swept over int32 tables); *bucket* = `BucketManyToMany`",
     '(Knopp et al.); *pool* = `computeMatrix` on a 2-thread `WorkerPool`, CH read from the shared dataset buffer, row tiles,',
-    'targets pinned once by the calling thread and shipped with the tiles; *CPU/wall* = process CPU / wall (2 = both cores',
+    'targets pinned once (a `matrix-pin` task on a worker) and shipped with the tiles; *CPU/wall* = process CPU / wall (2 = both cores',
     'busy the whole time; the',
     'box is shared, so less when other jobs run); *busiest threads* = CPU of the three busiest threads over the 7 timed',
     'runs, from /proc (two workers of about equal CPU = both cores used). The aux column carries a second',
