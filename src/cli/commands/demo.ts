@@ -87,12 +87,13 @@ export const demoCommand: Command = {
     // 2. A travel matrix between the sample places.
     const places = DEMO_PLACES.map((p, i) => engine.placeLocation({ Name: p.name, LatLong: { Latitude: p.lat, Longitude: p.lon } } as Location, `places[${i}]`));
     const mx = await engine.travelMatrix(places, { metric: 'time' });
-    const short = DEMO_PLACES.map((p) => p.name.split(' ').slice(-1)[0].slice(0, 8));
+    // Columns are lettered like the rows, so no name is cut.
+    const letter = (i: number): string => String.fromCharCode(65 + i);
     out.push('Travel times by car, minutes (rows: from, columns: to)');
-    out.push(''.padEnd(24) + short.map((s) => s.padStart(9)).join(''));
+    out.push(''.padEnd(28) + DEMO_PLACES.map((_, j) => letter(j).padStart(6)).join(''));
     DEMO_PLACES.forEach((p, i) => {
-      const cells = DEMO_PLACES.map((_, j) => (mx.timeS[i * mx.size + j] / 60).toFixed(1).padStart(9));
-      out.push(p.name.padEnd(24) + cells.join(''));
+      const cells = DEMO_PLACES.map((_, j) => (mx.timeS[i * mx.size + j] / 60).toFixed(1).padStart(6));
+      out.push(`${letter(i)}  ${p.name}`.padEnd(28) + cells.join(''));
     });
     out.push('');
 
