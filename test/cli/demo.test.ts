@@ -1,0 +1,34 @@
+/** `dispatchkit demo` (what `npm start` runs) answers every sample request on the Monaco dataset. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fixtureDataset } from '../helpers/datasets.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const data = join(mkdtempSync(join(tmpdir(), 'dk-demo-')), 'monaco.dkds');
+
+beforeAll(async () => {
+  writeFileSync(data, new Uint8Array((await fixtureDataset('monaco')).buffer));
+});
+
+describe('dispatchkit demo', () => {
+  it('prints a distance, a full matrix, geocodes and a feasible dispatch', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'demo', '--data', data], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const out = r.stdout;
+    expect(out).toMatch(/"Status":"Success"/);
+    // 7×7 matrix: a lettered header and seven rows with a zero diagonal.
+    const header = out.split('\n').find((l) => /^\s+A\s+B\s+C\s+D\s+E\s+F\s+G\s*$/.test(l));
+    expect(header).toBeDefined();
+    const rows = out.split('\n').filter((l) => /^[A-G]  \S/.test(l));
+    expect(rows).toHaveLength(7);
+    rows.forEach((row, i) => {
+      const cells = row.trim().split(/\s+/).slice(-7).map(Number);
+      expect(cells[i]).toBe(0);
+      expect(cells.every((c) => Number.isFinite(c) && c >= 0)).toBe(true);
+    });
+    expect(out).toMatch(/Dispatch: .* → Success/);
+  });
+});
