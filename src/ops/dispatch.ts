@@ -73,6 +73,13 @@ export function dispatchPlaces(spec: DispatchSpecification): DispatchPlace[] {
   return out;
 }
 
+/** 00:00 of the day of `t` (engine seconds of the date string `s`) in `s`'s own zone (zoneless = wall clock). */
+function dayStart(t: number, s: string): number {
+  const m = /([+-])(\d{2}):?(\d{2})$/.exec(s);
+  const offset = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60) : 0;
+  return Math.floor((t + offset) / 86400) * 86400 - offset;
+}
+
 const words = (s: string | undefined): string[] => (s ?? '').split(',').map((w) => w.trim()).filter((w) => w !== '');
 
 function nameOf(l: Location, i: number): string {
@@ -139,19 +146,29 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const unit = metresPerUnit(spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile');
   const errors: string[] = [];
 
-  // ---- clock: engine seconds, made relative to an origin so that numbers stay small
+  // ---- clock: engine seconds, made relative to an origin so that numbers stay small.
+  // CurrentTime, else the earliest Tin; with neither, 00:00 of the day of the earliest time given
+  // anywhere (a window or a Tout), in that value's zone (docs/semantics.md, "The clock").
   const cur = dateToSeconds(spec.CurrentTime);
   const specVehicles = (spec.Vehicles ?? []).filter((v): v is Vehicle => !!v);
   const tins = specVehicles.map((v) => dateToSeconds(v.Tin)).filter((x): x is number => x !== null);
-  const refStr = spec.CurrentTime && cur !== null ? spec.CurrentTime : specVehicles.find((v) => dateToSeconds(v.Tin) !== null)?.Tin;
-  const allTimes: number[] = [...tins];
-  if (cur !== null) allTimes.push(cur);
-  for (const l of locs) for (const f of ['TimeConstraintArrival', 'TimeConstraintDeparture', 'TimeConstraintArrival2', 'TimeConstraintDeparture2'] as const) {
-    const t = dateToSeconds(l?.[f]);
-    if (t !== null) allTimes.push(t);
-  }
-  const origin = cur ?? (tins.length > 0 ? Math.min(...tins) : allTimes.length > 0 ? Math.min(...allTimes) : 0);
-  const hasClock = cur !== null || tins.length > 0;
+  let refStr = spec.CurrentTime && cur !== null ? spec.CurrentTime : specVehicles.find((v) => dateToSeconds(v.Tin) !== null)?.Tin;
+  let earliest: { t: number; s: string } | null = null;
+  const consider = (s: string | undefined): void => {
+    const t = dateToSeconds(s);
+    if (t !== null && (earliest === null || t < earliest.t)) earliest = { t, s: s! };
+  };
+  for (const v of specVehicles) consider(v.Tout);
+  for (const l of locs) for (const f of ['TimeConstraintArrival', 'TimeConstraintDeparture', 'TimeConstraintArrival2', 'TimeConstraintDeparture2'] as const) consider(l?.[f]);
+  let origin: number;
+  if (cur !== null) origin = cur;
+  else if (tins.length > 0) origin = Math.min(...tins);
+  else if (earliest !== null) {
+    const e: { t: number; s: string } = earliest;
+    origin = dayStart(e.t, e.s);
+    refStr = e.s;
+  } else origin = 0;
+  const hasClock = cur !== null || tins.length > 0 || earliest !== null;
   const rel = (s: string | undefined): number | null => { const t = dateToSeconds(s); return t === null ? null : t - origin; };
 
   // ---- vehicles (implied one when none given)

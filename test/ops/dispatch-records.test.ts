@@ -107,6 +107,44 @@ describe('dispatchOnMatrix', () => {
     expect(names(res)).toEqual([['Depot', 'Near', 'Depot']]);
   });
 
+  it('no CurrentTime and no Tin: the clock starts at 00:00 of the earliest time given, in its zone', async () => {
+    const { spec, travel } = setup({
+      Vehicles: [{ Name: 'V', StartLocation: depot, FinishLocation: depot }],
+      Locations: [
+        { Name: 'Closed', LatLong: ll(0, 0.01), CanArriveEarly: false, TimeConstraintArrival: '2026-12-01T09:00:00', TimeConstraintDeparture: '2026-12-01T09:30:00' },
+        { Name: 'Deadline', LatLong: ll(0, 0.02), TimeConstraintArrival: '2026-12-01T10:00:00' },
+        { Name: 'Free', LatLong: ll(0, 0.03) },
+      ],
+    });
+    const res = await dispatchOnMatrix(spec, travel);
+    expect(res.Status).toBe('Success');
+    const L = res.Items![0].Locations!;
+    const at = Object.fromEntries(L.slice(1, -1).map((l) => [l.Name, l.TimeEstimatedArrival!]));
+    expect(at.Closed).toBe('2026-12-01T09:00:00');
+    expect(at.Deadline <= '2026-12-01T10:00:00' && at.Deadline > '2026-12-01T09:00:00').toBe(true);
+    for (const l of L) expect(l.TimeEstimatedArrival!.startsWith('2026-12-01T')).toBe(true); // zoneless in, zoneless out
+    // A window with an offset: the day is that zone's day; estimates are written in UTC.
+    const z = setup({
+      Vehicles: [{ Name: 'V', StartLocation: depot }],
+      Locations: [{ Name: 'A', LatLong: ll(0, 0.01), TimeConstraintArrival: '2026-12-01T01:00:00+02:00' }],
+    });
+    const rz = await dispatchOnMatrix(z.spec, z.travel);
+    const Lz = rz.Items![0].Locations!;
+    expect(Lz[0].TimeEstimatedArrival! >= '2026-11-30T22:00:00Z').toBe(true); // 00:00 at +02:00
+    expect(Lz[1].TimeEstimatedArrival! <= '2026-11-30T23:00:00Z' && Lz[1].TimeEstimatedArrival!.endsWith('Z')).toBe(true);
+    // A deadline the vehicle cannot meet from midnight is still reported.
+    const late = setup({
+      Vehicles: [{ Name: 'V', StartLocation: depot }],
+      Locations: [{ Name: 'Far', LatLong: ll(0, 0.5), TimeConstraintArrival: '2026-12-01T00:05:00' }],
+    });
+    const rl = await dispatchOnMatrix(late.spec, late.travel);
+    expect(rl.Errors![0].Message).toMatch(/'Far'.*time window/);
+    // No time anywhere: times are relative and estimates stay unset.
+    const none = setup({ Vehicles: [{ Name: 'V', StartLocation: depot }], Locations: [{ Name: 'A', LatLong: ll(0, 0.01) }] });
+    const rn = await dispatchOnMatrix(none.spec, none.travel);
+    expect(rn.Items![0].Locations!.map((l) => l.TimeEstimatedArrival)).toEqual(['0001-01-01T00:00:00', '0001-01-01T00:00:00']);
+  });
+
   it('pickups and deliveries (Delivery names the drop-off), non-stop by default', async () => {
     // on a line east of the depot, open route: P at 1 km, X at 2 km, D at 3 km
     const { spec, travel } = setup({
