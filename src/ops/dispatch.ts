@@ -130,6 +130,25 @@ interface Bookkeeping {
   errors: string[];
 }
 
+const VEHICLE_AMOUNTS = ['MaxWeight', 'MaxVolume', 'MaxSkids', 'MaxStops', 'MaxMinutes', 'Speed', 'FuelCost'] as const;
+const LOCATION_AMOUNTS = ['Weight', 'Volume', 'Skids', 'Wait', 'Priority'] as const;
+
+/**
+ * Numeric record fields that must be finite and ≥ 0 (0 = "no limit" / "not set" for the vehicle
+ * limits), reported with the contract's field path (`Vehicles[0].MaxWeight`, `Locations[3].Weight`).
+ */
+function recordIssues(spec: DispatchSpecification): Issue[] {
+  const out: Issue[] = [];
+  const check = (path: string, x: unknown): void => {
+    if (x === undefined || x === null) return;
+    if (typeof x !== 'number' || !Number.isFinite(x)) out.push({ path, message: `must be a finite number (got ${String(x)})` });
+    else if (x < 0) out.push({ path, message: `must be 0 or more (got ${x})` });
+  };
+  (spec.Vehicles ?? []).forEach((v, i) => { if (v) for (const f of VEHICLE_AMOUNTS) check(`Vehicles[${i}].${f}`, v[f]); });
+  (spec.Locations ?? []).forEach((l, i) => { if (l) for (const f of LOCATION_AMOUNTS) check(`Locations[${i}].${f}`, l[f]); });
+  return out;
+}
+
 /** Maps the records onto the solver's model. Exposed for tests. */
 export function buildDispatchInput(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): { input: VrpInput; b: Bookkeeping } | { issues: Issue[] } {
   const places = dispatchPlaces(spec);
@@ -137,6 +156,9 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const issues: Issue[] = [];
   if (travel.time.length !== n * n) issues.push({ path: 'travel.time', message: `must have ${n}×${n} entries for the dispatch's ${n} places (got ${travel.time.length})` });
   if (travel.distance.length !== n * n) issues.push({ path: 'travel.distance', message: `must have ${n}×${n} entries (got ${travel.distance.length})` });
+  if (issues.length) return { issues };
+  // Record fields the solver needs non-negative, checked here so that errors name the contract's fields.
+  issues.push(...recordIssues(spec));
   if (issues.length) return { issues };
   const locs = spec.Locations ?? [];
   const placeOfLoc = new Map<number, number>();
@@ -397,6 +419,8 @@ async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpO
   const parsed = DispatchSpecificationSchema.safeParse(spec);
   if (!parsed.ok) return failedFromIssues(parsed.issues, { Items: [] }) as DispatchResult;
   const s = structuredClone(parsed.value);
+  const bad = recordIssues(s); // before placing anything
+  if (bad.length) return failedFromIssues(bad, { Items: [] }) as DispatchResult;
   const places = dispatchPlaces(s);
   const paths = places.map((p) => p.kind === 'location' ? `Locations[${p.index}]` : `Vehicles[${p.index}].${p.kind === 'start' ? 'StartLocation' : 'FinishLocation'}`);
   const issues: Issue[] = [];

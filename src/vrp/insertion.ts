@@ -10,7 +10,7 @@ import type { Rng } from '../core/rng.js';
 import { Pieces } from './evaluator.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
-import { REASON_CODES, REASON_RANK, type UnassignedReason } from './model.js';
+import { exactCheckStops, REASON_CODES, REASON_RANK, serviceStart, type UnassignedReason } from './model.js';
 import { objectiveDelta } from './objective.js';
 
 export class Insertion {
@@ -24,7 +24,15 @@ export class Insertion {
   /** Reason the last job found no position (most frequent check failure). */
   failReason: UnassignedReason = 'notInserted';
 
+  /**
+   * Attribute time failures exactly (the final report): a candidate the evaluator rejects on time
+   * is re-scheduled stop by stop to tell the shift's end ('shift') from a window of the job itself
+   * ('timeWindow') or of the stops already on the route ('otherWindows'). Off during the search.
+   */
+  classify = false;
+
   private readonly P = new Pieces();
+  private seqBuf: Int32Array | null = null;
   private readonly seenStamp: Int32Array;
   private stamp = 1;
   private readonly reasonCount = new Int32Array(REASON_CODES.length);
@@ -122,8 +130,50 @@ export class Insertion {
     const r = this.st.routes[v];
     const P = this.P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len);
     const ok = this.st.ev.check(v, P);
-    if (!ok) this.note(this.st.ev.reason);
+    if (!ok) this.note(this.classify && this.st.ev.reason === 'timeWindow' ? this.timeReason(u, -1, v, p, -1) : this.st.ev.reason);
     return ok;
+  }
+
+  /**
+   * Why the candidate "job u after position p (its mate du after position q ≥ p, or -1) of route
+   * v" misses on time: 'shift' when it would fit with an open-ended shift, 'maxDuration' when only
+   * MaxMinutes is exceeded, 'timeWindow' when the first window missed (earliest schedule from the
+   * shift start) is one of the job's own stops, 'otherWindows' when it is another stop's.
+   */
+  private timeReason(u: number, du: number, v: number, p: number, q: number): UnassignedReason {
+    const pb = this.st.pb;
+    const r = this.st.routes[v];
+    if (this.seqBuf === null) this.seqBuf = new Int32Array(pb.nStops + 2);
+    const seq = this.seqBuf;
+    let n = 0;
+    const push = (j: number): void => { seq[n++] = pb.jStop0[j]; if (pb.jStop1[j] >= 0) seq[n++] = pb.jStop1[j]; };
+    for (let x = 1; x <= p; x++) push(r.nodes[x]);
+    push(u);
+    const mid = du >= 0 ? q : r.len;
+    for (let x = p + 1; x <= mid; x++) push(r.nodes[x]);
+    if (du >= 0) {
+      push(du);
+      for (let x = q + 1; x <= r.len; x++) push(r.nodes[x]);
+    }
+    const cand = seq.subarray(0, n);
+    const c = exactCheckStops(pb, v, cand, true);
+    if (c === 'shift' || c === 'maxDuration') return c;
+    // the first window missed on the earliest schedule, ignoring the shift's end
+    const T = pb.time[pb.vProfile[v]];
+    const N = pb.N;
+    let t = pb.vTin[v];
+    let prev = pb.vStartPl[v];
+    for (let i = 0; i < n; i++) {
+      const s = cand[i];
+      const st = serviceStart(pb, s, t + T[prev * N + pb.sPlace[s]]);
+      if (st === null) {
+        const own = s === pb.jStop0[u] || s === pb.jStop1[u] || (du >= 0 && (s === pb.jStop0[du] || s === pb.jStop1[du]));
+        return own ? 'timeWindow' : 'otherWindows';
+      }
+      t = st + pb.sService[s];
+      prev = pb.sPlace[s];
+    }
+    return 'timeWindow';
   }
 
   /**
@@ -182,7 +232,7 @@ export class Insertion {
           const d = st.ev.cost(v, P) - r.cost;
           if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;
           if (blink > 0 && rng !== null && rng.next() < blink) continue;
-          if (!st.ev.check(v, P)) { this.note(st.ev.reason); continue; }
+          if (!st.ev.check(v, P)) { this.note(this.classify && st.ev.reason === 'timeWindow' ? this.timeReason(pu, du, v, p, q) : st.ev.reason); continue; }
           if (d < routeBest) routeBest = d;
           if (d < this.bestCost) { this.bestCost = d; this.bestV = v; this.bestP = p; this.bestQ = q; }
         }

@@ -101,11 +101,11 @@ export interface VrpInput {
 
 /** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
 export type UnassignedReason =
-  | 'skills' | 'preassigned' | 'capacity' | 'maxStops' | 'timeWindow' | 'shift' | 'maxDuration'
+  | 'skills' | 'preassigned' | 'capacity' | 'maxStops' | 'timeWindow' | 'shift' | 'otherWindows' | 'maxDuration'
   | 'unreachable' | 'pair' | 'keepOrder' | 'noVehicle' | 'notInserted';
 
 export const REASON_CODES: readonly UnassignedReason[] = [
-  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'maxDuration', 'unreachable', 'pair', 'keepOrder', 'noVehicle', 'notInserted',
+  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'otherWindows', 'maxDuration', 'unreachable', 'pair', 'keepOrder', 'noVehicle', 'notInserted',
 ];
 
 /**
@@ -113,7 +113,7 @@ export const REASON_CODES: readonly UnassignedReason[] = [
  * pick the one reason reported for a stop that no route could take.
  */
 export const REASON_RANK: Record<UnassignedReason, number> = {
-  noVehicle: 0, notInserted: 0, skills: 1, preassigned: 1, unreachable: 2, timeWindow: 3, shift: 3, keepOrder: 3,
+  noVehicle: 0, notInserted: 0, skills: 1, preassigned: 1, unreachable: 2, timeWindow: 3, shift: 3, otherWindows: 3, keepOrder: 3,
   maxDuration: 4, maxStops: 5, capacity: 5, pair: 6,
 };
 
@@ -124,6 +124,7 @@ export const REASON_TEXT: Record<UnassignedReason, string> = {
   maxStops: 'the vehicles\' stop limit (MaxStops) is reached',
   timeWindow: 'its time window cannot be met',
   shift: 'it cannot be served within the vehicles\' shifts (Tin/Tout)',
+  otherWindows: 'serving it would make stops already on the routes miss their time windows',
   maxDuration: 'it would make a route longer than the vehicle\'s MaxMinutes',
   unreachable: 'it cannot be reached by road from the vehicles\' start or end',
   pair: 'its pickup/delivery partner cannot be served with it',

@@ -212,6 +212,7 @@ export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats): 
   st.load(routes);
   // Last chance: insert what fits now (highest priority first), to report reasons that hold for the returned routes.
   const ins = new Insertion(st, buildNeighbours(pb, 1), 1);
+  ins.classify = true; // exact attribution of time failures (shift / own window / other stops' windows)
   const open: number[] = [];
   for (let j = 0; j < pb.J; j++) if (st.routeOf[j] < 0 && !st.excluded[j] && pb.jPairRole[j] !== 2) open.push(j);
   open.sort((a, b) => pb.jPrio[b] - pb.jPrio[a] || a - b);

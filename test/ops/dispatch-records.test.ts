@@ -145,6 +145,46 @@ describe('dispatchOnMatrix', () => {
     expect(rn.Items![0].Locations!.map((l) => l.TimeEstimatedArrival)).toEqual(['0001-01-01T00:00:00', '0001-01-01T00:00:00']);
   });
 
+  it('errors name the record field and the real cause (negative amounts, shift vs window)', async () => {
+    const msgs = async (raw: DispatchSpecificationInput): Promise<string[]> => {
+      const { spec, travel } = setup(raw);
+      return ((await dispatchOnMatrix(spec, travel)).Errors ?? []).map((e) => e.Message ?? '');
+    };
+    const four = [1, 2, 3, 4].map((k) => ({ Name: `S${k}`, LatLong: ll(0, 0.01 * k) }));
+    const neg = await msgs({ Vehicles: [{ Name: 'V', StartLocation: depot, MaxWeight: -5 }], Locations: four });
+    expect(neg).toHaveLength(1);
+    expect(neg[0]).toMatch(/^Vehicles\[0\]\.MaxWeight: must be 0 or more \(got -5\)/);
+    expect(neg[0]).not.toMatch(/capacity/);
+    const speed = await msgs({ Vehicles: [{ Name: 'V', StartLocation: depot, Speed: -30, MaxMinutes: -1 }], Locations: four });
+    expect(speed.map((m) => m.split(':')[0])).toEqual(['Vehicles[0].MaxMinutes', 'Vehicles[0].Speed']);
+    const w = await msgs({ Vehicles: [{ Name: 'V', StartLocation: depot }], Locations: [...four.slice(0, 3), { ...four[3], Weight: -1, Wait: -60 }] });
+    expect(w.map((m) => m.split(':')[0])).toEqual(['Locations[3].Weight', 'Locations[3].Wait']);
+    const fuel = await msgs({ Vehicles: [{ Name: 'V', StartLocation: depot, FuelCost: -2 }], Locations: [{ ...four[0], Priority: -1 }] });
+    expect(fuel.map((m) => m.split(':')[0])).toEqual(['Vehicles[0].FuelCost', 'Locations[0].Priority']);
+    // A one-hour shift with 20-minute stops: two fit; the others are left out by the shift, not by a window.
+    const shift = await msgs({
+      Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00', Tout: '2026-12-01T09:00:00' }],
+      Locations: four.map((l) => ({ ...l, Wait: 1200 })),
+    });
+    expect(shift).toHaveLength(2);
+    for (const m of shift) {
+      expect(m).toMatch(/shifts \(Tin\/Tout\)/);
+      expect(m).not.toMatch(/time window/);
+    }
+    // A stop without a window that would push windowed stops past their deadlines (before them) or
+    // the route past Tout (after them) names the other stops' windows (the more frequent cause).
+    const other = await msgs({
+      Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00', Tout: '2026-12-01T08:20:00' }],
+      Locations: [
+        { Name: 'Due', LatLong: ll(0, 0.01), Wait: 600, TimeConstraintArrival: '2026-12-01T08:02:00' },
+        { Name: 'Free', LatLong: ll(0, -0.01), Wait: 600, Vehicle: 'V' },
+        { Name: 'Due2', LatLong: ll(0, 0.02), TimeConstraintArrival: '2026-12-01T08:14:00' },
+      ],
+    });
+    expect(other).toHaveLength(1);
+    expect(other[0]).toMatch(/'Free'.*other|'Free'.*already on the routes/);
+  });
+
   it('pickups and deliveries (Delivery names the drop-off), non-stop by default', async () => {
     // on a line east of the depot, open route: P at 1 km, X at 2 km, D at 3 km
     const { spec, travel } = setup({
