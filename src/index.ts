@@ -15,6 +15,7 @@ export { type OpsContext, type OpOptions, geocoderContext } from './ops/context.
 export { calculateDistance } from './ops/distance.js';
 export { dispatchOp, dispatchOnMatrix, dispatchPlaces, buildDispatchInput, type DispatchOptions, type DispatchOpOptions, type DispatchTravel, type DispatchPlace } from './ops/dispatch.js';
 export { geocodeOp, geocodeOperation, geocodeItems, validateGeocodeSpecification, candidateToLocation, type GeocodeOpOptions } from './ops/geocode.js';
+export { lintDispatchSpecification, lintGeocodeSpecification, lintDistanceSpecification, lintSpecification, lintRecord, detectSpecificationKind, LINT_CODES, type LintWarning, type LintCode, type LintKind } from './ops/lint.js';
 
 // Units, executors, the travel provider.
 export { METRES_PER_MILE, metresToUnit, unitToMetres, metresPerUnit, type LengthUnit } from './core/units.js';

@@ -5,6 +5,7 @@
 import type { Command } from '../command.js';
 import { OPERATIONS, type OperationName } from '../../ops/table.js';
 import { buildCommand } from './build.js';
+import { checkCommand } from './check.js';
 import { demoCommand } from './demo.js';
 import { geocodeCommand } from './geocode.js';
 import { operationCommand } from './operation.js';
@@ -18,6 +19,7 @@ export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
   ...(Object.keys(OPERATIONS) as OperationName[]).map((name) => OWN_COMMAND[name] ?? operationCommand(name)),
+  checkCommand,
   schemaCommand,
   solveCommand,
 ];

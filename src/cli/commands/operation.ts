@@ -2,7 +2,8 @@
  * One sub-command per operation of the operation table that takes a JSON specification
  * (`distance`, `dispatch`, …): reads the specification (file or `-`), runs the operation on a
  * dataset, prints the result record. Long operations show progress on stderr and stop cleanly on
- * Ctrl-C (a cancelled dispatch returns its best solution so far).
+ * Ctrl-C (a cancelled dispatch returns its best solution so far). The specification's lint
+ * warnings (`ops/lint.ts`) go to stderr first, unless --quiet; they never change the result.
  */
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
@@ -10,12 +11,14 @@ import { Engine } from '../../engine.js';
 import { OPERATIONS, type Operation, type OperationName } from '../../ops/table.js';
 import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs } from '../io.js';
 import { ProgressPrinter } from '../progress.js';
+import { lintSpecification } from '../../ops/lint.js';
+import { formatWarning } from './check.js';
 
 /** The command of table operation `name`. */
 export function operationCommand(name: OperationName): Command {
   const op = OPERATIONS[name] as unknown as Operation<{ Status: string }>;
   const long = op.runsOn === 'executor';
-  const usage = `dispatchkit ${op.command} --data <dataset.dkds> <spec.json|-> [--names]${long ? ' [--seed N] [--time-limit S] [--workers N] [--quiet]' : ''}`;
+  const usage = `dispatchkit ${op.command} --data <dataset.dkds> <spec.json|-> [--names]${long ? ' [--seed N] [--time-limit S] [--workers N]' : ''} [--quiet]`;
   return {
     name: op.command,
     summary: op.summary,
@@ -24,7 +27,8 @@ export function operationCommand(name: OperationName): Command {
       const { values, positionals } = parseCommandArgs(argv, {
         ...DATA_OPTION,
         ...NAMES_OPTION,
-        ...(long ? { seed: { type: 'string' }, 'time-limit': { type: 'string' }, workers: { type: 'string' }, ...QUIET_OPTION } as const : {}),
+        ...QUIET_OPTION,
+        ...(long ? { seed: { type: 'string' }, 'time-limit': { type: 'string' }, workers: { type: 'string' } } as const : {}),
       });
       if (!values.data || positionals.length !== 1) {
         process.stderr.write(`Usage: ${usage}\n`);
@@ -49,6 +53,16 @@ export function operationCommand(name: OperationName): Command {
       }
       const spec = readJson(positionals[0]);
       const engine = await Engine.open(values.data, { threads: workers });
+      if (v.quiet !== true) {
+        // Warnings only: the operation runs on the same specification whatever they say.
+        let warnings: string[] = [];
+        try {
+          warnings = lintSpecification(name, spec, engine.context()).map(formatWarning);
+        } catch {
+          warnings = [];
+        }
+        for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+      }
       const progress = new ProgressPrinter(process.stderr, v.quiet === true || !long);
       const ac = new AbortController();
       const onSigint = (): void => ac.abort();
