@@ -162,8 +162,11 @@ export class Search {
       consider(r);
       st.load(this.pb.V === 0 ? [] : st.routes.map(() => new Int32Array(0)));
     }
-    const r2 = regretInsert(st, this.ins, this.full);
-    consider(r2);
+    // The second construction only while the wall clock allows (the savings one is kept otherwise).
+    if (bestSnap === null || performance.now() < this.bDeadline) {
+      const r2 = regretInsert(st, this.ins, this.full);
+      consider(r2);
+    } else this.cutByClock = true;
     st.load(bestSnap!);
     this.reasons = bestReasons;
     this.curCost = bestCost;
@@ -334,9 +337,12 @@ export class Search {
   private bStart = 0;
   private bWork0 = 0;
   private bIt0 = 0;
+  /** The wall clock cut the construction short (the search then reports 'time'). */
+  private cutByClock = false;
 
   /**
-   * Sets the budget of the whole search. `start` (performance.now() at the start of the solve)
+   * Sets the budget of the whole search (before {@link construct}, whose second construction is
+   * skipped once the time limit has passed). `start` (performance.now() at the start of the solve)
    * makes the time limit include set-up and construction; work units count from the start too.
    */
   setBudget(b: { iterations?: number; work?: number; timeLimitMs?: number }, start = performance.now()): void {
@@ -352,6 +358,7 @@ export class Search {
   runSlice(sliceEnd: number, cancelled?: () => boolean, onTick?: (s: Search) => void): SearchResult['stoppedBy'] | 'slice' {
     const ev = this.st.ev;
     if (this.pb.J === 0 || this.pb.V === 0 || this.bestCost === Infinity) return 'none';
+    if (this.cutByClock) return 'time';
     for (let n = 0; ; n++) {
       const it = this.iterations - this.bIt0;
       const w = ev.work - this.bWork0;

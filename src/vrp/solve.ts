@@ -7,9 +7,13 @@
  *
  * Budgets (the first reached stops a search):
  * - `iterations`: ruin-and-recreate iterations per search — deterministic;
- * - `timeLimitMs` with `deterministic: true` (default when a time limit is given): converted to a
- *   deterministic work budget (see {@link WORK_PER_MS}); the wall clock is only a safety net at
- *   `hardLimitFactor` × the limit — results are identical run to run unless that net is hit;
+ * - `work`: an explicit work budget (units of {@link WORK_PER_MS}) — deterministic (benchmarks);
+ * - `timeLimitMs` with `deterministic: true` (default when a time limit is given): a promise — the
+ *   wall clock stops everything at the limit (from the call; `deadlineAt` moves the wall earlier),
+ *   and the searches get a work budget calibrated to end before it ({@link WORK_SHARE} of the
+ *   limit at {@link WORK_PER_MS}), so that results are identical run to run unless the clock ends
+ *   a search first (`stats.stoppedBy` = 'time'). With an explicit `hardLimitFactor` the limit is
+ *   converted to work in full and the clock is only a safety net at that multiple (benchmarks);
  * - `timeLimitMs` with `deterministic: false`: wall clock — the result varies with machine load;
  * - none of these: an effort level (`effort`, MinimumOptimization: 1 = construction + local
  *   search only, 4 = default, larger = more) gives the iterations.
@@ -29,6 +33,14 @@ import { State } from './state.js';
 /** Calibrated work units per millisecond of one search on one idle core of the reference machine (see docs/vrp.md). */
 export const WORK_PER_MS = 18000;
 
+/** Share of a time limit turned into work, so that a search on an idle machine ends before the wall clock. */
+export const WORK_SHARE = 0.85;
+
+/** Wall-clock milliseconds on a scale shared by every thread (performance.now() is per thread). */
+export function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 export interface SolveOptions {
   seed?: number;
   /** Per-search ruin-and-recreate iterations (deterministic). */
@@ -37,8 +49,15 @@ export interface SolveOptions {
   timeLimitMs?: number;
   /** With a time limit: convert it to a deterministic work budget (default true). */
   deterministic?: boolean;
-  /** Wall-clock safety net in deterministic mode, as a multiple of timeLimitMs (default 2). */
+  /**
+   * Benchmarks: the time limit is converted to work in full and the wall clock only stops a
+   * search at this multiple of it (unset: the limit itself is the wall, see {@link WORK_SHARE}).
+   */
   hardLimitFactor?: number;
+  /** Explicit work budget per search (units of {@link WORK_PER_MS}; deterministic). */
+  work?: number;
+  /** Hard wall-clock end of every search ({@link wallNow} scale), e.g. an operation's deadline. */
+  deadlineAt?: number;
   /** MinimumOptimization (1 = quick … 4 default … larger = more); used when neither iterations nor timeLimitMs is given. */
   effort?: number;
   /** Independent searches (default: the executor's threads, or 1 without one). */
@@ -76,7 +95,8 @@ export function effortMs(effort: number, jobs: number): number {
 export interface SearchTaskSpec {
   seed: number;
   params: SearchParams;
-  budget: { iterations?: number; work?: number; timeLimitMs?: number };
+  /** deadlineAt: wall-clock end ({@link wallNow} scale, the same instant on every thread). */
+  budget: { iterations?: number; work?: number; deadlineAt?: number };
 }
 
 /** A {@link SearchResult} in a form that crosses the worker boundary (reasons as entries). */
@@ -91,8 +111,9 @@ export async function runSearch(
 ): Promise<SearchTaskResult> {
   const start = performance.now();
   const s = new Search(pb, spec.params, spec.seed);
+  const { deadlineAt, ...b } = spec.budget;
+  s.setBudget(deadlineAt === undefined ? b : { ...b, timeLimitMs: deadlineAt - performance.timeOrigin - start }, start);
   s.construct();
-  s.setBudget(spec.budget, start);
   let stoppedBy: string;
   for (;;) {
     stoppedBy = s.runSlice(yieldEveryMs > 0 ? performance.now() + yieldEveryMs : Infinity, cancelled, tick);
@@ -112,11 +133,12 @@ export async function runSearch(
 const OFFLOAD_MIN_STOPS = 100;
 
 export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}): Promise<Solution> {
+  const started = wallNow(); // a time limit counts from here, the problem's build included
   const ex = opts.executor;
   const offload = opts.offload === true && ex !== undefined && ex.offThread && (input instanceof Problem ? input.J : input.stops.length) > OFFLOAD_MIN_STOPS;
   const pb = input instanceof Problem ? input
     : offload ? Problem.fromTransfer(await ex.run('vrp-build', input, { signal: opts.signal })) : buildProblem(input);
-  const best = await searchBest(pb, opts);
+  const best = await searchBest(pb, opts, started);
   return offload ? ex.run('vrp-assemble', { problem: pb.toTransfer(), ...best }) : assemble(pb, best.routes, best.stats);
 }
 
@@ -124,29 +146,13 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
  * The searches of {@link solve} without the final assembly: the best search's routes and the
  * statistics (for callers that assemble elsewhere, e.g. on another thread).
  */
-export async function searchBest(pb: Problem, opts: SolveOptions = {}): Promise<{ routes: Int32Array[]; stats: SolveStats }> {
+export async function searchBest(pb: Problem, opts: SolveOptions = {}, started = wallNow()): Promise<{ routes: Int32Array[]; stats: SolveStats }> {
   const t0 = performance.now();
   const ex = opts.executor;
   const seed = (opts.seed ?? 1) >>> 0;
   const W = Math.max(1, Math.floor(opts.workers ?? opts.executor?.threads ?? 1));
   const params: SearchParams = { ...defaultParams(pb), ...(opts.params ?? {}) };
-  const budget: SearchTaskSpec['budget'] = {};
-  if (opts.iterations !== undefined) {
-    budget.iterations = Math.max(0, Math.floor(opts.iterations));
-    if (opts.timeLimitMs !== undefined) budget.timeLimitMs = opts.timeLimitMs;
-  } else if (opts.timeLimitMs !== undefined) {
-    if (opts.deterministic ?? true) {
-      budget.work = Math.max(1, Math.round(opts.timeLimitMs * WORK_PER_MS));
-      budget.timeLimitMs = opts.timeLimitMs * (opts.hardLimitFactor ?? 2);
-    } else budget.timeLimitMs = opts.timeLimitMs;
-  } else {
-    // effort level: iterations, capped by a deterministic work budget, with a wall-clock safety net
-    const e = opts.effort ?? 4;
-    budget.iterations = effortIterations(e, pb.J);
-    const ms = effortMs(e, pb.J);
-    budget.work = Math.round(ms * WORK_PER_MS);
-    budget.timeLimitMs = ms * (opts.hardLimitFactor ?? 3);
-  }
+  const budget = searchBudget(pb, opts, started, !ex || !ex.offThread ? W : 1);
   if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
 
   const specs: SearchTaskSpec[] = [];
@@ -198,12 +204,44 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}): Promise<
     if (c < 0 || (c === 0 && results[i].cost < results[bi].cost)) bi = i;
   }
   const best = results[bi];
+  // The clock ending any search makes the choice of the best depend on timing: say so.
+  const stoppedBy = results.some((r) => r.stoppedBy === 'time') ? 'time' : best.stoppedBy;
   const stats: SolveStats = {
     seed, workers: W, iterations: results.reduce((a, r) => a + r.iterations, 0), work: results.reduce((a, r) => a + r.work, 0),
-    improvements: best.improvements, seconds: (performance.now() - t0) / 1000, stoppedBy: best.stoppedBy, bestWorker: bi,
+    improvements: best.improvements, seconds: (performance.now() - t0) / 1000, stoppedBy, bestWorker: bi,
     perWorker: results.map((r) => ({ iterations: r.iterations, cost: r.cost, unassigned: r.unassigned.reduce((a, b) => a + b, 0), stoppedBy: r.stoppedBy })),
   };
   return { routes: best.routes, stats };
+}
+
+/** The budget of each search from the options (see the file comment); `started` = when the time limit began ({@link wallNow}). */
+function searchBudget(pb: Problem, opts: SolveOptions, started: number, sequential: number): SearchTaskSpec['budget'] {
+  const budget: SearchTaskSpec['budget'] = {};
+  let wallMs = Infinity;
+  if (opts.iterations !== undefined) {
+    budget.iterations = Math.max(0, Math.floor(opts.iterations));
+    if (opts.timeLimitMs !== undefined) wallMs = opts.timeLimitMs;
+  } else if (opts.work !== undefined) {
+    budget.work = Math.max(1, Math.round(opts.work));
+    if (opts.timeLimitMs !== undefined) wallMs = opts.timeLimitMs * (opts.hardLimitFactor ?? 1);
+  } else if (opts.timeLimitMs !== undefined) {
+    if (opts.deterministic ?? true) {
+      const legacy = opts.hardLimitFactor !== undefined;
+      // searches one after the other in this thread share the limit
+      budget.work = Math.max(1, Math.round(opts.timeLimitMs * (legacy ? 1 : WORK_SHARE / sequential) * WORK_PER_MS));
+      wallMs = opts.timeLimitMs * (opts.hardLimitFactor ?? 1);
+    } else wallMs = opts.timeLimitMs;
+  } else {
+    // effort level: iterations, capped by a deterministic work budget, with a wall-clock safety net
+    const e = opts.effort ?? 4;
+    budget.iterations = effortIterations(e, pb.J);
+    const ms = effortMs(e, pb.J);
+    budget.work = Math.round(ms * WORK_PER_MS);
+    wallMs = ms * (opts.hardLimitFactor ?? 3) * sequential;
+  }
+  const end = Math.min(started + wallMs, opts.deadlineAt ?? Infinity);
+  if (end !== Infinity) budget.deadlineAt = end;
+  return budget;
 }
 
 /** Builds the reported solution; stops still unassigned get a final insertion try, then a reason. */

@@ -88,6 +88,23 @@ describe('engine.dispatch on roads', () => {
     expect(JSON.stringify(DispatchResultSchema.encode(a))).toBe(JSON.stringify(DispatchResultSchema.encode(b)));
   });
 
+  it('a time limit bounds the whole dispatch (placement and matrix included) and reports what ended the search', async () => {
+    for (const offload of [false, true]) {
+      const s = spec({ MinimumOptimization: 9, Locations: stops(120, 5) });
+      let stoppedBy: unknown;
+      const t0 = performance.now();
+      const r = await engine.dispatch(s, {
+        seed: 1, timeLimitMs: 700, offload,
+        onProgress: (e) => { if (e.info?.stoppedBy !== undefined) stoppedBy = e.info.stoppedBy; },
+      });
+      const wall = performance.now() - t0;
+      expect(r.Status).not.toBe('Failed'); // capacity leaves some stops out
+      expect(r.Items!.reduce((a, it) => a + it.Locations!.length - 2, 0) + (r.Errors?.length ?? 0)).toBe(120);
+      expect(wall).toBeLessThan(700 * 1.05 + 30);
+      expect(['work', 'time']).toContain(stoppedBy);
+    }
+  });
+
   it('bad input fails with errors naming the field', async () => {
     const cases: [unknown, RegExp][] = [
       ['x', /must be a DispatchSpecification object/],

@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { solve } from '../../src/vrp/solve.js';
+import { solve, WORK_PER_MS } from '../../src/vrp/solve.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 import { REASON_CODES } from '../../src/vrp/model.js';
 import { WorkerPool } from '../../src/workers/pool.js';
@@ -77,12 +77,20 @@ describe('determinism with parallel searches', () => {
     expect(JSON.stringify(strip(a))).toBe(JSON.stringify(strip(b)));
     expect(a.stats.perWorker).toHaveLength(2);
     expect(validateSolution(inst.input, a, { exact: inst.exact }).ok).toBe(true);
-    // a time limit is converted to a deterministic work budget
+    // benchmark mode: a time limit converted to work in full, the clock only a net (hardLimitFactor)
     const c = await solve(inst.input, { seed: 11, workers: 2, executor: pool, timeLimitMs: 150, hardLimitFactor: 50 });
     const d = await solve(inst.input, { seed: 11, workers: 2, executor: pool, timeLimitMs: 150, hardLimitFactor: 50 });
     expect(c.stats.stoppedBy).toBe('work');
     expect(validateSolution(inst.input, c, { exact: inst.exact }).ok).toBe(true);
     expect(JSON.stringify(strip(c))).toBe(JSON.stringify(strip(d)));
+    // an explicit work budget: the same work as that limit, so the same answer
+    const e = await solve(inst.input, { seed: 11, workers: 2, executor: pool, work: 150 * WORK_PER_MS });
+    expect(e.stats.stoppedBy).toBe('work');
+    expect(JSON.stringify(strip(e))).toBe(JSON.stringify(strip(c)));
+    // a time limit alone (a promise: the clock at the limit) is deterministic whenever the work budget ends first
+    const f = await solve(inst.input, { seed: 11, workers: 2, executor: pool, timeLimitMs: 600 });
+    const g = await solve(inst.input, { seed: 11, workers: 2, executor: pool, timeLimitMs: 600 });
+    if (f.stats.stoppedBy === 'work' && g.stats.stoppedBy === 'work') expect(JSON.stringify(strip(f))).toBe(JSON.stringify(strip(g)));
   });
 
   it('offload (build and assembly on the pool too) and the in-thread executor give the same answer', async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { solve, type SolveOptions } from '../../src/vrp/solve.js';
+import { solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../../src/vrp/solve.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 import type { VrpInput } from '../../src/vrp/model.js';
 import type { Solution } from '../../src/vrp/solution.js';
@@ -232,6 +232,29 @@ describe('search control', () => {
     expect(sol.unassigned).toEqual([]);
     expect(validateSolution(inst.input, sol, { exact: inst.exact }).ok).toBe(true);
     expect(events.length).toBeGreaterThan(0);
+  });
+
+  it('a time limit is a hard wall-clock bound; an explicit work budget or deadline stays available', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'RC105.txt', 'utf8'));
+    // A work budget far beyond the limit: the clock ends the search at the limit and says so.
+    let t0 = performance.now();
+    const cut = await solve(inst.input, { seed: 1, work: 1e12, timeLimitMs: 300 });
+    let wall = performance.now() - t0;
+    expect(cut.stats.stoppedBy).toBe('time');
+    expect(wall).toBeLessThan(300 * 1.05 + 60); // + the final assembly
+    expect(validateSolution(inst.input, cut, { exact: inst.exact }).ok).toBe(true);
+    // The default: the work budget is WORK_SHARE of the limit, so an idle machine ends by work first.
+    t0 = performance.now();
+    const lim = await solve(inst.input, { seed: 1, timeLimitMs: 300 });
+    wall = performance.now() - t0;
+    expect(wall).toBeLessThan(300 * 1.05 + 60);
+    expect(['work', 'time']).toContain(lim.stats.stoppedBy);
+    expect(lim.stats.work).toBeLessThanOrEqual(300 * WORK_SHARE * WORK_PER_MS * 1.02);
+    // An absolute deadline (an operation's) bounds an iteration budget too.
+    t0 = performance.now();
+    const dl = await solve(inst.input, { seed: 1, iterations: 1e9, deadlineAt: wallNow() + 250 });
+    expect(performance.now() - t0).toBeLessThan(250 * 1.05 + 60);
+    expect(dl.stats.stoppedBy).toBe('time');
   });
 
   it('effort levels: 1 = construction and local search only', async () => {
