@@ -25,9 +25,25 @@ export interface Query {
   Country?: string;
 }
 
-export const NOISE_CLASSES = ['case', 'abbreviation', 'omission', 'typo', 'phonetic', 'accents', 'token', 'postcode', 'number', 'field'] as const;
+export const NOISE_CLASSES = ['case', 'abbreviation', 'omission', 'typo', 'phonetic', 'accents', 'token', 'postcode', 'number', 'field', 'language'] as const;
 export type NoiseClass = (typeof NOISE_CLASSES)[number];
-const WEIGHTS: Record<NoiseClass, number> = { case: 25, abbreviation: 25, omission: 20, typo: 15, phonetic: 5, accents: 5, token: 5, postcode: 5, number: 5, field: 3 };
+const WEIGHTS: Record<NoiseClass, number> = { case: 25, abbreviation: 25, omission: 20, typo: 15, phonetic: 5, accents: 5, token: 5, postcode: 5, number: 5, field: 3, language: 15 };
+const TOTAL_WEIGHT = Object.values(WEIGHTS).reduce((a, b) => a + b, 0);
+
+/**
+ * How addresses are written in Italian, Spanish, Catalan, Portuguese, French and German: the
+ * short forms of street types (full name → short forms), and the articles and prepositions
+ * people leave out ("Via della Spiga" → "Via Spiga", "Rua do Almada" → "Rua Almada").
+ */
+const LANGUAGE_TYPES: [string, string[]][] = [
+  ['corso', ['c.so']], ['viale', ['v.le']], ['piazza', ['p.za', 'p.zza']], ['piazzale', ['p.le']], ['largo', ['l.go', 'lgo.']],
+  ['vicolo', ['v.lo']], ['calle', ['c/', 'c.', 'cl.']], ['carrer', ['c/', 'c.']], ['avinguda', ['av.', 'avda.']], ['avenida', ['av.', 'avda.']],
+  ['plaça', ['pl.', 'pça.']], ['plaza', ['pl.', 'pza.']], ['passeig', ['pg.', 'ptge.']], ['paseo', ['p.º', 'pº']], ['carretera', ['ctra.']],
+  ['rua', ['r.']], ['praça', ['pç.', 'pça.', 'pr.']], ['avenida', ['av.']], ['travessa', ['tv.', 'trav.']], ['estrada', ['estr.']], ['largo', ['lg.']],
+  ['boulevard', ['bd', 'bd.', 'bld']], ['avenue', ['av.', 'ave']], ['place', ['pl.']], ['chemin', ['ch.']], ['impasse', ['imp.']], ['route', ['rte']],
+  ['strasse', ['str.']], ['straße', ['str.']], ['platz', ['pl.']], ['gasse', ['g.']],
+];
+const LANGUAGE_PARTICLES = new Set(['della', 'delle', 'dello', 'degli', 'dei', 'del', 'di', 'de', 'da', 'do', 'dos', 'das', 'des', 'du', 'la', 'las', 'los', 'les', 'el', 'els', "d'", 'von', 'vom', 'zu', 'zum', 'zur', 'der', 'den', 'dem']);
 
 /** Street-type words and their common written variants (full ↔ short), several languages. */
 const TYPE_VARIANTS: [string, string[]][] = [
@@ -79,7 +95,7 @@ export function typo(s: string, rng: Rng): string {
   return s.slice(0, i) + s.slice(i + 1);
 }
 
-interface Parts {
+export interface Parts {
   street: string;
   hn: string;
   unit: string;
@@ -91,7 +107,7 @@ interface Parts {
   extraStreetTail: string;
 }
 
-function applyClass(cls: NoiseClass, p: Parts, t: TruthAddress, rng: Rng): boolean {
+export function applyClass(cls: NoiseClass, p: Parts, t: TruthAddress, rng: Rng): boolean {
   switch (cls) {
     case 'case': {
       const m = rng.int(3);
@@ -218,6 +234,27 @@ function applyClass(cls: NoiseClass, p: Parts, t: TruthAddress, rng: Rng): boole
       else p.unit = UNITS[rng.int(UNITS.length)];
       return true;
     }
+    case 'language': {
+      const words = p.street.split(' ');
+      const opts: (() => void)[] = [];
+      words.forEach((w, i) => {
+        const lw = w.toLowerCase();
+        for (const [full, shorts] of LANGUAGE_TYPES) {
+          if (lw === full) opts.push(() => { words[i] = cap(shorts[rng.int(shorts.length)]); });
+          else if (lw.endsWith(full) && lw.length > full.length + 2) opts.push(() => { words[i] = w.slice(0, w.length - full.length) + shorts[rng.int(shorts.length)]; });
+        }
+        // an article or preposition inside the name ("Rua do Almada", "Via della Spiga", "Carrer de la Unió")
+        if (i > 0 && i < words.length - 1 && LANGUAGE_PARTICLES.has(lw)) opts.push(() => { words[i] = ''; });
+        if (i > 0 && i < words.length - 1 && /^d'|^l'/i.test(w) && w.length > 3) opts.push(() => { words[i] = w.slice(2); });
+      });
+      // the number on the other side of the street, or after a comma ("Rua do Almada, 123")
+      opts.push(() => { p.numberFirst = !p.numberFirst; });
+      if (!p.numberFirst) opts.push(() => { p.street = `${p.street},`; });
+      if (opts.length === 0) return false;
+      opts[rng.int(opts.length)]();
+      p.street = words.filter((w) => w.length > 0).join(' ') + (p.street.endsWith(',') ? ',' : '');
+      return true;
+    }
     case 'field': {
       const r = rng.int(3);
       if (r === 0 && p.city) { p.extraStreetTail = `, ${p.city}`; if (rng.chance(0.5)) p.city = ''; }
@@ -259,7 +296,7 @@ export function noisyQuery(t: TruthAddress, rng: Rng, k = drawK(rng)): { q: Quer
   let tries = 0;
   while (classes.length < k && tries < 20) {
     tries++;
-    let x = rng.next() * 113;
+    let x = rng.next() * TOTAL_WEIGHT;
     let cls: NoiseClass = 'case';
     for (const c of NOISE_CLASSES) { x -= WEIGHTS[c]; if (x < 0) { cls = c; break; } }
     if (classes.includes(cls)) continue;

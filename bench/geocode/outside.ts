@@ -23,7 +23,7 @@ export function extracts(): Extract[] {
     { name: 'monaco', path: here('../../fixtures/monaco-latest.osm.pbf') },
     { name: 'andorra', path: here('../../fixtures/andorra.osm.pbf') },
     { name: 'porto', path: here('../../../shared/data/osm/porto_portugal.osm.pbf') },
-    { name: 'apidb (US)', path: here('../../../shared/data/osm/apidb-test-data.pbf') },
+    { name: 'liechtenstein (apidb)', path: here('../../../shared/data/osm/apidb-test-data.pbf') },
   ];
   return all.filter((e) => existsSync(e.path));
 }

@@ -187,8 +187,14 @@ function parseOnce(raw: string): ParsedStreet {
   }
   while (primary < tokSections.length - 1 && !hasLetters(tokSections[primary])) primary++;
   let toks = tokSections[primary].slice();
-  for (let k = 0; k < tokSections.length; k++) if (k !== primary && !(leadNumber && k === 0)) hints.push(tokSections[k].join(' '));
+  // "Rua do Almada, 123" / "Via Roma, 12b": a short number-only section right after a name that
+  // has no number is its house number (longer ones are more likely postcodes, kept as hints).
+  let trailNumber = -1;
+  const next = tokSections[primary + 1];
+  if (!leadNumber && next && !hasLetters(next) && !toks.some(isNumToken) && /^\d{1,4}(?: ?[a-z])?$/.test(next.join(' '))) trailNumber = primary + 1;
+  for (let k = 0; k < tokSections.length; k++) if (k !== primary && k !== trailNumber && !(leadNumber && k === 0)) hints.push(tokSections[k].join(' '));
   if (leadNumber) toks = [...leadNumber, ...toks];
+  if (trailNumber >= 0) toks = [...toks, ...tokSections[trailNumber]];
   // Number markers: "No. 12 Main St" / "Main St Nr 12"
   toks = toks.filter((t, k) => !(NUMBER_MARKERS.has(t.replace(/\.$/, '')) && k + 1 < toks.length && isNumToken(toks[k + 1]) && (k === 0 || k === toks.length - 2)));
 

@@ -56,6 +56,15 @@ describe('street-line parser', () => {
     expect(p.name).toBe(name);
   });
 
+  it('takes a short number after a comma as the house number ("Rua do Almada, 123"), a longer one as a hint', () => {
+    expect(parseStreetLine('Rua do Almada, 123')).toMatchObject({ number: { num: 123 }, name: 'rua do almada', hints: [] });
+    expect(parseStreetLine('Via Roma, 12b, Milano')).toMatchObject({ number: { num: 12, suffix: 'b' }, name: 'via roma', hints: ['milano'] });
+    expect(parseStreetLine('Altenbach,, 22')).toMatchObject({ number: { num: 22 }, name: 'altenbach' });
+    // a number already in the name keeps the later section as a hint; 5 digits look like a postcode
+    expect(parseStreetLine('Main St 5, 12').hints).toEqual(['12']);
+    expect(parseStreetLine('Rue Grimaldi, 98000')).toMatchObject({ number: null, hints: ['98000'] });
+  });
+
   it('records units, hints and post-office boxes', () => {
     expect(parseStreetLine('Main St Apt 4B').units).toEqual(['apt 4b']);
     expect(parseStreetLine('Landstrasse 12 9495 Triesen')).toMatchObject({ name: 'landstrasse', hints: ['9495 triesen'] });
