@@ -1,9 +1,11 @@
 /** Small CLI helpers: reading JSON specs (file or stdin) and printing records. */
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EngineError } from '../core/errors.js';
 
-/** Reads and parses a JSON file (`-` = stdin). Throws InvalidInput naming the file. */
+/** Reads and parses a JSON file (`-` = stdin; a leading UTF-8 BOM is ignored). Throws InvalidInput naming the file. */
 export function readJson(path: string): unknown {
   let text: string;
   try {
@@ -12,7 +14,7 @@ export function readJson(path: string): unknown {
     throw new EngineError('InvalidInput', `Cannot read ${path === '-' ? 'standard input' : `"${path}"`}.`, { path: 'spec' });
   }
   try {
-    return JSON.parse(text);
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
     throw new EngineError('InvalidInput', `${path}: not valid JSON (${(e as Error).message}).`, { path: 'spec' });
   }
@@ -33,4 +35,48 @@ export const NAMES_OPTION = { names: { type: 'boolean' } } as const;
 /** `util.parseArgs` for a sub-command: positionals allowed, unknown options refused. */
 export function parseCommandArgs<O extends ParseArgsConfig['options']>(argv: string[], options: O): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
   return parseArgs({ args: argv, allowPositionals: true, options });
+}
+
+/**
+ * Checks, before any work starts, that `path` can be written as an output file: not a directory,
+ * its folder exists and is writable, an existing file is writable. InvalidInput (exit code 2)
+ * naming the option otherwise.
+ */
+export function checkOutputPath(path: string, option: string): void {
+  const fail = (why: string): never => {
+    throw new EngineError('InvalidInput', `${option} ${path}: ${why}.`, { path: option.replace(/^-+/, '') });
+  };
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    st = null;
+  }
+  if (st?.isDirectory()) fail('is a directory (give a file name)');
+  const dir = dirname(resolve(path));
+  let dst;
+  try {
+    dst = statSync(dir);
+  } catch {
+    return fail(`the folder ${dir} does not exist`);
+  }
+  if (!dst.isDirectory()) fail(`${dir} is not a folder`);
+  try {
+    accessSync(st ? path : dir, constants.W_OK);
+  } catch {
+    fail(st ? 'the file is not writable' : `the folder ${dir} is not writable`);
+  }
+}
+
+/** The most worker threads a command accepts: 4 × the machine's available parallelism. */
+export const MAX_THREADS = 4 * availableParallelism();
+
+/** A `--threads`/`--workers` value: a whole number from 1 to {@link MAX_THREADS}, else InvalidInput. */
+export function parseThreads(value: string | undefined, fallback: number, option = '--threads'): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_THREADS) {
+    throw new EngineError('InvalidInput', `${option} must be a whole number from 1 to ${MAX_THREADS} (4 × the ${availableParallelism()} available cores); got "${value}".`, { path: option.replace(/^-+/, '') });
+  }
+  return n;
 }

@@ -12,6 +12,8 @@
  *   `offload` run on the executor (task kind `geocode-search`, chunks of 256, the index opened
  *   from the shared dataset buffer in each thread); results are merged in input order, so they
  *   are identical to the single-threaded run.
+ * - At most {@link MAX_GEOCODE_ADDRESSES} (100,000) addresses per call: beyond it the result is
+ *   Failed with an error marked [TooBig] (split larger batches; docs/geocoding.md).
  */
 import { EngineError } from '../core/errors.js';
 import {
@@ -29,6 +31,12 @@ export interface GeocodeOperationOptions {
 }
 
 export const MAX_FIELD_CHARS = 1000;
+/**
+ * The most addresses one Geocode call takes (TooBig beyond it): a call's records, candidates and
+ * result live in memory at once. Larger batches are split by the caller (the CLI's CSV mode
+ * streams any number of rows in chunks).
+ */
+export const MAX_GEOCODE_ADDRESSES = 100_000;
 const ADDRESS_FIELDS = ['Street', 'City', 'State', 'PostalCode', 'Country'] as const;
 // C0 controls except tab/newline/carriage return, DEL, C1 controls.
 const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
@@ -46,13 +54,19 @@ function locationTemplate(): Location {
   return (defaultLocation ??= LocationSchema.defaults() as Location);
 }
 
-/** Validates a GeocodeSpecification: the parsed addresses, or issues with field paths. */
-export function validateGeocodeSpecification(spec: unknown): { ok: true; addresses: Address[]; needMatchCode: boolean } | { ok: false; issues: Issue[] } {
+/**
+ * Validates a GeocodeSpecification: the parsed addresses, or issues with field paths. More than
+ * `maxAddresses` (default {@link MAX_GEOCODE_ADDRESSES}) addresses is an issue marked [TooBig].
+ */
+export function validateGeocodeSpecification(spec: unknown, maxAddresses = MAX_GEOCODE_ADDRESSES): { ok: true; addresses: Address[]; needMatchCode: boolean } | { ok: false; issues: Issue[] } {
   const parsed = GeocodeSpecificationSchema.safeParse(spec);
   if (!parsed.ok) return parsed;
   const issues: Issue[] = [];
   const addresses = parsed.value.Addresses ?? [];
   if (addresses.length === 0) issues.push({ path: 'Addresses', message: 'must hold at least one Address' });
+  if (addresses.length > maxAddresses) {
+    return { ok: false, issues: [{ path: 'Addresses', message: `holds ${addresses.length} Addresses; one Geocode call takes at most ${maxAddresses} (split the batch) [TooBig]` }] };
+  }
   addresses.forEach((a, i) => {
     let filled = false;
     for (const f of ADDRESS_FIELDS) {

@@ -30,7 +30,7 @@ describe('dispatchkit geocode', () => {
     const r = run(['--csv', csv, '-o', out]);
     expect(r.status).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n');
-    expect(lines[0]).toBe('id,Address,City,lat,lon,matchcode,score,kind,matched_street,matched_city,matched_postcode');
+    expect(lines[0]).toBe('id,Address,City,lat,lon,matchcode,score,kind,matched_street,matched_city,matched_postcode,error');
     expect(lines[1]).toMatch(/^1,22 Avenue Princesse Grace,Monaco,43\.74782\d*,7\.43625\d*,Exact,/);
     expect(lines[2]).toMatch(/^2,Qxzqxz,Nowhere,,,None,/);
     expect(r.stderr).toContain('1/2 rows geocoded');

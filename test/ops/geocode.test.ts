@@ -1,6 +1,7 @@
 /**
  * The Geocode operation on contract records: validation with field paths (never a throw),
- * statuses, IsNeedMatchCode, the worker-pool batch path (same result as in-thread), CSV helpers.
+ * statuses, IsNeedMatchCode, the worker-pool batch path (same result as in-thread), the address
+ * cap (TooBig), CSV helpers of the CLI.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,9 @@ import { geocodeOperation, geocodeOp } from '../../src/ops/geocode.js';
 import { geocoderContext } from '../../src/ops/context.js';
 import { Geocoder } from '../../src/geocode/search.js';
 import { GeocodeResultSchema } from '../../src/records/index.js';
-import { parseCsv, detectHeader } from '../../src/cli/commands/geocode.js';
+import { Readable } from 'node:stream';
+import { csvRecords, detectHeader, parseColumns, sniffSeparator } from '../../src/cli/csv.js';
+import { MAX_GEOCODE_ADDRESSES, validateGeocodeSpecification } from '../../src/ops/geocode.js';
 
 let index: GeocodeIndex;
 let pool: WorkerPool;
@@ -121,15 +124,67 @@ describe('Geocode operation', () => {
   });
 });
 
-describe('CSV helpers of the CLI', () => {
-  it('parses quoted CSV with ; or , separators', () => {
-    expect(parseCsv('a,b\n"x, y","he said ""hi"""\r\n1,2\n')).toEqual([['a', 'b'], ['x, y', 'he said "hi"'], ['1', '2']]);
-    expect(parseCsv('street;city\nLandstrasse 12;Vaduz\n')).toEqual([['street', 'city'], ['Landstrasse 12', 'Vaduz']]);
+describe('the address cap of one call', () => {
+  it('is 100,000 by default and a parameter of the validation', () => {
+    expect(MAX_GEOCODE_ADDRESSES).toBe(100_000);
+    const spec = { Addresses: [{ Street: 'a' }, { Street: 'b' }, { Street: 'c' }, { Street: 'd' }] };
+    expect(validateGeocodeSpecification(spec, 4).ok).toBe(true);
+    const v = validateGeocodeSpecification(spec, 3);
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.issues).toEqual([{ path: 'Addresses', message: expect.stringMatching(/holds 4 Addresses; .* at most 3 .*\[TooBig\]$/) }]);
   });
 
-  it('detects address columns from the header', () => {
+  it('fails a call past the cap with TooBig, before geocoding anything', async () => {
+    const addresses = Array.from({ length: MAX_GEOCODE_ADDRESSES + 1 }, () => ({ Street: 'x' }));
+    const r = geocodeOperation(index, { Addresses: addresses });
+    expect(r.Status).toBe('Failed');
+    expect(messages(r)).toEqual([expect.stringMatching(/^Addresses: holds 100001 Addresses.*\[TooBig\]$/)]);
+    const ctx = geocoderContext(new Geocoder(index), pool, { geocodePrefix: 'geo' });
+    const pooled = await geocodeOp(ctx, { Addresses: addresses }, { offload: true });
+    expect(pooled).toEqual(r);
+  });
+});
+
+describe('CSV helpers of the CLI', () => {
+  const records = async (text: string) => {
+    const out = [];
+    for await (const r of csvRecords(Readable.from([text]))) out.push(r);
+    return out;
+  };
+
+  it('parses quoted CSV, sniffing , ; or tab and dropping a BOM', async () => {
+    expect(await records('a,b\n"x, y","he said ""hi"""\r\n1,2\n')).toEqual([
+      { line: 1, cells: ['a', 'b'] }, { line: 2, cells: ['x, y', 'he said "hi"'] }, { line: 3, cells: ['1', '2'] }]);
+    expect(await records('\uFEFFstreet;city\nLandstrasse 12, Vaduz;Vaduz\n')).toEqual([
+      { line: 1, cells: ['street', 'city'] }, { line: 2, cells: ['Landstrasse 12, Vaduz', 'Vaduz'] }]);
+    expect(sniffSeparator('a\tb\tc,d\n')).toBe('\t');
+    expect(sniffSeparator('"a;b;c",d\n')).toBe(',');
+  });
+
+  it('names the line of a record it cannot read, keeping the others apart', async () => {
+    expect(await records('a,b\n1,"two\nlines"\n\n3,4,5\n6,7\n8,"open\n9,10\n')).toEqual([
+      { line: 1, cells: ['a', 'b'] },
+      { line: 2, cells: ['1', 'two\nlines'] },
+      { line: 5, cells: ['3', '4', '5'], error: '3 columns where the first row has 2' },
+      { line: 6, cells: ['6', '7'] },
+      { line: 7, error: 'a quoted field is not closed (the input ends inside it)', cells: undefined },
+    ]);
+  });
+
+  it('detects address columns from the header, in several languages', () => {
     expect(detectHeader(['id', 'Address', 'Town', 'ZIP', 'country_code'])).toEqual({ Street: 1, City: 2, PostalCode: 3, Country: 4 });
-    expect(detectHeader(['Strasse', 'PLZ', 'Ort'])).toEqual({ Street: 0, PostalCode: 1, City: 2 });
+    expect(detectHeader(['Straße', 'PLZ', 'Ort'])).toEqual({ Street: 0, PostalCode: 1, City: 2 });
+    expect(detectHeader(['Dirección', 'Código Postal', 'Ciudad', 'País'])).toEqual({ Street: 0, PostalCode: 1, City: 2, Country: 3 });
+    expect(detectHeader(['Indirizzo', 'CAP', 'Città', 'Paese'])).toEqual({ Street: 0, PostalCode: 1, City: 2, Country: 3 });
+    expect(detectHeader(['Endereço', 'Cidade', 'Estado', 'CEP'])).toEqual({ Street: 0, City: 1, State: 2, PostalCode: 3 });
+    expect(detectHeader(['adresse', 'cp', 'ville', 'pays', 'region'])).toEqual({ Street: 0, PostalCode: 1, City: 2, Country: 3, State: 4 });
     expect(detectHeader(['12 Main St', 'Springfield'])).toBeNull();
+  });
+
+  it('reads --columns by number or header name', () => {
+    expect(parseColumns('street=2,city=3,zip=4')).toEqual({ byNumber: { Street: 1, City: 2, PostalCode: 3 }, byName: {} });
+    expect(parseColumns('address=Anschrift, country=Land')).toEqual({ byNumber: {}, byName: { Street: 'Anschrift', Country: 'Land' } });
+    expect(() => parseColumns('colour=2')).toThrow(/field=column/);
+    expect(() => parseColumns('street=0')).toThrow(/start at 1/);
   });
 });

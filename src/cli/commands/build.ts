@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Command } from '../command.js';
-import { QUIET_OPTION, parseCommandArgs } from '../io.js';
+import { QUIET_OPTION, checkOutputPath, parseCommandArgs, parseThreads } from '../io.js';
 import { EXIT } from '../command.js';
 import { buildDatasetFile } from '../../dataset/build.js';
 import { WorkerPool } from '../../workers/pool.js';
@@ -21,11 +21,9 @@ export const buildCommand: Command = {
       process.stderr.write(`Usage: ${this.usage}\n`);
       return EXIT.usage;
     }
-    const threads = values.threads ? Number(values.threads) : Math.min(2, availableParallelism());
-    if (!Number.isInteger(threads) || threads < 1) {
-      process.stderr.write('--threads must be a positive integer\n');
-      return EXIT.usage;
-    }
+    const threads = parseThreads(values.threads, Math.min(2, availableParallelism()));
+    // Before the build starts (minutes on a large extract): the output must be a writable file path.
+    checkOutputPath(values.out, '-o');
     const progress = new ProgressPrinter(process.stderr, values.quiet);
     const pool = threads > 1 ? new WorkerPool({ threads: Math.min(2, threads) }) : undefined;
     try {

@@ -6,25 +6,36 @@
  *   dispatchkit geocode --data ds.dkds --reverse 43.73,7.42
  *   dispatchkit geocode --osm extract.osm.pbf [--tiger ranges.csv] ...   (index built in memory)
  *
- * CSV mode: the header is detected (street/address, city/town, state/region, postcode/zip,
- * country, in any order; without a recognisable header the columns are taken in that order);
- * every input column is kept and lat, lon, matchcode, score, kind and the matched street, city,
- * postcode are appended. Progress goes to stderr.
+ * CSV mode (streaming, bounded memory; see docs/geocoding.md "CSV"): csv-parse reads the file
+ * (quoting, BOM, `,` `;` or tab sniffed from the first line); the header is recognised by column
+ * names in several languages (street/address/adresse/dirección/indirizzo/endereço/straße,
+ * city/ville/ciudad/città/cidade/ort/stadt, postcode/zip/cp/plz/cap/código postal,
+ * country/pays/país/paese/land, state/region) or given with `--columns street=2,city=3` (1-based
+ * numbers, or header names); without either the columns are taken as street, city, state,
+ * postcode, country. A lone address column is a free-text line (the geocoder reads "22 Avenue
+ * Princesse Grace, 98000 Monaco" in Street). Every input column is kept and lat, lon, matchcode,
+ * score, kind, the matched street, city, postcode and `error` are appended (`--jsonl`: one JSON
+ * object per row instead). Rows are written in input order as their chunk completes; a row that
+ * cannot be parsed is written with matchcode Error and its line, named on stderr, and the exit
+ * code is 2. Progress goes to stderr.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync, statSync, type ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
-import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs } from '../io.js';
+import { DATA_OPTION, NAMES_OPTION, checkOutputPath, parseThreads, printJson, QUIET_OPTION, readJson, parseCommandArgs } from '../io.js';
+import { csvField, csvRecords, detectHeader, parseColumns, resolveColumnNames, type ColumnMap } from '../csv.js';
 import { ProgressPrinter } from '../progress.js';
 import { BinFile } from '../../core/binfile.js';
 import { EngineError, isEngineError } from '../../core/errors.js';
 import { OsmPbfFile } from '../../osm/pbf.js';
-import { GeocodeResultSchema, type Address } from '../../records/index.js';
+import { GeocodeResultSchema, LocationSchema, type Address } from '../../records/index.js';
 import { WorkerPool } from '../../workers/pool.js';
 import { GeocodeIndex } from '../../geocode/geocode-index.js';
 import { buildGeocodeIndex } from '../../geocode/build.js';
-import { Geocoder } from '../../geocode/search.js';
+import { Geocoder, type AddressQuery, type GeocodeCandidate } from '../../geocode/search.js';
 import { geocoderContext } from '../../ops/context.js';
+import { candidateToLocation } from '../../ops/geocode.js';
 import { Geocode } from '../../ops/table.js';
 import { InlineExecutor } from '../../workers/inline.js';
 
@@ -67,90 +78,183 @@ function openIndex(values: { data?: string; osm?: string; tiger?: string }, prog
 
 // ----------------------------------------------------------------------------- CSV
 
-/** RFC 4180-ish CSV: quoted fields, doubled quotes, CRLF; separator ',' or ';' (whichever the header uses more). */
-export function parseCsv(text: string): string[][] {
-  const firstLine = text.slice(0, text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length);
-  const sep = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : (firstLine.match(/\t/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? '\t' : ',';
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cur = '';
-  let q = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (q) {
-      if (c === '"' && text[i + 1] === '"') { cur += '"'; i++; }
-      else if (c === '"') q = false;
-      else cur += c;
-    } else if (c === '"' && cur.length === 0) q = true;
-    else if (c === sep) { row.push(cur); cur = ''; }
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(cur); cur = '';
-      if (row.length > 1 || row[0] !== '') rows.push(row);
-      row = [];
-    } else cur += c;
-  }
-  if (cur.length > 0 || row.length > 0) { row.push(cur); if (row.length > 1 || row[0] !== '') rows.push(row); }
-  return rows;
+/** Rows per geocoding chunk, and chunks in flight at most (bounded memory whatever the input size). */
+const CSV_CHUNK = 256;
+const CSV_IN_FLIGHT_PER_THREAD = 2;
+
+interface CsvOptions {
+  input: string;
+  output?: string;
+  jsonl: boolean;
+  names: boolean;
+  columns?: string;
+  header?: boolean;
+  limit: number;
+  threads: number;
 }
 
-function csvField(s: string): string {
-  return /[",;\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+type Row = { line: number; cells: string[]; query?: AddressQuery; error?: string };
 
-const HEADER_NAMES: Record<keyof Address, RegExp> = {
-  Street: /^(street|address|address ?1|addr|street ?address|line ?1|strasse|rue|via|calle|adresse|indirizzo|direccion)$/i,
-  City: /^(city|town|locality|place|municipality|ort|ville|citta|ciudad|stadt)$/i,
-  State: /^(state|region|province|county|st|bundesland)$/i,
-  PostalCode: /^(postal ?code|postcode|post ?code|zip|zip ?code|plz|cp|cap|zipcode)$/i,
-  Country: /^(country|country ?code|land|pays|paese|pais)$/i,
-};
+const OUT_COLUMNS = ['lat', 'lon', 'matchcode', 'score', 'kind', 'matched_street', 'matched_city', 'matched_postcode', 'error'];
 
-/** Column index per address field from a header row, or null when the row is not a header. */
-export function detectHeader(row: string[]): Partial<Record<keyof Address, number>> | null {
-  const map: Partial<Record<keyof Address, number>> = {};
-  row.forEach((h, i) => {
-    const name = h.trim().replace(/[_-]+/g, ' ');
-    for (const [field, re] of Object.entries(HEADER_NAMES) as [keyof Address, RegExp][]) {
-      if (map[field] === undefined && re.test(name)) { map[field] = i; break; }
-    }
-  });
-  return map.Street !== undefined || map.City !== undefined || map.PostalCode !== undefined ? map : null;
-}
-
-async function runCsv(geocoder: Geocoder, input: string, output: string | undefined, limit: number, progress: ProgressPrinter): Promise<number> {
-  let text: string;
+/** The `--csv` input must be a readable file (or `-`); checked before any work starts. */
+function checkCsvInput(input: string): void {
+  if (input === '-') return;
+  let st;
   try {
-    text = readFileSync(input === '-' ? 0 : input, 'utf8');
-  } catch {
-    throw new EngineError('InvalidInput', `Cannot read ${input}.`, { path: 'csv' });
+    st = statSync(input);
+  } catch (e) {
+    throw new EngineError('InvalidInput', `--csv ${input}: cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)}).`, { path: 'csv' });
   }
-  const rows = parseCsv(text.replace(/^\uFEFF/, ''));
-  if (rows.length === 0) throw new EngineError('InvalidInput', `${input}: no rows.`, { path: 'csv' });
-  const header = detectHeader(rows[0]);
-  const cols: Partial<Record<keyof Address, number>> = header ?? { Street: 0, City: 1, State: 2, PostalCode: 3, Country: 4 };
-  const data = header ? rows.slice(1) : rows;
-  const width = Math.max(...rows.map((r) => r.length));
-  const outHeader = [...(header ? rows[0] : Array.from({ length: width }, (_, i) => `col${i + 1}`)), 'lat', 'lon', 'matchcode', 'score', 'kind', 'matched_street', 'matched_city', 'matched_postcode'];
-  const lines: string[] = [outHeader.map(csvField).join(',')];
-  let found = 0;
-  const t0 = performance.now();
-  data.forEach((r, i) => {
-    const get = (f: keyof Address) => (cols[f] !== undefined ? (r[cols[f]!] ?? '').slice(0, 1000) : '');
-    const c = geocoder.search({ Street: get('Street'), City: get('City'), State: get('State'), PostalCode: get('PostalCode'), Country: get('Country') }, { limit })[0];
-    const cells = [...r, ...Array(Math.max(0, width - r.length)).fill('')];
-    if (c) {
-      found++;
-      cells.push(c.lat.toFixed(7), c.lon.toFixed(7), c.matchCode, c.score.toFixed(3), c.kind, c.address.Street ?? '', c.address.City ?? '', c.address.PostalCode ?? '');
-    } else cells.push('', '', 'None', '0', '', '', '', '');
-    lines.push(cells.map(csvField).join(','));
-    if ((i & 63) === 0 || i === data.length - 1) progress.onProgress({ phase: 'geocode', done: i + 1, total: data.length });
+  if (st.isDirectory()) throw new EngineError('InvalidInput', `--csv ${input}: is a directory.`, { path: 'csv' });
+}
+
+function openInput(input: string): Readable {
+  checkCsvInput(input);
+  return input === '-' ? process.stdin : createReadStream(input);
+}
+
+/** Writes to a stream, waiting for it to drain when its buffer is full. */
+async function writeOut(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!out.write(text)) await new Promise<void>((res, rej) => {
+    const onErr = (e: Error) => rej(e);
+    out.once('error', onErr);
+    out.once('drain', () => { out.off('error', onErr); res(); });
   });
+}
+
+/**
+ * CSV (or JSON lines) geocoding, streaming: records are read, geocoded in chunks of
+ * {@link CSV_CHUNK} rows (on the worker pool when there is one) with at most a few chunks in
+ * flight, and written in input order as they complete. Exit code 0, or 2 when some rows could not
+ * be read (each is written as a row with matchcode `Error` and the reason in `error`, and named
+ * with its line on stderr; the other rows are geocoded as usual).
+ */
+async function runCsv(geocoder: Geocoder, pool: WorkerPool | null, o: CsvOptions, progress: ProgressPrinter): Promise<number> {
+  const source = openInput(o.input);
+  const size = o.input === '-' ? 0 : statSync(o.input).size;
+  const out: NodeJS.WritableStream = o.output ? createWriteStream(o.output) : process.stdout;
+  // A write error is kept and thrown at the next write (no long-lived promise raced per chunk: its reactions would pile up).
+  let outFailure: EngineError | null = null;
+  out.on('error', (e: NodeJS.ErrnoException) => {
+    outFailure ??= new EngineError('InvalidInput', `Cannot write ${o.output ?? 'the output'}: ${e.code ?? e.message}.`, { path: 'out' });
+  });
+  const write = async (text: string): Promise<void> => {
+    if (outFailure) throw outFailure;
+    try {
+      await writeOut(out, text);
+    } catch {
+      throw outFailure ?? new EngineError('InvalidInput', `Cannot write ${o.output ?? 'the output'}.`, { path: 'out' });
+    }
+    if (outFailure) throw outFailure;
+  };
+  const cols = o.columns ? parseColumns(o.columns) : null;
+  const search = (queries: AddressQuery[]): Promise<GeocodeCandidate[][]> => pool
+    ? pool.run('geocode-search', { datasetKey: 'dataset', prefix: PREFIX, queries, limit: o.limit })
+    : Promise.resolve(queries.map((q) => geocoder.search(q, { limit: o.limit })));
+  const inFlightMax = Math.max(2, CSV_IN_FLIGHT_PER_THREAD * (pool ? o.threads : 1));
+
+  let map: ColumnMap | null = null;
+  let width = 0;
+  let rows = 0, found = 0;
+  const bad: string[] = []; // the first 20 messages (stderr); badCount counts them all
+  let badCount = 0;
+  const t0 = performance.now();
+  const queue: { rows: Row[]; result: Promise<GeocodeCandidate[][]> }[] = [];
+  let chunk: Row[] = [];
+
+  const fieldsOf = (c: GeocodeCandidate | undefined) => c
+    ? [c.lat.toFixed(7), c.lon.toFixed(7), c.matchCode, c.score.toFixed(3), c.kind, c.address.Street ?? '', c.address.City ?? '', c.address.PostalCode ?? '', '']
+    : ['', '', 'None', '0', '', '', '', '', ''];
+  const encodeLocation = (c: GeocodeCandidate) => LocationSchema.encode(candidateToLocation(c, true), { enums: o.names ? 'name' : 'int' });
+
+  const flushHead = async (): Promise<void> => {
+    const head = queue.shift()!;
+    const candidates = await head.result;
+    let k = 0;
+    let text = '';
+    for (const r of head.rows) {
+      rows++;
+      if (r.error !== undefined) {
+        if (badCount++ < 20) bad.push(`line ${r.line}: ${r.error}`);
+        if (o.jsonl) text += JSON.stringify({ Line: r.line, Error: r.error }) + '\n';
+        else text += [...padded(r.cells.slice(0, width)), '', '', 'Error', '0', '', '', '', '', `line ${r.line}: ${r.error}`].map(csvField).join(',') + '\n';
+        continue;
+      }
+      const cands = candidates[k++];
+      if (cands.length > 0) found++;
+      if (o.jsonl) text += JSON.stringify({ Line: r.line, Address: r.query, Locations: cands.map(encodeLocation) }) + '\n';
+      else text += [...padded(r.cells), ...fieldsOf(cands[0])].map(csvField).join(',') + '\n';
+    }
+    await write(text);
+    const done = size > 0 ? Math.min(size - 1, (source as ReadStream).bytesRead ?? 0) : rows;
+    progress.onProgress({ phase: 'geocode', done, total: size, info: { rows } });
+  };
+  const padded = (cells: string[]) => (cells.length >= width ? cells : [...cells, ...Array<string>(width - cells.length).fill('')]);
+  const submit = async (): Promise<void> => {
+    if (chunk.length === 0) return;
+    const rowsOfChunk = chunk;
+    chunk = [];
+    const queries = rowsOfChunk.filter((r) => r.query).map((r) => r.query!);
+    const result = search(queries);
+    result.catch(() => undefined);
+    queue.push({ rows: rowsOfChunk, result });
+    while (queue.length >= inFlightMax) await flushHead();
+  };
+
+  let first = true;
+  for await (const rec of csvRecords(source)) {
+    if (first) {
+      first = false;
+      if (rec.error !== undefined) {
+        throw new EngineError('InvalidInput', `${o.input} line ${rec.line}: the first row cannot be read (${rec.error}).`, { path: 'csv' });
+      }
+      const detected = detectHeader(rec.cells);
+      const isHeader = o.header ?? (detected !== null || (cols !== null && Object.keys(cols.byName).length > 0));
+      width = rec.cells.length;
+      map = cols
+        ? { ...cols.byNumber, ...(Object.keys(cols.byName).length > 0 ? resolveColumnNames(cols.byName, rec.cells) : {}) }
+        : (isHeader ? detected : null) ?? { Street: 0, City: 1, State: 2, PostalCode: 3, Country: 4 };
+      if (!map || Object.keys(map).length === 0 || (isHeader && !cols && !detected)) {
+        throw new EngineError('InvalidInput', `${o.input}: no address column recognised in the header (${rec.cells.join(', ')}); name them with --columns street=N,city=N,…`, { path: 'columns' });
+      }
+      for (const [f, i] of Object.entries(map)) {
+        if (i! >= width) throw new EngineError('InvalidInput', `--columns: ${f} is column ${i! + 1} but the first row has ${width} columns.`, { path: 'columns' });
+      }
+      const outHeader = [...(isHeader ? rec.cells : Array.from({ length: width }, (_, i) => `col${i + 1}`)), ...OUT_COLUMNS];
+      if (!o.jsonl) await write(outHeader.map(csvField).join(',') + '\n');
+      if (isHeader) continue;
+    }
+    if (rec.error !== undefined) {
+      chunk.push({ line: rec.line, cells: rec.cells ?? [], error: rec.error });
+    } else {
+      const q: AddressQuery = {};
+      for (const [f, i] of Object.entries(map!) as [keyof Address, number][]) {
+        const v = (rec.cells[i] ?? '').trim().slice(0, 1000);
+        if (v) q[f] = v;
+      }
+      chunk.push({ line: rec.line, cells: rec.cells, query: q });
+    }
+    if (chunk.length >= CSV_CHUNK) await submit();
+  }
+  if (first) throw new EngineError('InvalidInput', `${o.input}: no rows.`, { path: 'csv' });
+  await submit();
+  while (queue.length > 0) await flushHead();
+  if (o.output) {
+    await new Promise<void>((res) => {
+      out.once('error', () => res());
+      out.end(res);
+    });
+    if (outFailure) throw outFailure;
+  }
+  progress.onProgress({ phase: 'geocode', done: Math.max(1, size), total: Math.max(1, size), info: { rows } });
   progress.end();
-  const out = lines.join('\n') + '\n';
-  if (output) writeFileSync(output, out);
-  else process.stdout.write(out);
-  process.stderr.write(`${found}/${data.length} rows geocoded in ${((performance.now() - t0) / 1000).toFixed(2)} s\n`);
+  process.stderr.write(`${found}/${rows - badCount} rows geocoded in ${((performance.now() - t0) / 1000).toFixed(2)} s\n`);
+  if (badCount > 0) {
+    for (const m of bad) process.stderr.write(`error [InvalidInput]: ${o.input} ${m}\n`);
+    if (badCount > bad.length) process.stderr.write(`… and ${badCount - bad.length} more rows that could not be read (each named in the output)\n`);
+    return EXIT.usage;
+  }
   return EXIT.ok;
 }
 
@@ -158,7 +262,8 @@ export const geocodeCommand: Command = {
   name: 'geocode',
   summary: 'Geocode: addresses → coordinates with MatchCode (GeocodeSpecification JSON, or a CSV file)',
   usage: 'dispatchkit geocode (--data <dataset.dkds> | --osm <extract.osm.pbf> [--tiger <ranges.csv>]) '
-    + '(<spec.json|-> [--names] [--threads N] | --csv <in.csv|-> [-o <out.csv>] | --reverse <lat,lon>) [--limit N] [--quiet]',
+    + '(<spec.json|-> [--names] | --csv <in.csv|-> [-o <out.csv>] [--jsonl] [--columns street=N,city=N,…] [--header|--no-header] '
+    + '| --reverse <lat,lon>) [--threads N] [--limit N] [--quiet]',
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, {
       ...DATA_OPTION,
@@ -166,6 +271,10 @@ export const geocodeCommand: Command = {
       tiger: { type: 'string' },
       csv: { type: 'string' },
       out: { type: 'string', short: 'o' },
+      jsonl: { type: 'boolean' },
+      columns: { type: 'string' },
+      header: { type: 'boolean' },
+      'no-header': { type: 'boolean' },
       reverse: { type: 'string' },
       ...NAMES_OPTION,
       limit: { type: 'string' },
@@ -173,12 +282,19 @@ export const geocodeCommand: Command = {
       ...QUIET_OPTION,
     });
     const modes = (values.csv !== undefined ? 1 : 0) + (values.reverse !== undefined ? 1 : 0) + (positionals.length === 1 ? 1 : 0);
-    if ((!values.data && !values.osm) || (values.data && values.osm) || modes !== 1 || positionals.length > 1) {
+    const csvOnly = values.out !== undefined || values.jsonl || values.columns !== undefined || values.header || values['no-header'];
+    if ((!values.data && !values.osm) || (values.data && values.osm) || modes !== 1 || positionals.length > 1
+      || (csvOnly && values.csv === undefined) || (values.header && values['no-header'])) {
       process.stderr.write(`Usage: ${this.usage}\n`);
       return EXIT.usage;
     }
     const limit = values.limit !== undefined ? Number(values.limit) : 5;
     if (!Number.isInteger(limit) || limit < 1 || limit > 50) throw new EngineError('InvalidInput', '--limit must be a whole number from 1 to 50.', { path: 'limit' });
+    const threads = parseThreads(values.threads, 1);
+    if (values.columns !== undefined) parseColumns(values.columns);
+    // Checked before the index is opened or built: a bad input or output path fails at once.
+    if (values.csv !== undefined) checkCsvInput(values.csv);
+    if (values.out !== undefined) checkOutputPath(values.out, '-o');
     const progress = new ProgressPrinter(process.stderr, values.quiet);
     const { index, buffer } = openIndex(values, progress);
     const geocoder = new Geocoder(index);
@@ -192,22 +308,24 @@ export const geocodeCommand: Command = {
       printJson(r ?? { found: false });
       return r ? EXIT.ok : EXIT.failed;
     }
-    if (values.csv !== undefined) return runCsv(geocoder, values.csv, values.out, limit, progress);
-
-    const spec = readJson(positionals[0]);
-    const threads = values.threads !== undefined ? Number(values.threads) : 1;
-    if (!Number.isInteger(threads) || threads < 1) throw new EngineError('InvalidInput', '--threads must be a whole number ≥ 1.', { path: 'threads' });
-    // Batches of 512 addresses or more run on worker threads when asked for and the index comes from a dataset file.
+    // Batches run on worker threads when asked for and the index comes from a dataset file.
     const pool = threads > 1 && buffer instanceof SharedArrayBuffer ? new WorkerPool({ threads, shared: { dataset: buffer } }) : null;
-    let result;
     try {
+      if (values.csv !== undefined) {
+        return await runCsv(geocoder, pool, {
+          input: values.csv, output: values.out, jsonl: !!values.jsonl, names: !!values.names, columns: values.columns,
+          header: values.header ? true : values['no-header'] ? false : undefined, limit, threads,
+        }, progress);
+      }
+      const spec = readJson(positionals[0]);
       const ctx = geocoderContext(geocoder, pool ?? new InlineExecutor(), { geocodePrefix: PREFIX });
-      result = await Geocode.run(ctx, spec, { maxCandidates: limit, batchThreshold: 511, onProgress: progress.onProgress });
+      // Batches of 512 addresses or more go to the pool.
+      const result = await Geocode.run(ctx, spec, { maxCandidates: limit, batchThreshold: 511, onProgress: progress.onProgress });
+      progress.end();
+      printJson(GeocodeResultSchema.encode(result, { enums: values.names ? 'name' : 'int' }));
+      return result.Status === 'Failed' ? EXIT.failed : EXIT.ok;
     } finally {
       await pool?.close();
     }
-    progress.end();
-    printJson(GeocodeResultSchema.encode(result, { enums: values.names ? 'name' : 'int' }));
-    return result.Status === 'Failed' ? EXIT.failed : EXIT.ok;
   },
 };
