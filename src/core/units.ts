@@ -33,3 +33,17 @@ export const msToSeconds = (ms: number): number => ms / 1000;
 export function constantSpeedSeconds(metres: number, speed: number, unit: LengthUnit): number {
   return (metres / metresPerUnit(unit) / speed) * 3600;
 }
+
+/**
+ * A record Distance at the precision the engine has (centimetres): kilometres to 5 decimals,
+ * miles to 6 (1.6 mm), so that float noise (7.045439999999999) never reaches the records.
+ */
+export function roundDistance(x: number, unit: LengthUnit): number {
+  const f = unit === 'Kilometer' ? 1e5 : 1e6;
+  return Math.round(x * f) / f;
+}
+
+/** Metres → a record Distance in `unit` (see {@link roundDistance}). */
+export function recordDistance(m: number, unit: LengthUnit): number {
+  return roundDistance(metresToUnit(m, unit), unit);
+}

@@ -5,7 +5,7 @@
  * reported). A single query is microseconds, so it always runs in the calling thread.
  */
 import { EngineError } from '../core/errors.js';
-import { cmToMetres, metresToUnit, msToSeconds } from '../core/units.js';
+import { cmToMetres, msToSeconds, recordDistance } from '../core/units.js';
 import {
   DistanceSpecificationSchema, failedFromError, failedFromIssues,
   type DistanceResult, type Issue,
@@ -46,7 +46,7 @@ export function calculateDistance(ctx: OpsContext, spec: unknown): DistanceResul
     Status: 'Success',
     Errors: [],
     ...codes,
-    Distance: metresToUnit(cmToMetres(r.lengthCm), s.DistanceUnit),
+    Distance: recordDistance(cmToMetres(r.lengthCm), s.DistanceUnit),
     Time: Math.round(msToSeconds(r.timeMs)),
   };
 }

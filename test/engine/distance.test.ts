@@ -34,7 +34,11 @@ describe('CalculateDistance', () => {
     expect(Number.isInteger(r.Time)).toBe(true);
     expect(r.Time).toBeGreaterThan(60);
     const miles = engine.calculateDistance(spec({ DistanceUnit: 'Mile' }));
-    expect(miles.Distance).toBeCloseTo(r.Distance / 1.609344, 9);
+    expect(miles.Distance).toBeCloseTo(r.Distance / 1.609344, 5);
+    // records carry the engine's precision (cm), without float noise
+    expect(Number(r.Distance.toFixed(5))).toBe(r.Distance);
+    expect(Number(miles.Distance.toFixed(6))).toBe(miles.Distance);
+    expect(String(miles.Distance).length).toBeLessThanOrEqual(String(Math.floor(miles.Distance)).length + 7);
     expect(DistanceResultSchema.encode(r)).toMatchObject({ Status: 1, StartLocationMatchCode: 4 });
   });
 
