@@ -52,5 +52,8 @@ describe('operation commands', () => {
     expect(bad.status).toBe(1);
     expect(JSON.parse(bad.stdout).Status).toBe('Failed');
     expect(cli(['dispatch', '--data', data, '-', '--seed', 'x'], spec).status).toBe(2);
+    const many = cli(['dispatch', '--data', data, '-', '--workers', '100000'], spec);
+    expect(many.status).toBe(2);
+    expect(many.stderr).toMatch(/--workers must be a whole number from 1 to \d+/);
   });
 });

@@ -9,7 +9,7 @@ import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
 import { Engine } from '../../engine.js';
 import { OPERATIONS, type Operation, type OperationName } from '../../ops/table.js';
-import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs } from '../io.js';
+import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs, parseThreads } from '../io.js';
 import { ProgressPrinter } from '../progress.js';
 import { lintSpecification } from '../../ops/lint.js';
 import { formatWarning } from './check.js';
@@ -46,7 +46,7 @@ export function operationCommand(name: OperationName): Command {
       try {
         seed = num('seed', 0);
         limit = num('time-limit', 0);
-        workers = num('workers', 1);
+        workers = v.workers === undefined ? undefined : parseThreads(String(v.workers), 1, '--workers');
       } catch (e) {
         process.stderr.write(`${(e as Error).message}\n`);
         return EXIT.usage;
