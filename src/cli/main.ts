@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `dispatchkit <command> [options]` */
 import { COMMANDS } from './commands/index.js';
-import { EXIT } from './command.js';
+import { EXIT, commandHelp } from './command.js';
 import { isEngineError } from '../core/errors.js';
 
 function help(): string {
@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`${cmd.summary}\n\nUsage: ${cmd.usage}\n`);
+    process.stdout.write(`${commandHelp(cmd)}\n`);
     return EXIT.ok;
   }
   try {

@@ -10,6 +10,13 @@ export const buildCommand: Command = {
   name: 'build',
   summary: 'Build a dataset (road graph, hierarchies, snapping and geocoding indexes) from an OSM extract',
   usage: 'dispatchkit build <extract.osm.pbf> -o <dataset.dkds> [--name NAME] [--threads N] [--quiet]',
+  options: [
+    { flag: '-o, --out <dataset.dkds>', description: 'where to write the dataset (checked before the build starts)' },
+    { flag: '--name NAME', description: 'dataset name in its metadata', default: 'the extract\'s file name' },
+    { flag: '--threads N', description: 'worker threads (the two hierarchies build side by side)', default: 'min(2, cores)' },
+    { flag: '-q, --quiet', description: 'no progress on stderr' },
+  ],
+  examples: ['dispatchkit build fixtures/monaco-latest.osm.pbf -o data/monaco.dkds'],
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, {
       out: { type: 'string', short: 'o' },

@@ -23,6 +23,12 @@ export const checkCommand: Command = {
   name: 'check',
   summary: 'Lint a specification (Dispatch, Geocode or CalculateDistance JSON): misspelt fields, ignored or empty time windows, unknown names, stops off the road network',
   usage,
+  options: [
+    { flag: '-d, --data <dataset.dkds>', description: 'also check that every coordinate is near a road of this dataset' },
+    { flag: '--kind KIND', description: 'Dispatch, Geocode or CalculateDistance', default: 'told from the properties' },
+    { flag: '--json', description: 'print { kind, warnings, errors } as JSON' },
+  ],
+  examples: ['dispatchkit check spec.json', 'dispatchkit check --data data/monaco-latest.dkds --json spec.json'],
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, { ...DATA_OPTION, kind: { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length !== 1) {

@@ -52,6 +52,8 @@ export const demoCommand: Command = {
   name: 'demo',
   summary: 'The main job on the embedded Monaco extract: build the dataset if absent, answer sample requests',
   usage: 'dispatchkit demo [--data <dataset.dkds>]',
+  options: [{ flag: '--data <dataset.dkds>', description: 'answer on this dataset instead', default: 'data/monaco-latest.dkds, built from the embedded extract on first run' }],
+  examples: ['dispatchkit demo'],
   async run(argv) {
     const { values } = parseArgs({ args: argv, options: { data: { type: 'string' } } });
     const path = values.data ?? (await ensureDemoDataset());

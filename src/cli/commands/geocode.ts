@@ -261,6 +261,26 @@ async function runCsv(geocoder: Geocoder, pool: WorkerPool | null, o: CsvOptions
 export const geocodeCommand: Command = {
   name: 'geocode',
   summary: 'Geocode: addresses → coordinates with MatchCode (GeocodeSpecification JSON, or a CSV file)',
+  options: [
+    { flag: '-d, --data <dataset.dkds>', description: 'the dataset to answer on (built with `dispatchkit build`)' },
+    { flag: '--osm <extract.osm.pbf>', description: 'build a geocoder from this extract instead (no dataset needed)' },
+    { flag: '--tiger <ranges.csv>', description: 'with --osm: TIGER-style address ranges to interpolate house numbers' },
+    { flag: '--names', description: 'enum values as names instead of integers' },
+    { flag: '--csv <in.csv|->', description: 'geocode a CSV file, streaming (separator and header sniffed)' },
+    { flag: '-o, --out <out.csv>', description: 'with --csv: where to write', default: 'standard output' },
+    { flag: '--jsonl', description: 'with --csv: JSON lines instead of CSV' },
+    { flag: '--columns street=N,city=N,…', description: 'with --csv: which columns hold what (numbers from 1, or header names)', default: 'recognised by header name' },
+    { flag: '--header / --no-header', description: 'with --csv: whether the first row is a header', default: 'sniffed' },
+    { flag: '--reverse <lat,lon>', description: 'the nearest address or street of a coordinate' },
+    { flag: '--threads N', description: 'worker threads for large batches (with --data)', default: '1' },
+    { flag: '--limit N', description: 'candidates per address, 1 to 50', default: '5' },
+    { flag: '-q, --quiet', description: 'no progress on stderr' },
+  ],
+  examples: [
+    'dispatchkit geocode --data data/monaco-latest.dkds spec.json',
+    'dispatchkit geocode --data data/monaco-latest.dkds --csv addresses.csv -o out.csv --threads 2',
+    'dispatchkit geocode --osm fixtures/monaco-latest.osm.pbf --reverse 43.7396,7.4276',
+  ],
   usage: 'dispatchkit geocode (--data <dataset.dkds> | --osm <extract.osm.pbf> [--tiger <ranges.csv>]) '
     + '(<spec.json|-> [--names] | --csv <in.csv|-> [-o <out.csv>] [--jsonl] [--columns street=N,city=N,…] [--header|--no-header] '
     + '| --reverse <lat,lon>) [--threads N] [--limit N] [--quiet]',

@@ -23,6 +23,17 @@ export function operationCommand(name: OperationName): Command {
     name: op.command,
     summary: op.summary,
     usage,
+    options: [
+      { flag: '-d, --data <dataset.dkds>', description: 'the dataset to answer on (built with `dispatchkit build`)' },
+      { flag: '--names', description: 'enum values as names (Success) instead of the contract\'s integers (1)' },
+      ...(long ? [
+        { flag: '--seed N', description: 'seed of the search (same seed + input + workers = same answer)', default: '1' },
+        { flag: '--time-limit S', description: 'seconds for the solver', default: 'MinimumOptimization\'s effort' },
+        { flag: '--workers N', description: 'worker threads (at most 4 × cores)', default: 'one per core' },
+      ] : []),
+      { flag: '-q, --quiet', description: 'no progress on stderr' },
+    ],
+    examples: [`dispatchkit ${op.command} --data data/monaco-latest.dkds ${op.command}.json`, `cat ${op.command}.json | dispatchkit ${op.command} --data data/monaco-latest.dkds - --names`],
     async run(argv) {
       const { values, positionals } = parseCommandArgs(argv, {
         ...DATA_OPTION,

@@ -8,6 +8,8 @@ export const schemaCommand: Command = {
   name: 'schema',
   summary: 'Print the JSON Schema (draft 2020-12) of every record of the service contract',
   usage: 'dispatchkit schema',
+  options: [],
+  examples: ['dispatchkit schema > contract.schema.json'],
   async run(argv) {
     parseArgs({ args: argv, options: {} });
     printJson(contractJsonSchema());

@@ -61,6 +61,18 @@ export function benchOutput(inst: BenchInstance, sol: Solution): { vehicles: num
 export const solveCommand: Command = {
   name: 'solve',
   summary: 'Solve a VRP benchmark instance (Solomon/Homberger or CVRPLIB) and print the routes as JSON',
+  options: [
+    { flag: '--format solomon|vrplib', description: 'instance format', default: 'vrplib for .vrp/.vrplib files, else solomon' },
+    { flag: '--time-limit S', description: 'seconds of calibrated work per search', default: '10 unless --iterations' },
+    { flag: '--iterations N', description: 'ruin-and-recreate iterations per search (deterministic)' },
+    { flag: '--seed N', description: 'seed', default: '1' },
+    { flag: '--workers N', description: 'independent searches (threads)', default: 'one per core' },
+    { flag: '--wall-clock', description: 'the time limit is wall clock (results vary with load)' },
+    { flag: '--hard-limit F', description: 'wall-clock safety net as a multiple of the limit', default: '5' },
+    { flag: '--no-seconds', description: 'leave the measured seconds out (identical output run to run)' },
+    { flag: '-q, --quiet', description: 'no progress on stderr' },
+  ],
+  examples: ['dispatchkit solve fixtures/vrp/C101.txt --time-limit 2', 'dispatchkit solve fixtures/vrp/X-n101-k25.vrp --iterations 2000 --no-seconds'],
   usage: 'dispatchkit solve <instance> [--format solomon|vrplib] [--time-limit S] [--iterations N] [--seed N] [--workers N] [--wall-clock] [--hard-limit F] [--no-seconds] [--quiet]',
   async run(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({
