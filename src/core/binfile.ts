@@ -8,19 +8,27 @@
  *   8   u32    user format tag (e.g. dataset kind)
  *   12  u32    user format version
  *   16  f64    total byte length
- *   24  u8[8]  reserved
+ *   24  u32    header checksum: {@link checksum32} of the section table seeded with that of bytes 0..23 (v2)
+ *   28  u32    reserved (0)
  *   32  section table: per section 56 bytes:
- *         u8[32] name (ASCII, zero padded), u32 dtype, u32 reserved, f64 byteOffset, f64 byteLength
- *   then the section bodies, each 8-byte aligned.
+ *         u8[32] name (ASCII, zero padded), u32 dtype, u32 checksum of the body (v2), f64 byteOffset, f64 byteLength
+ *   then the section bodies, each 8-byte aligned; padding bytes are zero.
+ *
+ * Every byte is covered (v2): the header and table by the header checksum, bodies by their own
+ * checksums, padding by being zero. Version 1 files (no checksums, zeros in those fields) still
+ * open, with structural checks only.
  *
  * Sections are zero-copy views onto the buffer, so a SharedArrayBuffer loaded once can be handed
- * to worker threads and reopened there with {@link BinFile.from} at no parsing cost.
+ * to worker threads and reopened there with {@link BinFile.from}: the bodies are verified once
+ * per buffer object and thread (see {@link BinFileOptions.verify}).
  */
 import { closeSync, fstatSync, openSync, readSync, writeFileSync, renameSync } from 'node:fs';
 import { EngineError } from './errors.js';
 
 export const CONTAINER_MAGIC = 0x54494b44; // "DKIT" little-endian
-export const CONTAINER_VERSION = 1;
+export const CONTAINER_VERSION = 2;
+/** The last version without checksums; still read, unverified. */
+const CONTAINER_VERSION_UNCHECKED = 1;
 const HEADER_BYTES = 32;
 const ENTRY_BYTES = 56; // name[32] + dtype u32 + reserved u32 + offset f64 + length f64
 const NAME_BYTES = 32;
@@ -39,6 +47,81 @@ function dtypeOf(a: TypedArray): number {
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
+
+const MIX = 0x9e3779b1 | 0;
+
+/**
+ * The section checksum: four interleaved lanes over little-endian 32-bit words, each step
+ * `h = imul(h ^ word, 0x9e3779b1); h ^= h >>> 15` (a bijection of the lane state for a fixed
+ * word, so a change confined to one word is always detected; the shift carries high-bit changes
+ * down, so single-byte changes in two words cannot cancel), lanes folded with rotations, then
+ * the 0–3 trailing bytes and the length. About 4 GB/s once optimised; Porto (39 MiB): ~10 ms.
+ * `offset` must be a multiple of 4. Not cryptographic: it detects damage, not tampering.
+ */
+export function checksum32(buf: ArrayBufferLike, offset: number, length: number, seed = 0): number {
+  const nw = length >>> 2;
+  const w = new Int32Array(buf, offset, nw);
+  let a = (0x811c9dc5 ^ seed) | 0;
+  let b = (0x050c5d1f + seed) | 0;
+  let c = (0x1b873593 ^ seed) | 0;
+  let d = (0x6b43a9b5 - seed) | 0;
+  const end = nw - (nw & 3);
+  let i = 0;
+  for (; i < end; i += 4) {
+    a = Math.imul(a ^ w[i], MIX); a ^= a >>> 15;
+    b = Math.imul(b ^ w[i + 1], MIX); b ^= b >>> 15;
+    c = Math.imul(c ^ w[i + 2], MIX); c ^= c >>> 15;
+    d = Math.imul(d ^ w[i + 3], MIX); d ^= d >>> 15;
+  }
+  let h = (a + ((b << 7) | (b >>> 25)) + ((c << 13) | (c >>> 19)) + ((d << 19) | (d >>> 13))) | 0;
+  for (; i < nw; i++) { h = Math.imul(h ^ w[i], MIX); h ^= h >>> 15; }
+  if ((length & 3) !== 0) {
+    const u8 = new Uint8Array(buf, offset + (nw << 2), length & 3);
+    let t = 0;
+    for (let k = 0; k < u8.length; k++) t |= u8[k] << (8 * k);
+    h = Math.imul(h ^ t, MIX); h ^= h >>> 15;
+  }
+  h = Math.imul(h ^ length, MIX);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+/**
+ * The structural-check helper of components opening their sections (one function, so one
+ * optimised copy serves every array on a cold open): the first index whose value is ≥ `limit`
+ * or, with `monotone`, that breaks "starts at 0 and never decreases"; -1 when there is none.
+ */
+export function firstBad(arr: Uint32Array, limit: number, monotone = false): number {
+  if (monotone && arr.length > 0 && arr[0] !== 0) return 0;
+  let prev = 0;
+  for (let i = 0; i < arr.length; i++) {
+    const v = arr[i];
+    if (v >= limit || (monotone && v < prev)) return i;
+    prev = v;
+  }
+  return -1;
+}
+
+/** The header checksum: bytes 0..23 then the section table. */
+function headerChecksum(buf: ArrayBufferLike, tableEnd: number): number {
+  return checksum32(buf, HEADER_BYTES, tableEnd - HEADER_BYTES, checksum32(buf, 0, 24));
+}
+
+/** Buffers whose section bodies this thread has verified (see {@link BinFileOptions.verify}). */
+const verifiedBuffers = new WeakSet<object>();
+
+export interface BinFileOptions {
+  /** A file name, used only in error messages. */
+  source?: string;
+  /**
+   * Verify the section checksums: `'once'` (default) unless this thread already verified this
+   * buffer object (a worker reopening the shared dataset pays it once), `true` always, `false`
+   * never (the caller trusts the buffer). The header, section table and padding are always checked.
+   */
+  verify?: boolean | 'once';
+}
 
 /** Collects sections and produces one buffer. */
 export class BinWriter {
@@ -90,8 +173,10 @@ export class BinWriter {
       dv.setFloat64(e + NAME_BYTES + 8, off, true);
       dv.setFloat64(e + NAME_BYTES + 16, s.bytes.byteLength, true);
       u8.set(s.bytes, off);
+      dv.setUint32(e + NAME_BYTES + 4, checksum32(buf, off, s.bytes.byteLength), true);
       off = align8(off + s.bytes.byteLength);
     });
+    dv.setUint32(24, headerChecksum(buf, HEADER_BYTES + ENTRY_BYTES * this.sections.length), true);
     return buf;
   }
 
@@ -105,7 +190,7 @@ export class BinWriter {
   }
 }
 
-interface Entry { dtype: number; offset: number; length: number }
+interface Entry { dtype: number; offset: number; length: number; checksum: number }
 
 /** Bytes per element of each dtype (JSON: 1). */
 const DTYPE_BYTES = [0, 1, 1, 2, 2, 4, 4, 4, 8, 1];
@@ -118,20 +203,27 @@ const DTYPE_BYTES = [0, 1, 1, 2, 2, 4, 4, 4, 8, 1];
  * inside the file, and each section's name, type, alignment, bounds, element-size multiple and
  * order (sections follow the table in order and do not overlap). Every failure is a
  * `DatasetFormat` EngineError naming the file (when known), the section and the byte offset,
- * with `details: { file, section?, offset? }`. Section contents are not checked (no checksums).
+ * with `details: { file, section?, offset? }`. Then (container v2) the header checksum, zero
+ * padding, and — unless `verify` says otherwise — every section body's checksum (one pass over
+ * the file, ~10 ms on Porto's 39 MiB); a mismatch names the section.
  */
 export class BinFile {
   private readonly entries = new Map<string, Entry>();
   readonly formatTag: number;
   readonly formatVersion: number;
+  /** Container version of the file (1: no checksums). */
+  readonly containerVersion: number;
+  /** True when the section checksums were verified (by this open or an earlier one of the same buffer in this thread). */
+  readonly verified: boolean;
 
-  private constructor(readonly buffer: ArrayBufferLike, readonly source?: string) {
+  private constructor(readonly buffer: ArrayBufferLike, readonly source: string | undefined, verify: boolean | 'once') {
     const size = buffer.byteLength;
     if (size < HEADER_BYTES) throw this.error(`the file is too small to be a dispatchkit dataset (${size} bytes; the header alone is ${HEADER_BYTES})`, { offset: 0 });
     const dv = new DataView(buffer);
     if (dv.getUint32(0, true) !== CONTAINER_MAGIC) throw this.error('Not a dispatchkit dataset (bad magic)', { offset: 0 });
     const v = dv.getUint16(4, true);
-    if (v !== CONTAINER_VERSION) throw this.error(`container format v${v} cannot be read by this version (expects v${CONTAINER_VERSION}); rebuild the dataset`, { offset: 4 });
+    if (v !== CONTAINER_VERSION && v !== CONTAINER_VERSION_UNCHECKED) throw this.error(`container format v${v} cannot be read by this version (expects v${CONTAINER_VERSION}); rebuild the dataset`, { offset: 4 });
+    this.containerVersion = v;
     const n = dv.getUint16(6, true);
     this.formatTag = dv.getUint32(8, true);
     this.formatVersion = dv.getUint32(12, true);
@@ -156,6 +248,7 @@ export class BinFile {
       if (name === '') throw this.error(`section table entry ${i} has an empty name`, { offset: e });
       if (this.entries.has(name)) throw this.error(`section "${name}" appears twice in the section table`, { section: name, offset: e });
       const dtype = dv.getUint32(e + NAME_BYTES, true);
+      const checksum = dv.getUint32(e + NAME_BYTES + 4, true);
       const offset = dv.getFloat64(e + NAME_BYTES + 8, true);
       const length = dv.getFloat64(e + NAME_BYTES + 16, true);
       if (dtype < 1 || dtype > DTYPE_JSON) throw this.error(`section "${name}" has unknown element type ${dtype}`, { section: name, offset: e + NAME_BYTES });
@@ -169,18 +262,65 @@ export class BinFile {
         throw this.error(`section "${name}" has ${length} bytes, not a multiple of its ${DTYPE_BYTES[dtype]}-byte elements`, { section: name, offset: e + NAME_BYTES + 16 });
       }
       prevEnd = offset + length;
-      this.entries.set(name, { dtype, offset, length });
+      this.entries.set(name, { dtype, offset, length, checksum });
     }
+    this.verified = this.checkIntegrity(u8, dv, tableEnd, verify);
   }
 
-  /** Opens a buffer; `source` (a file name) is only used in error messages. */
-  static from(buffer: ArrayBufferLike, source?: string): BinFile {
-    return new BinFile(buffer, source);
+  /**
+   * v2: header checksum, reserved and padding bytes zero, then the bodies' checksums (per
+   * `verify`). v1: the fields v2 uses must be zero (so a v2 file whose version byte was damaged
+   * is not read unverified). Returns whether the bodies are verified.
+   */
+  private checkIntegrity(u8: Uint8Array, dv: DataView, tableEnd: number, verify: boolean | 'once'): boolean {
+    const size = u8.length;
+    if (this.containerVersion === CONTAINER_VERSION_UNCHECKED) {
+      let stray = dv.getUint32(24, true) !== 0 || dv.getUint32(28, true) !== 0;
+      for (let e = HEADER_BYTES; e < tableEnd && !stray; e += ENTRY_BYTES) stray = dv.getUint32(e + NAME_BYTES + 4, true) !== 0;
+      if (stray) throw this.error('damaged header: a container v1 file with checksum fields set', { offset: 4 });
+      return false;
+    }
+    const stored = dv.getUint32(24, true);
+    if (stored !== headerChecksum(this.buffer, tableEnd)) {
+      throw this.error('the header or section table is damaged (checksum mismatch)', { offset: 24 });
+    }
+    if (dv.getUint32(28, true) !== 0) throw this.error('damaged header (reserved bytes are not zero)', { offset: 28 });
+    // Padding: between the table and the first section, between sections, after the last.
+    let at = tableEnd;
+    const zeroUpTo = (end: number, after: string): void => {
+      for (; at < end; at++) if (u8[at] !== 0) throw this.error(`damaged padding after ${after} (a non-zero byte)`, { offset: at });
+    };
+    let prevName = 'the section table';
+    for (const [name, e] of this.entries) {
+      zeroUpTo(e.offset, prevName);
+      at = e.offset + e.length;
+      prevName = `section "${name}"`;
+    }
+    zeroUpTo(size, prevName);
+    if (verify === false) return false;
+    if (verify === 'once' && verifiedBuffers.has(this.buffer)) return true;
+    for (const [name, e] of this.entries) {
+      const got = checksum32(this.buffer, e.offset, e.length);
+      if (got !== e.checksum) {
+        throw this.error(`section "${name}" is damaged (checksum ${got.toString(16)}, expected ${e.checksum.toString(16)})`, { section: name, offset: e.offset });
+      }
+    }
+    verifiedBuffers.add(this.buffer);
+    return true;
   }
 
-  /** Reads a file into a (by default shared) buffer and opens it. */
+  /**
+   * Opens a buffer; `opts` may be a file name (only used in error messages) or
+   * {@link BinFileOptions} (`source`, `verify`).
+   */
+  static from(buffer: ArrayBufferLike, opts: string | BinFileOptions = {}): BinFile {
+    const o = typeof opts === 'string' ? { source: opts } : opts;
+    return new BinFile(buffer, o.source, o.verify ?? 'once');
+  }
+
+  /** Reads a file into a (by default shared) buffer and opens it, verifying its checksums. */
   static readFile(path: string, shared = true): BinFile {
-    return new BinFile(readFileInto(path, shared), path);
+    return new BinFile(readFileInto(path, shared), path, true);
   }
 
   /**

@@ -63,9 +63,14 @@ export class Dataset {
       : null;
   }
 
-  /** Opens a dataset held in memory (e.g. a SharedArrayBuffer received by a worker); `source` names it in errors. */
-  static fromBuffer(buf: ArrayBufferLike, opts: { snapRadiusM?: number; source?: string } = {}): Dataset {
-    return new Dataset(BinFile.from(buf, opts.source), opts.snapRadiusM);
+  /**
+   * Opens a dataset held in memory (e.g. a SharedArrayBuffer received by a worker); `source`
+   * names it in errors. The section checksums are verified once per buffer object and thread
+   * (`verify: 'once'`, the default); `verify: false` skips them for a buffer already verified
+   * elsewhere (the main thread), `true` verifies again.
+   */
+  static fromBuffer(buf: ArrayBufferLike, opts: { snapRadiusM?: number; source?: string; verify?: boolean | 'once' } = {}): Dataset {
+    return new Dataset(BinFile.from(buf, { source: opts.source, verify: opts.verify }), opts.snapRadiusM);
   }
 
   /** Reads a dataset file into shared memory and opens it. */

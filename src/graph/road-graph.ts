@@ -14,7 +14,7 @@
  * Every array is a typed array, so the graph persists as sections and reloads without parsing.
  */
 import { EngineError } from '../core/errors.js';
-import type { BinFile, BinWriter } from '../core/binfile.js';
+import { firstBad, type BinFile, type BinWriter } from '../core/binfile.js';
 import { EdgeFlag, HighwayClass, HIGHWAY_CLASS_NAMES } from '../osm/car-profile.js';
 
 export { EdgeFlag, HighwayClass, HIGHWAY_CLASS_NAMES };
@@ -100,7 +100,14 @@ export class RoadGraph implements RoadGraphArrays {
   readonly strBytes: Uint8Array;
   private readonly strCache: (string | undefined)[];
 
-  constructor(a: RoadGraphArrays) {
+  /**
+   * Checks the arrays' lengths and, unless `deepCheck` is false, their O(n + m) invariants (CSR
+   * arrays monotone from 0, node, arc, edge and string ids in range). {@link fromSections} skips
+   * the latter for a file whose checksums were verified: those bytes are the ones this
+   * constructor already checked when the dataset was built (and a cold Porto open stays within
+   * 50 ms). Unverified opens (`verify: false`, container v1) get the full check.
+   */
+  constructor(a: RoadGraphArrays, deepCheck = true) {
     this.numNodes = a.numNodes;
     this.numArcs = a.numArcs;
     this.numEdges = a.numEdges;
@@ -126,10 +133,10 @@ export class RoadGraph implements RoadGraphArrays {
     this.strOffsets = a.strOffsets;
     this.strBytes = a.strBytes;
     this.strCache = new Array(Math.max(0, a.strOffsets.length - 1));
-    this.validate();
+    this.validate(deepCheck);
   }
 
-  private validate(): void {
+  private validate(deep: boolean): void {
     const n = this.numNodes;
     const m = this.numArcs;
     const e = this.numEdges;
@@ -144,6 +151,19 @@ export class RoadGraph implements RoadGraphArrays {
     if (this.edgeArcStart[e] !== m) throw bad('edgeArcStart');
     for (const arr of [this.edgeNameId, this.edgeRefId, this.edgeFlags, this.edgeClass, this.edgeWayId]) if (arr.length !== e) throw bad('edge attributes');
     if (this.strOffsets.length < 1 || this.strOffsets[this.strOffsets.length - 1] !== this.strBytes.length) throw bad('string table');
+    if (!deep) return;
+    // O(n + m) invariants, so damaged arrays fail here instead of reading out of range.
+    const strings = Math.max(1, this.strOffsets.length - 1);
+    const checks = [
+      ['firstOut', this.firstOut, m + 1, true], ['edgeGeomStart', this.edgeGeomStart, 2 ** 32, true],
+      ['edgeArcStart', this.edgeArcStart, m + 1, true], ['strOffsets', this.strOffsets, 2 ** 32, true],
+      ['head', this.head, n, false], ['tail', this.tail, n, false], ['arcEdge', this.arcEdge, 2 * e, false],
+      ['edgeArcs', this.edgeArcs, m, false], ['edgeNameId', this.edgeNameId, strings, false], ['edgeRefId', this.edgeRefId, strings, false],
+    ] as const;
+    for (const [name, arr, limit, monotone] of checks) {
+      const i = firstBad(arr, limit, monotone);
+      if (i >= 0) throw bad(`${name}[${i}] is ${arr[i]}: ${monotone ? 'not monotone from 0, or past its end' : `out of range (limit ${limit})`}`);
+    }
   }
 
   // ---- arcs ---------------------------------------------------------------------------------
@@ -288,6 +308,6 @@ export class RoadGraph implements RoadGraphArrays {
     if (meta[0] !== ROAD_GRAPH_FORMAT) throw new EngineError('DatasetFormat', `Road graph format v${meta[0]}, expected v${ROAD_GRAPH_FORMAT}.`);
     const a: Record<string, unknown> = { numNodes: meta[1], numArcs: meta[2], numEdges: meta[3] };
     for (const [name, ctor] of SECTIONS) a[name] = f.get(prefix + name, ctor as never);
-    return new RoadGraph(a as unknown as RoadGraphArrays);
+    return new RoadGraph(a as unknown as RoadGraphArrays, !f.verified);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Damaged dataset files: every truncation, a damaged header or section table, inconsistent
  * section sizes and a damaged metadata section give `DatasetFormat` (naming the file and the
- * section or offset in `details`), never a RangeError, a SyntaxError or `Internal`. Opening stays
- * cheap: only structure is checked (no checksums).
+ * section or offset in `details`), never a RangeError, a SyntaxError or `Internal`. Most edits
+ * here are caught by the checksums; the structural checks behind them are tested in
+ * test/errors/dataset-fuzz.test.ts on files opened without verification (`verify: false`).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -38,8 +39,8 @@ function table(bytes: Uint8Array): TableEntry[] {
 }
 
 const open = (bytes: Uint8Array) => () => Dataset.fromBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { source: 'monaco.dkds' });
-/** Opens `work` in place (no copy). */
-const openWork = () => Dataset.fromBuffer(work.buffer as ArrayBuffer, { source: 'monaco.dkds' });
+/** Opens `work` in place (no copy); `verify: true` because the same buffer object is damaged and reopened. */
+const openWork = () => Dataset.fromBuffer(work.buffer as ArrayBuffer, { source: 'monaco.dkds', verify: true });
 
 /** Applies `edit` to `work`, opens it, restores the bytes; returns the outcome. */
 function withEdit(edit: (dv: DataView, b: Uint8Array) => void) {
@@ -93,7 +94,8 @@ describe('dataset files: damage gives DatasetFormat naming the file and section'
 
   it('header: magic, container version, dataset kind and version, total length, section count', () => {
     expectFormat(withEdit((dv) => dv.setUint8(0, 0x58)));
-    expectFormat(withEdit((dv) => dv.setUint16(4, 2, true)));
+    expectFormat(withEdit((dv) => dv.setUint16(4, 3, true)));
+    expectFormat(withEdit((dv) => dv.setUint16(4, 1, true))); // v1 (unchecked) with checksum fields set
     expectFormat(withEdit((dv) => dv.setUint32(8, 0x12345678, true)));
     expectFormat(withEdit((dv) => dv.setUint32(12, 99, true)));
     expectFormat(withEdit((dv) => dv.setFloat64(16, original.length + 8, true)));
@@ -155,16 +157,50 @@ describe('dataset files: damage gives DatasetFormat naming the file and section'
     expectFormat(withEdit((dv) => dv.setFloat64(sm.offset, 42, true))); // snap format version
   });
 
-  it('every single-byte change of the header and section table: opens or DatasetFormat', () => {
+  it('every single-byte change of the header and section table: DatasetFormat (the header checksum covers them)', () => {
     const rng = new Rng(3);
     const end = HEADER + T.length * ENTRY;
-    let failures = 0;
     for (let pos = 0; pos < end; pos++) {
       const v = (original[pos] + 1 + rng.int(255)) & 255; // always a different value
-      const o = withEdit((_dv, b) => { b[pos] = v; });
-      if (!o.ok) { failures++; expectFormat(o); }
+      expectFormat(withEdit((_dv, b) => { b[pos] = v; }));
     }
-    expect(failures).toBeGreaterThan(end / 4);
+  });
+
+  it('a changed byte in a section body or in padding names the section or offset', () => {
+    const head = entry('g.head');
+    const o = withEdit((_dv, b) => { b[head.offset + 5] ^= 0x10; });
+    expectFormat(o);
+    if (!o.ok) expect(o.error.details?.section).toBe('g.head');
+    const padded = T.find((e) => e.length % 8 !== 0)!;
+    const p = withEdit((_dv, b) => { b[padded.offset + padded.length] = 1; });
+    expectFormat(p);
+    if (!p.ok) expect(p.error.details?.offset).toBe(padded.offset + padded.length);
+  });
+
+  it('unverified opens (verify: false) still run the structural checks: CSR monotone, ids in range', () => {
+    const unverified = () => Dataset.fromBuffer(work.buffer as ArrayBuffer, { source: 'monaco.dkds', verify: false });
+    const edits: [string, number, number][] = [
+      ['g.head', 3, 0xfffffff0], ['g.tail', 0, 0x7fffffff], ['g.firstOut', 2, 0xffffff00], ['g.edgeArcs', 1, 0x10000000],
+      ['g.arcEdge', 4, 0xfffffffe], ['g.edgeNameId', 0, 0xffffff], ['g.edgeGeomStart', 1, 0xffffff00],
+      ['cht.f.first', 1, 0xffffff], ['chd.b.head', 0, 0x7ffffff0], ['cht.rank', 2, 0xffffffff],
+    ];
+    for (const [name, index, value] of edits) {
+      const e = entry(name);
+      const dv = new DataView(work.buffer);
+      dv.setUint32(e.offset + 4 * index, value, true);
+      try {
+        const o = outcome(unverified);
+        if (o.ok) expect.fail(`${name}[${index}] = ${value} opened without verification`);
+        expectFormat(o);
+        if (!o.ok) expect(o.error.details?.section).toBe(name.slice(0, name.indexOf('.') + 1));
+        const v = outcome(openWork); // verified: the checksum names the section itself
+        expectFormat(v);
+        if (!v.ok) expect(v.error.details?.section).toBe(name);
+      } finally {
+        work.set(original);
+      }
+    }
+    expect(outcome(unverified).ok).toBe(true);
   });
 
   it('property: every truncation is DatasetFormat', () => {
