@@ -115,10 +115,13 @@ interface Timing {
 /**
  * Deterministic estimate of what a dispatch spends outside the search on this machine (idle):
  * placement, matrix and the solver's set-up for `places` places (measured on Porto: ≈ 0.6 s for
- * 1,000 stops, 1.8 s for 5,000), and the final assembly and records for `stops` stops.
+ * 1,000 stops, 1.8 s for 5,000); the final assembly and records for `stops` stops, plus 5 % of
+ * the limit for the last insertion try of stops the search left out (a full scan, worth many
+ * stops on large problems); and the records alone (that scan stops this much before the deadline,
+ * leaving the rest with the reason 'timeLimit').
  */
-export function dispatchOverheadMs(places: number, stops: number): { prep: number; assembly: number } {
-  return { prep: places > 0 ? 300 + 0.3 * places : 0, assembly: 50 + 0.1 * stops };
+export function dispatchOverheadMs(places: number, stops: number, limitMs: number): { prep: number; assembly: number; records: number } {
+  return { prep: places > 0 ? 300 + 0.3 * places : 0, assembly: 50 + 0.1 * stops + 0.05 * limitMs, records: 10 + 0.01 * stops };
 }
 
 /**
@@ -131,12 +134,13 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   const so: SolveOptions = { seed: opts.seed ?? 1, executor: opts.executor, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
   if (opts.timeLimitMs !== undefined) {
     const limit = Math.max(0, opts.timeLimitMs);
-    const over = dispatchOverheadMs(timing.places, stops);
+    const over = dispatchOverheadMs(timing.places, stops, limit);
     const ex = opts.executor;
     const W = Math.max(1, Math.floor(opts.workers ?? ex?.threads ?? 1));
     const sequential = !ex || !ex.offThread ? W : 1; // searches one after the other share the time
     so.work = Math.max(1, Math.round((WORK_SHARE * Math.max(0, limit - over.prep - over.assembly) * WORK_PER_MS) / sequential));
     so.deadlineAt = timing.started + Math.max(0, limit - over.assembly);
+    so.assembleBy = timing.started + Math.max(0, limit - over.records);
   } else so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
   return so;
 }
@@ -580,6 +584,7 @@ export interface DispatchFinishTask {
   problem: Record<string, unknown>;
   routes: Int32Array[];
   stats: SolveStats;
+  assembleBy?: number;
 }
 
 declare module '../core/executor.js' {
@@ -598,10 +603,11 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
     const prep = await ex.run('dispatch-prepare', { source, spec }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
     const pb = Problem.fromTransfer(prep.problem);
-    const best = await searchBest(pb, solveOptions(prep.spec, { ...opts, executor: ex }, { started, places: dispatchPlaces(prep.spec).length }, pb.nStops), started);
+    const so = solveOptions(prep.spec, { ...opts, executor: ex }, { started, places: dispatchPlaces(prep.spec).length }, pb.nStops);
+    const best = await searchBest(pb, so, started);
     reportStop(opts, best.stats);
     // No signal here: a cancelled solve still reports the best solution it reached.
-    return await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best });
+    return await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best, assembleBy: so.assembleBy });
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
@@ -643,5 +649,5 @@ export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv):
 }
 
 export function dispatchFinishTask(t: DispatchFinishTask): DispatchResult {
-  return toResult(t.spec, t.b, assemble(Problem.fromTransfer(t.problem), t.routes, t.stats));
+  return toResult(t.spec, t.b, assemble(Problem.fromTransfer(t.problem), t.routes, t.stats, t.assembleBy));
 }

@@ -58,6 +58,7 @@ export class Insertion {
     this.bestQ = -1;
     this.secondCost = Infinity;
     this.reasonCount.fill(0);
+    this.lastTimeV = -1;
     if (pb.jPairRole[u] !== 0) return this.findPair(pb.jPairRole[u] === 1 ? u : pb.jMate[u], full, blink, rng, wantSecond);
     const routes = st.routes;
     const allowed = pb.allowed;
@@ -130,8 +131,27 @@ export class Insertion {
     const r = this.st.routes[v];
     const P = this.P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len);
     const ok = this.st.ev.check(v, P);
-    if (!ok) this.note(this.classify && this.st.ev.reason === 'timeWindow' ? this.timeReason(u, -1, v, p, -1) : this.st.ev.reason);
+    if (!ok) this.note(this.classify && this.st.ev.reason === 'timeWindow' ? this.sampledTimeReason(u, -1, v, p, -1) : this.st.ev.reason);
     return ok;
+  }
+
+  private lastTimeV = -1;
+  private lastTimeReason: UnassignedReason = 'timeWindow';
+
+  /**
+   * {@link timeReason} at about 5 sampled positions per route (the first failure, every
+   * len/4-th position, the end; O(route) each); other positions of the route reuse the last
+   * sampled answer, so that the final report costs O(route) per route, not O(route²).
+   */
+  private sampledTimeReason(u: number, du: number, v: number, p: number, q: number): UnassignedReason {
+    const len = this.st.routes[v].len;
+    const step = Math.max(1, Math.ceil(len / 4));
+    const x = du >= 0 ? q : p;
+    if (this.lastTimeV !== v || x === len || (x % step === 0 && (du < 0 || p % step === 0))) {
+      this.lastTimeV = v;
+      this.lastTimeReason = this.timeReason(u, du, v, p, q);
+    }
+    return this.lastTimeReason;
   }
 
   /**
@@ -232,7 +252,7 @@ export class Insertion {
           const d = st.ev.cost(v, P) - r.cost;
           if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;
           if (blink > 0 && rng !== null && rng.next() < blink) continue;
-          if (!st.ev.check(v, P)) { this.note(this.classify && st.ev.reason === 'timeWindow' ? this.timeReason(pu, du, v, p, q) : st.ev.reason); continue; }
+          if (!st.ev.check(v, P)) { this.note(this.classify && st.ev.reason === 'timeWindow' ? this.sampledTimeReason(pu, du, v, p, q) : st.ev.reason); continue; }
           if (d < routeBest) routeBest = d;
           if (d < this.bestCost) { this.bestCost = d; this.bestV = v; this.bestP = p; this.bestQ = q; }
         }

@@ -102,10 +102,10 @@ export interface VrpInput {
 /** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
 export type UnassignedReason =
   | 'skills' | 'preassigned' | 'capacity' | 'maxStops' | 'timeWindow' | 'shift' | 'otherWindows' | 'maxDuration'
-  | 'unreachable' | 'pair' | 'keepOrder' | 'noVehicle' | 'notInserted';
+  | 'unreachable' | 'pair' | 'keepOrder' | 'noVehicle' | 'notInserted' | 'timeLimit';
 
 export const REASON_CODES: readonly UnassignedReason[] = [
-  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'otherWindows', 'maxDuration', 'unreachable', 'pair', 'keepOrder', 'noVehicle', 'notInserted',
+  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'otherWindows', 'maxDuration', 'unreachable', 'pair', 'keepOrder', 'noVehicle', 'notInserted', 'timeLimit',
 ];
 
 /**
@@ -113,7 +113,7 @@ export const REASON_CODES: readonly UnassignedReason[] = [
  * pick the one reason reported for a stop that no route could take.
  */
 export const REASON_RANK: Record<UnassignedReason, number> = {
-  noVehicle: 0, notInserted: 0, skills: 1, preassigned: 1, unreachable: 2, timeWindow: 3, shift: 3, otherWindows: 3, keepOrder: 3,
+  noVehicle: 0, notInserted: 0, timeLimit: 0, skills: 1, preassigned: 1, unreachable: 2, timeWindow: 3, shift: 3, otherWindows: 3, keepOrder: 3,
   maxDuration: 4, maxStops: 5, capacity: 5, pair: 6,
 };
 
@@ -131,6 +131,7 @@ export const REASON_TEXT: Record<UnassignedReason, string> = {
   keepOrder: 'it cannot keep its order (KeepSameOrder) relative to the other stops of a route',
   noVehicle: 'there is no vehicle',
   notInserted: 'no room left in any route (lower priority than the stops served)',
+  timeLimit: 'the time limit ended the work before it could be placed',
 };
 
 /** Internal problem: typed arrays only (plus labels). Built by {@link buildProblem}; rebuilt in workers by {@link Problem.fromTransfer}. */

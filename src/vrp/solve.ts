@@ -58,6 +58,11 @@ export interface SolveOptions {
   work?: number;
   /** Hard wall-clock end of every search ({@link wallNow} scale), e.g. an operation's deadline. */
   deadlineAt?: number;
+  /**
+   * Wall-clock time ({@link wallNow}) by which the final report should be done: after it, stops
+   * still unassigned get no last insertion try and the reason 'timeLimit'.
+   */
+  assembleBy?: number;
   /** MinimumOptimization (1 = quick … 4 default … larger = more); used when neither iterations nor timeLimitMs is given. */
   effort?: number;
   /** Independent searches (default: the executor's threads, or 1 without one). */
@@ -139,7 +144,7 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
   const pb = input instanceof Problem ? input
     : offload ? Problem.fromTransfer(await ex.run('vrp-build', input, { signal: opts.signal })) : buildProblem(input);
   const best = await searchBest(pb, opts, started);
-  return offload ? ex.run('vrp-assemble', { problem: pb.toTransfer(), ...best }) : assemble(pb, best.routes, best.stats);
+  return offload ? ex.run('vrp-assemble', { problem: pb.toTransfer(), ...best }) : assemble(pb, best.routes, best.stats, opts.assembleBy);
 }
 
 /**
@@ -244,18 +249,26 @@ function searchBudget(pb: Problem, opts: SolveOptions, started: number, sequenti
   return budget;
 }
 
-/** Builds the reported solution; stops still unassigned get a final insertion try, then a reason. */
-export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats): Solution {
+/**
+ * Builds the reported solution; stops still unassigned get a final insertion try, then a reason
+ * (every position of every route); once `assembleBy` ({@link wallNow}) has passed, the rest get 'timeLimit'.
+ */
+export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats, assembleBy = Infinity): Solution {
   const st = new State(pb);
   st.load(routes);
   // Last chance: insert what fits now (highest priority first), to report reasons that hold for the returned routes.
   const ins = new Insertion(st, buildNeighbours(pb, 1), 1);
-  ins.classify = true; // exact attribution of time failures (shift / own window / other stops' windows)
   const open: number[] = [];
   for (let j = 0; j < pb.J; j++) if (st.routeOf[j] < 0 && !st.excluded[j] && pb.jPairRole[j] !== 2) open.push(j);
   open.sort((a, b) => pb.jPrio[b] - pb.jPrio[a] || a - b);
   const why = new Map<number, UnassignedReason>();
+  ins.classify = true; // exact attribution of time failures (shift / own window / other stops' windows)
   for (const u of open) {
+    if (assembleBy !== Infinity && wallNow() >= assembleBy) { // out of time: no more tries
+      why.set(u, 'timeLimit');
+      if (pb.jPairRole[u] === 1) why.set(pb.jMate[u], 'timeLimit');
+      continue;
+    }
     if (ins.find(u, true)) { ins.apply(u); continue; }
     const r = (REASON_CODES as readonly string[]).includes(ins.failReason) ? (ins.failReason as UnassignedReason) : 'notInserted';
     why.set(u, r);

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../../src/vrp/solve.js';
+import { assemble, solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../../src/vrp/solve.js';
+import { buildProblem } from '../../src/vrp/model.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 import type { VrpInput } from '../../src/vrp/model.js';
 import type { Solution } from '../../src/vrp/solution.js';
@@ -255,6 +256,18 @@ describe('search control', () => {
     const dl = await solve(inst.input, { seed: 1, iterations: 1e9, deadlineAt: wallNow() + 250 });
     expect(performance.now() - t0).toBeLessThan(250 * 1.05 + 60);
     expect(dl.stats.stoppedBy).toBe('time');
+  });
+
+  it('the final report keeps to its deadline: stops it had no time to try are reported as timeLimit', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'RC105.txt', 'utf8'));
+    const pb = buildProblem(inst.input);
+    const sol = await solve(pb, { seed: 1, iterations: 0 });
+    const empty = Array.from({ length: pb.V }, () => new Int32Array(0));
+    const late = assemble(pb, empty, sol.stats, wallNow() - 1);
+    expect(late.unassigned).toHaveLength(pb.nStops);
+    expect(late.unassigned.every((u) => u.reason === 'timeLimit')).toBe(true);
+    const onTime = assemble(pb, empty, sol.stats); // no deadline: the last insertion try serves them
+    expect(onTime.unassigned.length).toBeLessThan(pb.nStops);
   });
 
   it('effort levels: 1 = construction and local search only', async () => {
