@@ -19,7 +19,7 @@ import { VehicleSchema, DispatchSpecificationSchema, type Address, type Issue } 
 import type { ProgressEvent } from '../core/cancel.js';
 import type { Executor, TaskEnv, TaskTypes } from '../core/executor.js';
 import { EngineError, isEngineError } from '../core/errors.js';
-import { constantSpeedSeconds, metresPerUnit } from '../core/units.js';
+import { constantSpeedSeconds, metresPerUnit, METRES_PER_KILOMETRE, roundDistance } from '../core/units.js';
 import { assemble, searchBest, solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../vrp/solve.js';
 import { buildProblem, Problem, REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
 import type { Solution, SolveStats } from '../vrp/solution.js';
@@ -401,7 +401,8 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
   const locs = spec.Locations ?? [];
   const items: VehicleItem[] = [];
   const when = (t: number): string => (b.hasClock ? secondsToDate(b.origin + t, b.utc) : '0001-01-01T00:00:00');
-  const dist = (m: number): number => m / b.unit;
+  const lengthUnit = b.unit === METRES_PER_KILOMETRE ? 'Kilometer' : 'Mile';
+  const dist = (m: number): number => roundDistance(m / b.unit, lengthUnit);
   for (const r of sol.routes) {
     const out: Location[] = [];
     const sl = b.startLoc[r.vehicle];

@@ -175,3 +175,14 @@ describe('offload (what a server asks for)', () => {
     expect(c.Errors?.[0]?.Message).toMatch(/cancel/i);
   });
 });
+
+describe('record precision', () => {
+  it('leg distances carry centimetre precision without float noise (km to 5 decimals, miles to 6)', async () => {
+    for (const [unit, dp] of [['Kilometer', 5], ['Mile', 6]] as const) {
+      const r = await engine.dispatch(spec({ DistanceUnit: unit }), { seed: 2 });
+      const ds = r.Items!.flatMap((it) => it.Locations!.map((l) => l.Distance!));
+      expect(ds.length).toBeGreaterThan(10);
+      for (const d of ds) expect(Number(d.toFixed(dp))).toBe(d);
+    }
+  });
+});

@@ -84,7 +84,10 @@ export function operationCommand(name: OperationName): Command {
           workers,
           ...(limit !== undefined ? { timeLimitMs: limit * 1000 } : {}),
           signal: ac.signal,
-          onProgress: progress.onProgress,
+          onProgress: (e) => {
+            if (e.info?.stoppedBy === 'time') process.stderr.write('note: the time limit ended the search before its work budget (busy machine); this result may differ between runs\n');
+            progress.onProgress(e);
+          },
         });
         progress.end();
         printJson(op.result.encode(r, { enums: values.names ? 'name' : 'int' }));
