@@ -59,10 +59,10 @@ class StringTy extends Ty<string> {
   jsonSchema(): object { return { type: 'string' }; }
 }
 
+/** A number from a number or a numeric string; -0 becomes 0 (the wire has no negative zero). */
 function numberFrom(v: unknown): number | undefined {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)) return Number(v);
-  return undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v) ? Number(v) : undefined;
+  return n === 0 ? 0 : n;
 }
 
 class IntTy extends Ty<number> {
