@@ -177,7 +177,8 @@ interface Bookkeeping {
 }
 
 const VEHICLE_AMOUNTS = ['MaxWeight', 'MaxVolume', 'MaxSkids', 'MaxStops', 'MaxMinutes', 'Speed', 'FuelCost'] as const;
-const LOCATION_AMOUNTS = ['Weight', 'Volume', 'Skids', 'Wait', 'Priority'] as const;
+// Priority is not among them: any whole number is a priority (larger = more important, semantics.md).
+const LOCATION_AMOUNTS = ['Weight', 'Volume', 'Skids', 'Wait'] as const;
 
 /**
  * Numeric record fields that must be finite and ≥ 0 (0 = "no limit" / "not set" for the vehicle

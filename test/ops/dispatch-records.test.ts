@@ -160,7 +160,10 @@ describe('dispatchOnMatrix', () => {
     const w = await msgs({ Vehicles: [{ Name: 'V', StartLocation: depot }], Locations: [...four.slice(0, 3), { ...four[3], Weight: -1, Wait: -60 }] });
     expect(w.map((m) => m.split(':')[0])).toEqual(['Locations[3].Weight', 'Locations[3].Wait']);
     const fuel = await msgs({ Vehicles: [{ Name: 'V', StartLocation: depot, FuelCost: -2 }], Locations: [{ ...four[0], Priority: -1 }] });
-    expect(fuel.map((m) => m.split(':')[0])).toEqual(['Vehicles[0].FuelCost', 'Locations[0].Priority']);
+    // a negative Priority is a valid priority (below the default 0), not an error
+    expect(fuel.map((m) => m.split(':')[0])).toEqual(['Vehicles[0].FuelCost']);
+    const lowPriority = setup({ Vehicles: [{ Name: 'V', StartLocation: depot }], Locations: [{ ...four[0], Priority: -3 }, four[1]] });
+    expect((await dispatchOnMatrix(lowPriority.spec, lowPriority.travel)).Status).toBe('Success');
     // A one-hour shift with 20-minute stops: two fit; the others are left out by the shift, not by a window.
     const shift = await msgs({
       Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00', Tout: '2026-12-01T09:00:00' }],
