@@ -100,7 +100,8 @@ describe('engine.dispatch on roads', () => {
       const wall = performance.now() - t0;
       expect(r.Status).not.toBe('Failed'); // capacity leaves some stops out
       expect(r.Items!.reduce((a, it) => a + it.Locations!.length - 2, 0) + (r.Errors?.length ?? 0)).toBe(120);
-      expect(wall).toBeLessThan(700 * 1.05 + 30);
+      // ≤ limit + 5 % is measured in bench/dispatch-roads.ts; here some slack for a loaded CI machine (the old bound was 2× the limit)
+      expect(wall).toBeLessThan(700 * 1.05 + 150);
       expect(['work', 'time']).toContain(stoppedBy);
     }
   });

@@ -242,19 +242,19 @@ describe('search control', () => {
     const cut = await solve(inst.input, { seed: 1, work: 1e12, timeLimitMs: 300 });
     let wall = performance.now() - t0;
     expect(cut.stats.stoppedBy).toBe('time');
-    expect(wall).toBeLessThan(300 * 1.05 + 60); // + the final assembly
+    expect(wall).toBeLessThan(300 * 1.05 + 150); // + the final assembly; slack for a loaded CI machine
     expect(validateSolution(inst.input, cut, { exact: inst.exact }).ok).toBe(true);
     // The default: the work budget is WORK_SHARE of the limit, so an idle machine ends by work first.
     t0 = performance.now();
     const lim = await solve(inst.input, { seed: 1, timeLimitMs: 300 });
     wall = performance.now() - t0;
-    expect(wall).toBeLessThan(300 * 1.05 + 60);
+    expect(wall).toBeLessThan(300 * 1.05 + 150);
     expect(['work', 'time']).toContain(lim.stats.stoppedBy);
     expect(lim.stats.work).toBeLessThanOrEqual(300 * WORK_SHARE * WORK_PER_MS * 1.02);
     // An absolute deadline (an operation's) bounds an iteration budget too.
     t0 = performance.now();
     const dl = await solve(inst.input, { seed: 1, iterations: 1e9, deadlineAt: wallNow() + 250 });
-    expect(performance.now() - t0).toBeLessThan(250 * 1.05 + 60);
+    expect(performance.now() - t0).toBeLessThan(250 * 1.05 + 150);
     expect(dl.stats.stoppedBy).toBe('time');
   });
 
