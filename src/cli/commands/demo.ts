@@ -138,7 +138,7 @@ export const demoCommand: Command = {
     }
     for (const e of d.Errors ?? []) out.push(`  ! ${e.Message}`);
     out.push('');
-    out.push('Next: `dispatchkit --help` for build, distance, dispatch, geocode and solve.');
+    out.push('Next: `dispatchkit --help` for build, distance, dispatch, geocode, check and solve (`dispatchkit <command> --help` for each).');
     process.stdout.write(out.join('\n') + '\n');
     await engine.close();
     return EXIT.ok;
