@@ -15,14 +15,14 @@ import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
 import { Dataset, SECTION } from './dataset/dataset.js';
 import { DatasetTravel } from './dataset/travel.js';
 import type { ReverseResult } from './geocode/search.js';
-import type { DispatchResult, DistanceResult, GeocodeResult, Location, MatchCodeName } from './records/index.js';
+import type { DispatchResult, DistanceResult, GeocodeResult, RouteResult, RoutesResult, Location, MatchCodeName } from './records/index.js';
 import type { Placement, TravelMatrix } from './route/travel.js';
 import type { Snap } from './graph/snap.js';
 import type { OpOptions, OpsContext } from './ops/context.js';
 import { calculateDistance } from './ops/distance.js';
 import type { DispatchOpOptions } from './ops/dispatch.js';
 import { placeLocation, profileFor } from './ops/locations.js';
-import { OPERATIONS, type OperationName } from './ops/table.js';
+import { CalculateRoute, CalculateRoutes, OPERATIONS, type OperationName } from './ops/table.js';
 import { WorkerPool } from './workers/pool.js';
 
 export { METRES_PER_MILE, metresToUnit } from './core/units.js';
@@ -198,6 +198,16 @@ export class Engine {
    */
   async dispatch(spec: unknown, opts: DispatchOpOptions = {}): Promise<DispatchResult> {
     return this.run('Dispatch', spec, opts as OpOptions & Record<string, unknown>);
+  }
+
+  /** CalculateRoute: the driving route through the Locations in order, one RouteLeg per consecutive pair. */
+  async calculateRoute(spec: unknown, opts: OpOptions = {}): Promise<RouteResult> {
+    return CalculateRoute.run(this.context(), spec, { offload: this.options.offload, ...opts });
+  }
+
+  /** CalculateRoutes: one RouteResult per Specification, in order (on the worker pool when offloading or past 8). */
+  async calculateRoutes(spec: unknown, opts: OpOptions = {}): Promise<RoutesResult> {
+    return CalculateRoutes.run(this.context(), spec, { offload: this.options.offload, ...opts });
   }
 
   /** Driving distance and time from StartLocation to FinishLocation (records in and out; synchronous: microseconds). */

@@ -10,9 +10,11 @@
 export { Engine, type EngineOptions, type EngineGeocodeOptions, type PlacedLocation } from './engine.js';
 
 // The operations layer: one file per contract operation, the operation table, their context.
-export { OPERATIONS, CalculateDistance, Dispatch, Geocode, operationByName, type Operation, type OperationName, type CreditCount } from './ops/table.js';
+export { OPERATIONS, CalculateDistance, CalculateRoute, CalculateRoutes, Dispatch, Geocode, operationByName, type Operation, type OperationName, type CreditCount } from './ops/table.js';
 export { type OpsContext, type OpOptions, geocoderContext } from './ops/context.js';
 export { calculateDistance } from './ops/distance.js';
+export { calculateRoute } from './ops/route.js';
+export { routesOp as calculateRoutes, ROUTES_INLINE_MAX } from './ops/routes.js';
 export { dispatchOp, dispatchOnMatrix, dispatchPlaces, buildDispatchInput, type DispatchOptions, type DispatchOpOptions, type DispatchTravel, type DispatchPlace } from './ops/dispatch.js';
 export { geocodeOp, geocodeOperation, geocodeItems, validateGeocodeSpecification, candidateToLocation, type GeocodeOpOptions } from './ops/geocode.js';
 export { lintDispatchSpecification, lintGeocodeSpecification, lintDistanceSpecification, lintSpecification, lintRecord, detectSpecificationKind, LINT_CODES, type LintWarning, type LintCode, type LintKind } from './ops/lint.js';
@@ -21,7 +23,7 @@ export { lintDispatchSpecification, lintGeocodeSpecification, lintDistanceSpecif
 export { METRES_PER_MILE, metresToUnit, unitToMetres, metresPerUnit, type LengthUnit } from './core/units.js';
 export type { Executor, TaskMap, TaskKind, TaskPayload, TaskResult, TaskEnv, TaskTypes, RunOptions } from './core/executor.js';
 export { InlineExecutor } from './workers/inline.js';
-export type { TravelProvider, TravelProfile, TravelMatrix, Placement, PlaceQuery } from './route/travel.js';
+export type { TravelProvider, TravelProfile, TravelMatrix, Placement, PlaceQuery, RoutePath } from './route/travel.js';
 export { DatasetTravel } from './dataset/travel.js';
 
 // The service contract's records: schemas, types, helpers.

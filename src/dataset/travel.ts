@@ -15,9 +15,10 @@ import { buildCsr, type Csr } from '../graph/formats/arcs.js';
 import type { Snap } from '../graph/snap.js';
 import type { AddressQuery } from '../geocode/search.js';
 import { computeMatrix, UNREACHABLE, type EndpointEntries } from '../matrix/index.js';
+import { routeGeometry } from '../route/geometry.js';
 import { Router, type PointToPoint } from '../route/router.js';
 import type {
-  MatrixRequestOptions, PlaceOptions, PlaceQuery, Placement, TravelMatrix, TravelProfile, TravelProvider,
+  MatrixRequestOptions, PlaceOptions, PlaceQuery, Placement, RoutePath, TravelMatrix, TravelProfile, TravelProvider,
 } from '../route/travel.js';
 import { Dataset, SECTION } from './dataset.js';
 
@@ -115,6 +116,13 @@ export class DatasetTravel implements TravelProvider {
       : this.router.route(from.snap, to.snap, profile.metric, withPath);
     if (r.found && profile.speedMps) r.timeMs = constantSpeedMs(r.lengthCm, profile.speedMps);
     return r;
+  }
+
+  routePath(from: Placement, to: Placement, profile: TravelProfile): RoutePath {
+    const r = this.route(from, to, profile, true);
+    if (!r.found) return { found: false, timeMs: Infinity, lengthCm: Infinity, lat: new Float64Array(0), lon: new Float64Array(0) };
+    const g = routeGeometry(this.dataset.graph, from.snap, r.arcs ?? [], to.snap, { metric: profile.metric });
+    return { found: true, timeMs: r.timeMs, lengthCm: r.lengthCm, lat: g.lat, lon: g.lon };
   }
 
   async matrix(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions = {}): Promise<TravelMatrix> {

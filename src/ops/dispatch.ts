@@ -623,7 +623,7 @@ const IN_TASK: Executor = {
 
 let taskCtx: { buffer: unknown; key: string; ctx: OpsContext } | null = null;
 
-function contextInTask(src: DispatchTaskSource, env: TaskEnv): OpsContext {
+export function contextInTask(src: DispatchTaskSource, env: TaskEnv): OpsContext {
   const buffer = env.shared[src.datasetKey] as ArrayBufferLike | undefined;
   if (!buffer) throw new EngineError('Internal', `The executor shares no "${src.datasetKey}" buffer.`);
   const key = `${src.snapRadiusM}:${src.maxMatrixBytes ?? ''}:${src.geocodePrefix}`;

@@ -7,17 +7,20 @@
  */
 import {
   DispatchResultSchema, DispatchSpecificationSchema, DistanceResultSchema, DistanceSpecificationSchema,
-  GeocodeResultSchema, GeocodeSpecificationSchema, RecordDef,
-  type DispatchResult, type DistanceResult, type GeocodeResult,
+  GeocodeResultSchema, GeocodeSpecificationSchema, RecordDef, RouteResultSchema, RouteSpecificationSchema,
+  RoutesResultSchema, RoutesSpecificationSchema,
+  type DispatchResult, type DistanceResult, type GeocodeResult, type RouteResult, type RoutesResult,
 } from '../records/index.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { distanceOp } from './distance.js';
 import { dispatchOp, type DispatchOpOptions } from './dispatch.js';
 import { geocodeOp, type GeocodeOpOptions } from './geocode.js';
+import { routeOp } from './route.js';
+import { routesOp } from './routes.js';
 
 /** What one call of an operation counts for credit: `units` of `unit`. */
 export interface CreditCount {
-  unit: 'request' | 'stop' | 'address';
+  unit: 'request' | 'stop' | 'address' | 'route';
   units: number;
 }
 
@@ -85,7 +88,36 @@ export const Geocode: Operation<GeocodeResult, GeocodeOpOptions> = {
   run: geocodeOp,
 };
 
-/** Every operation, by contract name. */
+export const CalculateRoute: Operation<RouteResult> = {
+  name: 'CalculateRoute',
+  command: 'route',
+  summary: 'CalculateRoute: the driving route through locations in the given order, leg by leg (RouteSpecification JSON)',
+  spec: RouteSpecificationSchema,
+  result: RouteResultSchema,
+  runsOn: 'caller',
+  // One route per route computed; a failed route counts nothing.
+  credit: (_spec, r) => ({ unit: 'route', units: r.Status === 'Failed' ? 0 : 1 }),
+  run: routeOp,
+};
+
+export const CalculateRoutes: Operation<RoutesResult> = {
+  name: 'CalculateRoutes',
+  command: 'routes',
+  summary: 'CalculateRoutes: many routes at once, each through its locations in order (RoutesSpecification JSON)',
+  spec: RoutesSpecificationSchema,
+  result: RoutesResultSchema,
+  runsOn: 'executor',
+  // One route per successful RouteResult.
+  credit: (_spec, r) => ({ unit: 'route', units: (r.Results ?? []).filter((x) => x && x.Status !== 'Failed').length }),
+  run: routesOp,
+};
+
+/**
+ * Every operation, by contract name. CalculateRoute and CalculateRoutes are not listed yet: the
+ * CLI's operation command lints every listed operation's specification (`lintSpecification`,
+ * whose LintKind names only CalculateDistance, Dispatch and Geocode), so listing them needs that
+ * guard first; until then `Engine.calculateRoute`/`calculateRoutes` call them directly.
+ */
 export const OPERATIONS = { CalculateDistance, Dispatch, Geocode } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

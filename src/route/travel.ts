@@ -62,6 +62,17 @@ export interface MatrixRequestOptions extends ExecutorOptions {
   maxMatrixBytes?: number;
 }
 
+/** A leg's best path with its polyline (from the source's snapped point to the target's). */
+export interface RoutePath {
+  found: boolean;
+  /** The same figures as {@link TravelProvider.route} for the same arguments. */
+  timeMs: number;
+  lengthCm: number;
+  /** The polyline (empty when not found). */
+  lat: Float64Array;
+  lon: Float64Array;
+}
+
 export interface TravelProvider {
   /** Places one query; throws EngineError (InvalidInput, NoSegment, Unsupported) naming `path`. */
   place(q: PlaceQuery, path: string): Placement;
@@ -72,6 +83,8 @@ export interface TravelProvider {
   placeMany(qs: readonly PlaceQuery[], opts?: PlaceOptions): Promise<(Placement | { error: ErrorRecord })[]>;
   /** Best path between two placements under the profile (time and length both reported). */
   route(from: Placement, to: Placement, profile: TravelProfile, withPath?: boolean): PointToPoint;
+  /** Best path between two placements under the profile, with its polyline (same time and length as `route`). */
+  routePath(from: Placement, to: Placement, profile: TravelProfile): RoutePath;
   /** The square matrix over `places` under the profile. */
   matrix(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<TravelMatrix>;
 }

@@ -12,6 +12,7 @@ import { geocodeReverseTask, geocodeSearchTask } from '../geocode/tasks.js';
 import { matrixPinTask, matrixTileTask } from '../matrix/tasks.js';
 import { vrpAssembleTask, vrpBuildTask, vrpSearchTask } from '../vrp/tasks.js';
 import { dispatchFinishTask, dispatchPrepareTask } from '../ops/dispatch.js';
+import { routesChunkTask } from '../ops/routes.js';
 import { echoTask } from './echo.js';
 
 export const TASK_HANDLERS: TaskHandlers = {
@@ -23,6 +24,7 @@ export const TASK_HANDLERS: TaskHandlers = {
   'geocode-reverse': geocodeReverseTask,
   'matrix-pin': matrixPinTask,
   'matrix-tile': matrixTileTask,
+  'routes-chunk': routesChunkTask,
   'vrp-build': vrpBuildTask,
   'vrp-search': vrpSearchTask,
   'vrp-assemble': vrpAssembleTask,

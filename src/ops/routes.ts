@@ -1,0 +1,125 @@
+/**
+ * CalculateRoutes: one CalculateRoute per Specification, Results in input order. Each
+ * Specification's RouteOptions override RoutesOptions field by field: a field the caller set in
+ * the Specification's RouteOptions wins, any other comes from RoutesOptions, then the defaults.
+ * A Specification that fails does not fail the others: its RouteResult is Failed and the
+ * top-level Errors name it (`Specifications[i]: …`), Status SuccessWithErrors (Failed when every
+ * one failed). With `offload`, or past {@link ROUTES_INLINE_MAX} Specifications, chunks run on
+ * the executor (task `routes-chunk`); the records are the same either way.
+ */
+import type { TaskEnv, TaskTypes } from '../core/executor.js';
+import {
+  RouteOptionsSchema, failedFromError, failedFromIssues,
+  type RouteResult, type RoutesResult,
+} from '../records/index.js';
+import type { OpOptions, OpsContext } from './context.js';
+import { contextInTask, type DispatchTaskSource } from './dispatch.js';
+import { calculateRoute } from './route.js';
+
+/** Up to this many Specifications run in the calling thread (unless offloading). */
+export const ROUTES_INLINE_MAX = 8;
+/** Specifications per `routes-chunk` task. */
+const ROUTES_CHUNK = 8;
+
+export interface RoutesChunkTask {
+  source: DispatchTaskSource;
+  /** Raw RouteSpecifications with their effective RouteOptions already merged in. */
+  specs: unknown[];
+}
+
+declare module '../core/executor.js' {
+  interface TaskMap {
+    'routes-chunk': TaskTypes<RoutesChunkTask, RouteResult[]>;
+  }
+}
+
+type Raw = Record<string, unknown>;
+const isObject = (x: unknown): x is Raw => !!x && typeof x === 'object' && !Array.isArray(x);
+
+/** A field of a raw record, by name case-insensitively (as the record parser reads it). */
+function rawField(o: Raw, name: string): unknown {
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(o)) if (k.toLowerCase() === lower) return o[k];
+  return undefined;
+}
+
+/** The raw record without the field `name` (case-insensitively). */
+function withoutField(o: Raw, name: string): Raw {
+  const lower = name.toLowerCase();
+  return Object.fromEntries(Object.entries(o).filter(([k]) => k.toLowerCase() !== lower));
+}
+
+/** RoutesOptions overlaid field by field with a Specification's RouteOptions (keys matched case-insensitively). */
+function mergeOptions(base: unknown, over: unknown): Raw | undefined {
+  if (!isObject(base) && !isObject(over)) return over === undefined ? (base as Raw | undefined) : (over as Raw);
+  const byLower = new Map<string, [string, unknown]>();
+  for (const o of [base, over]) {
+    if (!isObject(o)) continue;
+    for (const [k, v] of Object.entries(o)) if (v !== undefined) byLower.set(k.toLowerCase(), [k, v]);
+  }
+  return Object.fromEntries(byLower.values());
+}
+
+/** The raw RouteSpecification CalculateRoute runs for Specification `spec` under `routesOptions`. */
+function effectiveSpec(spec: unknown, routesOptions: unknown): unknown {
+  if (!isObject(spec)) return spec;
+  const merged = mergeOptions(routesOptions, rawField(spec, 'RouteOptions'));
+  const rest = withoutField(spec, 'RouteOptions');
+  return merged === undefined ? rest : { ...rest, RouteOptions: merged };
+}
+
+/** CalculateRoutes; never throws (a failure of the executor fails the whole call). */
+export async function routesOp(ctx: OpsContext, spec: unknown, opts: OpOptions = {}): Promise<RoutesResult> {
+  try {
+    return await routes(ctx, spec, opts);
+  } catch (e) {
+    return failedFromError(e, { Results: [] }) as RoutesResult;
+  }
+}
+
+async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<RoutesResult> {
+  if (!isObject(spec)) return failedFromIssues([{ path: '', message: 'must be a RoutesSpecification record' }], { Results: [] }) as RoutesResult;
+  const routesOptions = rawField(spec, 'RoutesOptions');
+  if (routesOptions !== undefined && routesOptions !== null) {
+    const p = RouteOptionsSchema.safeParse(routesOptions, 'RoutesOptions');
+    if (!p.ok) return failedFromIssues(p.issues, { Results: [] }) as RoutesResult;
+  }
+  const list = rawField(spec, 'Specifications') ?? [];
+  if (!Array.isArray(list)) return failedFromIssues([{ path: 'Specifications', message: 'must be a list' }], { Results: [] }) as RoutesResult;
+  const specs = list.map((s) => effectiveSpec(s, routesOptions ?? undefined));
+
+  const ex = ctx.executor;
+  let results: RouteResult[];
+  if (ex.offThread && (opts.offload || specs.length > ROUTES_INLINE_MAX)) {
+    const source: DispatchTaskSource = {
+      datasetKey: ctx.datasetKey, geocodePrefix: ctx.geocodePrefix, snapRadiusM: ctx.snapRadiusM ?? 1000, maxMatrixBytes: ctx.maxMatrixBytes,
+    };
+    const parts: Promise<RouteResult[]>[] = [];
+    let done = 0;
+    for (let i = 0; i < specs.length; i += ROUTES_CHUNK) {
+      const chunk = specs.slice(i, i + ROUTES_CHUNK);
+      parts.push(ex.run('routes-chunk', { source, specs: chunk }, { signal: opts.signal }).then((r) => {
+        done += chunk.length;
+        opts.onProgress?.({ phase: 'route', done, total: specs.length });
+        return r;
+      }));
+    }
+    results = (await Promise.all(parts)).flat();
+  } else {
+    results = specs.map((s) => calculateRoute(ctx, s));
+  }
+
+  const errors: { Message: string }[] = [];
+  results.forEach((r, i) => {
+    for (const e of r.Status === 'Failed' ? r.Errors ?? [] : []) errors.push({ Message: `Specifications[${i}]: ${e.Message ?? ''}` });
+  });
+  const failed = results.filter((r) => r.Status === 'Failed').length;
+  const Status = failed === 0 ? 'Success' : failed === results.length ? 'Failed' : 'SuccessWithErrors';
+  return { Status, Errors: errors, Results: results } as RoutesResult;
+}
+
+/** What each `routes-chunk` task runs: the chunk's routes, in order. */
+export function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): RouteResult[] {
+  const ctx = contextInTask(t.source, env);
+  return t.specs.map((s) => calculateRoute(ctx, s));
+}
