@@ -22,7 +22,7 @@ import type { OpOptions, OpsContext } from './ops/context.js';
 import { calculateDistance } from './ops/distance.js';
 import type { DispatchOpOptions } from './ops/dispatch.js';
 import { placeLocation, profileFor } from './ops/locations.js';
-import { CalculateRoute, CalculateRoutes, OPERATIONS, type OperationName } from './ops/table.js';
+import { OPERATIONS, type OperationName } from './ops/table.js';
 import { WorkerPool } from './workers/pool.js';
 
 export { METRES_PER_MILE, metresToUnit } from './core/units.js';
@@ -202,12 +202,12 @@ export class Engine {
 
   /** CalculateRoute: the driving route through the Locations in order, one RouteLeg per consecutive pair. */
   async calculateRoute(spec: unknown, opts: OpOptions = {}): Promise<RouteResult> {
-    return CalculateRoute.run(this.context(), spec, { offload: this.options.offload, ...opts });
+    return this.run('CalculateRoute', spec, opts as OpOptions & Record<string, unknown>);
   }
 
   /** CalculateRoutes: one RouteResult per Specification, in order (on the worker pool when offloading or past 8). */
   async calculateRoutes(spec: unknown, opts: OpOptions = {}): Promise<RoutesResult> {
-    return CalculateRoutes.run(this.context(), spec, { offload: this.options.offload, ...opts });
+    return this.run('CalculateRoutes', spec, opts as OpOptions & Record<string, unknown>);
   }
 
   /** Driving distance and time from StartLocation to FinishLocation (records in and out; synchronous: microseconds). */

@@ -112,13 +112,8 @@ export const CalculateRoutes: Operation<RoutesResult> = {
   run: routesOp,
 };
 
-/**
- * Every operation, by contract name. CalculateRoute and CalculateRoutes are not listed yet: the
- * CLI's operation command lints every listed operation's specification (`lintSpecification`,
- * whose LintKind names only CalculateDistance, Dispatch and Geocode), so listing them needs that
- * guard first; until then `Engine.calculateRoute`/`calculateRoutes` call them directly.
- */
-export const OPERATIONS = { CalculateDistance, Dispatch, Geocode } as const;
+/** Every operation, by contract name. */
+export const OPERATIONS = { CalculateDistance, Dispatch, Geocode, CalculateRoute, CalculateRoutes } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
 

@@ -11,10 +11,13 @@ import { Engine } from '../../engine.js';
 import { OPERATIONS, type Operation, type OperationName } from '../../ops/table.js';
 import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs, parseThreads } from '../io.js';
 import { ProgressPrinter } from '../progress.js';
-import { lintSpecification } from '../../ops/lint.js';
+import { lintSpecification, type LintKind } from '../../ops/lint.js';
 import { formatWarning } from './check.js';
 
 /** The command of table operation `name`. */
+const LINTED: readonly string[] = ['Dispatch', 'Geocode', 'CalculateDistance'] satisfies LintKind[];
+const isLintKind = (n: string): n is LintKind => LINTED.includes(n);
+
 export function operationCommand(name: OperationName): Command {
   const op = OPERATIONS[name] as unknown as Operation<{ Status: string }>;
   const long = op.runsOn === 'executor';
@@ -68,7 +71,7 @@ export function operationCommand(name: OperationName): Command {
         // Warnings only: the operation runs on the same specification whatever they say.
         let warnings: string[] = [];
         try {
-          warnings = lintSpecification(name, spec, engine.context()).map(formatWarning);
+          if (isLintKind(name)) warnings = lintSpecification(name, spec, engine.context()).map(formatWarning);
         } catch {
           warnings = [];
         }
