@@ -331,11 +331,19 @@ function describe(a: AddressQuery): string {
 
 let cached: { buffer: unknown; radius: number; travel: DatasetTravel } | null = null;
 
-export function datasetPlaceTask(t: DatasetPlaceTask, env: TaskEnv): PlaceOutcome[] {
-  const buffer = env.shared[t.datasetKey] as ArrayBufferLike | undefined;
-  if (!buffer) throw new EngineError('Internal', `The executor shares no "${t.datasetKey}" buffer.`);
-  if (!cached || cached.buffer !== buffer || cached.radius !== t.snapRadiusM) {
-    cached = { buffer, radius: t.snapRadiusM, travel: new DatasetTravel(Dataset.fromBuffer(buffer, { snapRadiusM: t.snapRadiusM }), { datasetKey: t.datasetKey }) };
+/**
+ * The travel provider over the dataset an executor shares (`env.shared[datasetKey]`), opened
+ * once per thread and snapping radius (zero-copy; the buffer is verified once per thread).
+ */
+export function travelInThread(env: TaskEnv, datasetKey: string, snapRadiusM: number): DatasetTravel {
+  const buffer = env.shared[datasetKey] as ArrayBufferLike | undefined;
+  if (!buffer) throw new EngineError('Internal', `The executor shares no "${datasetKey}" buffer.`);
+  if (!cached || cached.buffer !== buffer || cached.radius !== snapRadiusM) {
+    cached = { buffer, radius: snapRadiusM, travel: new DatasetTravel(Dataset.fromBuffer(buffer, { snapRadiusM }), { datasetKey }) };
   }
-  return cached.travel.placeHere(t.queries, t.paths, t.reverseWithinM);
+  return cached.travel;
+}
+
+export function datasetPlaceTask(t: DatasetPlaceTask, env: TaskEnv): PlaceOutcome[] {
+  return travelInThread(env, t.datasetKey, t.snapRadiusM).placeHere(t.queries, t.paths, t.reverseWithinM);
 }

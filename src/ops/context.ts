@@ -4,7 +4,8 @@
  * no state of their own.
  */
 import { EngineError } from '../core/errors.js';
-import type { Executor } from '../core/executor.js';
+import type { Executor, TaskEnv } from '../core/executor.js';
+import { travelInThread } from '../dataset/travel.js';
 import type { ProgressCallback } from '../core/cancel.js';
 import type { Geocoder } from '../geocode/search.js';
 import type { TravelProvider } from '../route/travel.js';
@@ -54,5 +55,33 @@ export function geocoderContext(geocoder: Geocoder, executor: Executor, where: {
   return {
     travel: { place: none, placeMany: none, route: none, routePath: none, matrix: none },
     geocoder, executor, datasetKey: where.datasetKey ?? 'dataset', geocodePrefix: where.geocodePrefix,
+  };
+}
+
+/** Where a task finds the dataset, and the engine settings that shape placement and matrices. */
+export interface TaskSource {
+  datasetKey: string;
+  geocodePrefix: string;
+  snapRadiusM: number;
+  maxMatrixBytes?: number;
+}
+
+/** The {@link TaskSource} of a context, for tasks that rebuild it in their thread ({@link contextInTask}). */
+export function taskSource(ctx: OpsContext): TaskSource {
+  return { datasetKey: ctx.datasetKey, geocodePrefix: ctx.geocodePrefix, snapRadiusM: ctx.snapRadiusM ?? 1000, maxMatrixBytes: ctx.maxMatrixBytes };
+}
+
+/** An executor for contexts inside a task: nothing nests, everything runs in the task's thread. */
+const IN_TASK: Executor = {
+  threads: 1, offThread: false, shared: {},
+  run: () => Promise.reject(new EngineError('Internal', 'Tasks do not start tasks.')),
+};
+
+/** The context of an operation stage running as a task: the thread's own view of the shared dataset. */
+export function contextInTask(src: TaskSource, env: TaskEnv): OpsContext {
+  const travel = travelInThread(env, src.datasetKey, src.snapRadiusM);
+  return {
+    travel, geocoder: travel.dataset.geocoder, executor: IN_TASK,
+    datasetKey: src.datasetKey, geocodePrefix: src.geocodePrefix, snapRadiusM: src.snapRadiusM, maxMatrixBytes: src.maxMatrixBytes,
   };
 }

@@ -18,15 +18,13 @@ import {
 import { VehicleSchema, DispatchSpecificationSchema, type Address, type Issue } from '../records/index.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { Executor, TaskEnv, TaskTypes } from '../core/executor.js';
-import { EngineError, isEngineError } from '../core/errors.js';
+import { isEngineError } from '../core/errors.js';
 import { constantSpeedSeconds, metresPerUnit, METRES_PER_KILOMETRE, roundDistance } from '../core/units.js';
 import { assemble, searchBest, solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../vrp/solve.js';
 import { buildProblem, Problem, REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
 import type { Solution, SolveStats } from '../vrp/solution.js';
-import { Dataset } from '../dataset/dataset.js';
-import { DatasetTravel } from '../dataset/travel.js';
 import type { PlaceQuery, Placement } from '../route/travel.js';
-import type { OpOptions, OpsContext } from './context.js';
+import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
 import { placeQuery, profileFor } from './locations.js';
 import { MODE_TERMS } from './dispatch-modes.js';
 
@@ -565,13 +563,8 @@ async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (
 
 // ---- off the calling thread ----------------------------------------------------------------------
 
-/** Where a task finds the dataset, and the engine settings that shape placement and matrices. */
-export interface DispatchTaskSource {
-  datasetKey: string;
-  geocodePrefix: string;
-  snapRadiusM: number;
-  maxMatrixBytes?: number;
-}
+/** Where a dispatch task finds the dataset (see ops/context.ts). */
+export type DispatchTaskSource = TaskSource;
 
 export interface DispatchPrepareTask {
   source: DispatchTaskSource;
@@ -599,10 +592,7 @@ declare module '../core/executor.js' {
 async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, started: number): Promise<DispatchResult> {
   const ex = ctx.executor;
   try {
-    const source: DispatchTaskSource = {
-      datasetKey: ctx.datasetKey, geocodePrefix: ctx.geocodePrefix, snapRadiusM: ctx.snapRadiusM ?? 1000, maxMatrixBytes: ctx.maxMatrixBytes,
-    };
-    const prep = await ex.run('dispatch-prepare', { source, spec }, { signal: opts.signal, onProgress: opts.onProgress });
+    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), spec }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
     const pb = Problem.fromTransfer(prep.problem);
     const so = solveOptions(prep.spec, { ...opts, executor: ex }, { started, places: dispatchPlaces(prep.spec).length }, pb.nStops);
@@ -613,31 +603,6 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
-}
-
-/** An executor for contexts inside a task: nothing nests, everything runs in the task's thread. */
-const IN_TASK: Executor = {
-  threads: 1, offThread: false, shared: {},
-  run: () => Promise.reject(new EngineError('Internal', 'Tasks do not start tasks.')),
-};
-
-let taskCtx: { buffer: unknown; key: string; ctx: OpsContext } | null = null;
-
-export function contextInTask(src: DispatchTaskSource, env: TaskEnv): OpsContext {
-  const buffer = env.shared[src.datasetKey] as ArrayBufferLike | undefined;
-  if (!buffer) throw new EngineError('Internal', `The executor shares no "${src.datasetKey}" buffer.`);
-  const key = `${src.snapRadiusM}:${src.maxMatrixBytes ?? ''}:${src.geocodePrefix}`;
-  if (!taskCtx || taskCtx.buffer !== buffer || taskCtx.key !== key) {
-    const ds = Dataset.fromBuffer(buffer, { snapRadiusM: src.snapRadiusM });
-    taskCtx = {
-      buffer, key,
-      ctx: {
-        travel: new DatasetTravel(ds, { datasetKey: src.datasetKey }), geocoder: ds.geocoder, executor: IN_TASK,
-        datasetKey: src.datasetKey, geocodePrefix: src.geocodePrefix, snapRadiusM: src.snapRadiusM, maxMatrixBytes: src.maxMatrixBytes,
-      },
-    };
-  }
-  return taskCtx.ctx;
 }
 
 export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv): Promise<DispatchPrepared> {

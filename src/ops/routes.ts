@@ -12,8 +12,7 @@ import {
   RouteOptionsSchema, failedFromError, failedFromIssues,
   type RouteResult, type RoutesResult,
 } from '../records/index.js';
-import type { OpOptions, OpsContext } from './context.js';
-import { contextInTask, type DispatchTaskSource } from './dispatch.js';
+import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
 import { calculateRoute } from './route.js';
 
 /** Up to this many Specifications run in the calling thread (unless offloading). */
@@ -22,7 +21,7 @@ export const ROUTES_INLINE_MAX = 8;
 const ROUTES_CHUNK = 8;
 
 export interface RoutesChunkTask {
-  source: DispatchTaskSource;
+  source: TaskSource;
   /** Raw RouteSpecifications with their effective RouteOptions already merged in. */
   specs: unknown[];
 }
@@ -91,9 +90,7 @@ async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<
   const ex = ctx.executor;
   let results: RouteResult[];
   if (ex.offThread && (opts.offload || specs.length > ROUTES_INLINE_MAX)) {
-    const source: DispatchTaskSource = {
-      datasetKey: ctx.datasetKey, geocodePrefix: ctx.geocodePrefix, snapRadiusM: ctx.snapRadiusM ?? 1000, maxMatrixBytes: ctx.maxMatrixBytes,
-    };
+    const source = taskSource(ctx);
     const parts: Promise<RouteResult[]>[] = [];
     let done = 0;
     for (let i = 0; i < specs.length; i += ROUTES_CHUNK) {
