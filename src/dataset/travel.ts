@@ -13,7 +13,7 @@ import type { ContractionHierarchy } from '../ch/index.js';
 import { Dijkstra } from '../graph/dijkstra.js';
 import { buildCsr, type Csr } from '../graph/formats/arcs.js';
 import type { Snap } from '../graph/snap.js';
-import type { AddressQuery } from '../geocode/search.js';
+import { describeAddress } from '../geocode/search.js';
 import { computeMatrix, UNREACHABLE, type EndpointEntries } from '../matrix/index.js';
 import { routeGeometry } from '../route/geometry.js';
 import { Router, type PointToPoint } from '../route/router.js';
@@ -60,7 +60,7 @@ export class DatasetTravel implements TravelProvider {
       if (!geocoder) throw new EngineError('Unsupported', `${path}: has only an Address and this dataset has no geocoder index; give LatLong.`, { path: `${path}.Address` });
       const [best] = geocoder.search(q.address, { limit: 1 });
       if (!best || best.matchCode === 'None') {
-        throw new EngineError('InvalidInput', `${path}.Address: not found (${describe(q.address)}).`, { path: `${path}.Address` });
+        throw new EngineError('InvalidInput', `${path}.Address: not found (${describeAddress(q.address)}).`, { path: `${path}.Address` });
       }
       const snap = ds.snapper.snap(best.lat, best.lon, { path: `${path}.Address` });
       return { snap, matchCode: best.matchCode, lat: best.lat, lon: best.lon, geocoded: true };
@@ -323,9 +323,6 @@ function constantSpeedMs(lengthCm: number, speedMps: number): number {
   return (cmToMetres(lengthCm) / speedMps) * 1000;
 }
 
-function describe(a: AddressQuery): string {
-  return [a.Street, a.City, a.State, a.PostalCode, a.Country].filter((x) => x && x.trim()).join(', ').slice(0, 200);
-}
 
 // ---- the executor task -------------------------------------------------------------------------
 

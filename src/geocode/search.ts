@@ -36,6 +36,11 @@ export interface AddressQuery {
   Country?: string | null;
 }
 
+/** An address as one line for messages: its non-blank fields, comma-separated, at most 200 characters. */
+export function describeAddress(a: AddressQuery): string {
+  return [a.Street, a.City, a.State, a.PostalCode, a.Country].filter((v) => v && v.trim().length > 0).join(', ').slice(0, 200);
+}
+
 export interface MatchedAddress {
   Street?: string;
   City?: string;

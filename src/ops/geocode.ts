@@ -21,7 +21,7 @@ import {
   type Address, type GeocodeItem, type GeocodeResult, type Issue, type Location,
 } from '../records/index.js';
 import { GeocodeIndex } from '../geocode/geocode-index.js';
-import { Geocoder, type GeocodeCandidate, type CandidateKind } from '../geocode/search.js';
+import { describeAddress, Geocoder, type GeocodeCandidate, type CandidateKind } from '../geocode/search.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { addressQuery } from './locations.js';
 
@@ -114,9 +114,6 @@ function itemsOf(addresses: Address[], candidates: GeocodeCandidate[][], needMat
   return addresses.map((a, i) => ({ Address: a, Locations: candidates[i].map((c) => candidateToLocation(c, needMatchCode)) }));
 }
 
-function describeAddress(a: Address): string {
-  return ADDRESS_FIELDS.map((f) => a[f]).filter((v) => v && v.trim().length > 0).join(', ').slice(0, 200);
-}
 
 function finish(items: GeocodeItem[]): GeocodeResult {
   const messages: string[] = [];
