@@ -1,17 +1,15 @@
 /** `dispatchkit check` and the lint warnings of the operation commands, end to end in child processes. */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { runCli } from '../helpers/cli.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'dk-check-cli-'));
 const data = join(dir, 'monaco.dkds');
-const cli = (args: string[], input?: string) => spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, encoding: 'utf8', input });
+const cli = runCli;
 
 beforeAll(async () => {
   const { buffer } = await fixtureDataset('monaco');

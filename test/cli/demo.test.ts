@@ -1,12 +1,11 @@
 /** `dispatchkit demo` (what `npm start` runs) answers every sample request on the Monaco dataset. */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { runCli } from '../helpers/cli.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const data = join(mkdtempSync(join(tmpdir(), 'dk-demo-')), 'monaco.dkds');
 
 beforeAll(async () => {
@@ -15,7 +14,7 @@ beforeAll(async () => {
 
 describe('dispatchkit demo', () => {
   it('prints a distance, a full matrix, geocodes and a feasible dispatch', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'demo', '--data', data], { cwd: ROOT, encoding: 'utf8' });
+    const r = runCli(['demo', '--data', data]);
     expect(r.status).toBe(0);
     const out = r.stdout;
     expect(out).toMatch(/"Status":"Success"/);

@@ -1,15 +1,13 @@
 /** Bad files on the command line: a coded error on stderr and the documented exit code, never "internal error". */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'dk-cli-errors-'));
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, encoding: 'utf8' });
+const cli = (...args: string[]) => runCli(args);
 const spec = join(dir, 'spec.json');
 const truncated = join(dir, 'truncated.dkds');
 const badPbf = join(dir, 'bad.osm.pbf');

@@ -4,16 +4,14 @@
  * (exit 2) without disturbing their neighbours, streaming output equal to the one-call Geocode
  * result, JSON lines, worker threads, and the exit codes of bad output paths and options.
  */
-import { spawnSync } from 'node:child_process';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const OSM = join(ROOT, 'fixtures/monaco-latest.osm.pbf');
-const cli = (args: string[], input?: string) => spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, encoding: 'utf8', input, maxBuffer: 1 << 28 });
+const cli = runCli;
 const geocode = (args: string[], input?: string) => cli(['geocode', '--osm', OSM, '-q', ...args], input);
 
 const dir = mkdtempSync(join(tmpdir(), 'dk-geocode-csv-'));

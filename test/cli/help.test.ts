@@ -1,9 +1,8 @@
 /** `dispatchkit <command> --help`: every option of the usage line explained, defaults, examples. */
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { commandHelp } from '../../src/cli/command.js';
+import { runCli } from '../helpers/cli.js';
 
 describe('command help', () => {
   it.each(COMMANDS.map((c) => [c.name, c] as const))('%s: every option of its usage is explained, with examples', (_name, c) => {
@@ -16,8 +15,7 @@ describe('command help', () => {
   });
 
   it('is what `dispatchkit <command> --help` prints', () => {
-    const root = new URL('../../', import.meta.url).pathname;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'solve', '--help'], { cwd: root, encoding: 'utf8' });
+    const r = runCli(['solve', '--help']);
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe(commandHelp(COMMANDS.find((c) => c.name === 'solve')!));
     expect(r.stdout).toMatch(/--hard-limit F .*\(default: 5\)/);

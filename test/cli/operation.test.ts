@@ -1,5 +1,4 @@
 /** The operation commands the CLI takes from the operation table (`distance`, `dispatch`), end to end in child processes. */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/ops/table.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { runCli } from '../helpers/cli.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'dk-ops-cli-'));
 const data = join(dir, 'monaco.dkds');
-const cli = (args: string[], input?: string) => spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, encoding: 'utf8', input });
+const cli = runCli;
 
 beforeAll(async () => {
   const { buffer } = await fixtureDataset('monaco');

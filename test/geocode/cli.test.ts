@@ -1,14 +1,13 @@
 /** `dispatchkit geocode` end to end (child processes): JSON spec, CSV mode, reverse, bad input. */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { MAIN, ROOT, runCli } from '../helpers/cli.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const OSM = join(ROOT, 'fixtures/monaco-latest.osm.pbf');
-const run = (args: string[], input?: string) => spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'geocode', '--osm', OSM, '-q', ...args], { cwd: ROOT, encoding: 'utf8', input });
+const run = (args: string[], input?: string) => runCli(['geocode', '--osm', OSM, '-q', ...args], input);
 
 describe('dispatchkit geocode', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dk-geocode-'));
@@ -47,7 +46,7 @@ describe('dispatchkit geocode', () => {
     expect(bad.status).toBe(1);
     expect(JSON.parse(bad.stdout).Errors[0].Message).toMatch(/^Addresses\[0\]\.Street: must be a string/);
     expect(run(['--reverse', 'north']).status).toBe(2);
-    const usage = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'geocode'], { cwd: ROOT, encoding: 'utf8' });
+    const usage = runCli(['geocode']);
     expect(usage.status).toBe(2);
     expect(execFileSync(process.execPath, ['--import', 'tsx', MAIN, 'geocode', '--help'], { cwd: ROOT, encoding: 'utf8' })).toContain('Usage: dispatchkit geocode');
   });
