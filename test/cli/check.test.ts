@@ -4,16 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { fixtureDataset } from '../helpers/datasets.js';
+import { fixtureDatasetFile } from '../helpers/datasets.js';
 import { runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dk-check-cli-'));
-const data = join(dir, 'monaco.dkds');
 const cli = runCli;
+let data: string;
 
 beforeAll(async () => {
-  const { buffer } = await fixtureDataset('monaco');
-  writeFileSync(data, new Uint8Array(buffer));
+  data = await fixtureDatasetFile('monaco');
 });
 
 const DEPOT = { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } };

@@ -1,15 +1,12 @@
 /** `dispatchkit demo` (what `npm start` runs) answers every sample request on the Monaco dataset. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixtureDataset } from '../helpers/datasets.js';
+import { fixtureDatasetFile } from '../helpers/datasets.js';
 import { runCli } from '../helpers/cli.js';
 
-const data = join(mkdtempSync(join(tmpdir(), 'dk-demo-')), 'monaco.dkds');
+let data: string;
 
 beforeAll(async () => {
-  writeFileSync(data, new Uint8Array((await fixtureDataset('monaco')).buffer));
+  data = await fixtureDatasetFile('monaco');
 });
 
 describe('dispatchkit demo', () => {

@@ -1,20 +1,15 @@
 /** The operation commands the CLI takes from the operation table (`distance`, `dispatch`), end to end in child processes. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/ops/table.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { fixtureDataset } from '../helpers/datasets.js';
+import { fixtureDatasetFile } from '../helpers/datasets.js';
 import { runCli } from '../helpers/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'dk-ops-cli-'));
-const data = join(dir, 'monaco.dkds');
 const cli = runCli;
+let data: string;
 
 beforeAll(async () => {
-  const { buffer } = await fixtureDataset('monaco');
-  writeFileSync(data, new Uint8Array(buffer));
+  data = await fixtureDatasetFile('monaco');
 });
 
 describe('operation commands', () => {

@@ -1,5 +1,7 @@
 /** Builds (once per test process) datasets from the committed fixtures. */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildDataset } from '../../src/dataset/build.js';
 import { Dataset } from '../../src/dataset/dataset.js';
 
@@ -19,6 +21,22 @@ export function fixtureDataset(name: keyof typeof FIXTURE): Promise<{ dataset: D
       return { dataset: Dataset.fromBuffer(buffer), buffer };
     })();
     cache.set(name, p);
+  }
+  return p;
+}
+
+const files = new Map<string, Promise<string>>();
+
+/** A fixture dataset written to a temporary `.dkds` file (once per test process), for the CLI tests. */
+export function fixtureDatasetFile(name: keyof typeof FIXTURE): Promise<string> {
+  let p = files.get(name);
+  if (!p) {
+    p = (async () => {
+      const path = join(mkdtempSync(join(tmpdir(), 'dk-fixture-')), `${name}.dkds`);
+      writeFileSync(path, new Uint8Array((await fixtureDataset(name)).buffer));
+      return path;
+    })();
+    files.set(name, p);
   }
   return p;
 }
