@@ -224,9 +224,9 @@ export class Engine {
     const placements: Placement[] = places.map((p) => ({
       snap: p.snap, matchCode: p.matchCode, lat: p.latLong?.Latitude ?? p.snap.queryLat, lon: p.latLong?.Longitude ?? p.snap.queryLon, geocoded: !!p.latLong,
     }));
-    const n = places.length;
     return this.travel.matrix(placements, profileFor(opts.metric === 'distance' ? 'MinimizeDistance' : 'MinimizeTime'), {
-      executor: opts.offload ?? this.options.offload ? this.executor() : n * n > 250_000 ? this.executor() : undefined,
+      // Small matrices stay in this thread; the pool starts only when a large one needs it.
+      executor: this.context().executor,
       signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: this.options.maxMatrixBytes,
     });
   }

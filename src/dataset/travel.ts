@@ -26,8 +26,6 @@ import { Dataset, SECTION } from './dataset.js';
 const PLACE_CHUNK = 128;
 /** Batches of coordinates up to this size are placed in the calling thread (about 1 ms). */
 const PLACE_INLINE_MAX = 32;
-/** Matrices up to this many cells are computed in the calling thread. */
-const MATRIX_INLINE_MAX_CELLS = 250_000;
 
 export interface DatasetPlaceTask {
   datasetKey: string;
@@ -151,7 +149,6 @@ export class DatasetTravel implements TravelProvider {
       signal: opts.signal,
       onProgress: opts.onProgress,
       maxMatrixBytes: opts.maxMatrixBytes,
-      inThreadMaxCells: MATRIX_INLINE_MAX_CELLS,
       executor: opts.executor,
       prefix: time ? SECTION.chTime : SECTION.chDist,
       datasetKey: this.opts.datasetKey ?? 'dataset',

@@ -542,8 +542,8 @@ async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (
   placed.forEach((p, i) => { if (p) idx.push(i); });
   const n = idx.length;
   const m = await ctx.travel.matrix(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), {
-    // Large matrices on the executor's threads (in this thread when it works here).
-    executor: n * n > 250_000 ? ctx.executor : undefined,
+    // computeMatrix keeps small matrices in this thread and tiles large ones on the executor.
+    executor: ctx.executor,
     signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
   });
   const N = placed.length;
