@@ -165,6 +165,7 @@ interface WayTable {
   duration: Float64Array;
   nameId: Uint32Array;
   refId: Uint32Array;
+  destId: Uint32Array;
   indexById: Map<number, number>;
   /** Interned names and refs; id 0 is ''. */
   strings: string[];
@@ -299,6 +300,7 @@ function readWays(src: OsmSource, stats: RoadGraphStats, opts: LongWorkOptions):
   const wayDuration = new GrowF64();
   const wayNameId = new GrowU32();
   const wayRefId = new GrowU32();
+  const wayDestId = new GrowU32();
   const indexById = new Map<number, number>();
   const strIds = new Map<string, number>([['', 0]]);
   const strings: string[] = [''];
@@ -334,6 +336,7 @@ function readWays(src: OsmSource, stats: RoadGraphStats, opts: LongWorkOptions):
       wayDuration.push(p.durationS ?? NaN);
       wayNameId.push(intern(p.name));
       wayRefId.push(intern(p.ref));
+      wayDestId.push(intern(p.destination));
     },
     relation(id: number, members: RelationMember[], tags: Tags) {
       if (tags.type !== 'restriction') return;
@@ -346,7 +349,7 @@ function readWays(src: OsmSource, stats: RoadGraphStats, opts: LongWorkOptions):
   return {
     count: wayOsmId.n, refs: refs.view(), refStart: wayRefStart.view(), osmId: wayOsmId.view(), cls: wayCls.view(),
     flags: wayFlags.view(), dir: wayDir.view(), speedF: waySpeedF.view(), speedB: waySpeedB.view(), duration: wayDuration.view(),
-    nameId: wayNameId.view(), refId: wayRefId.view(), indexById, strings, restrictions,
+    nameId: wayNameId.view(), refId: wayRefId.view(), destId: wayDestId.view(), indexById, strings, restrictions,
   };
 }
 
@@ -890,6 +893,7 @@ function edgeArrays(ways: WayTable, edges: EdgeTable, edgeOld: number[]) {
   const geomLon = new Float64Array(P);
   const edgeNameId = new Uint32Array(numEdges);
   const edgeRefId = new Uint32Array(numEdges);
+  const edgeDestId = new Uint32Array(numEdges);
   const edgeFlags = new Uint16Array(numEdges);
   const edgeClass = new Uint8Array(numEdges);
   const edgeWayId = new Float64Array(numEdges);
@@ -902,11 +906,12 @@ function edgeArrays(ways: WayTable, edges: EdgeTable, edgeOld: number[]) {
     const w = eWay[oe];
     edgeNameId[e] = ways.nameId[w];
     edgeRefId[e] = ways.refId[w];
+    edgeDestId[e] = ways.destId[w];
     edgeFlags[e] = ways.flags[w];
     edgeClass[e] = ways.cls[w];
     edgeWayId[e] = ways.osmId[w];
   }
-  return { edgeGeomStart, geomLat, geomLon, edgeNameId, edgeRefId, edgeFlags, edgeClass, edgeWayId };
+  return { edgeGeomStart, geomLat, geomLon, edgeNameId, edgeRefId, edgeDestId, edgeFlags, edgeClass, edgeWayId };
 }
 
 /** Edge → arcs index: edge e's arcs are `edgeArcs[edgeArcStart[e] .. edgeArcStart[e + 1] - 1]`, forward ones first. */

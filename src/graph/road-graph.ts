@@ -40,6 +40,8 @@ export interface RoadGraphArrays {
   geomLon: Float64Array;
   edgeNameId: Uint32Array;
   edgeRefId: Uint32Array;
+  /** Signposted destination string per edge (optional: graphs built before it have none). */
+  edgeDestId?: Uint32Array;
   edgeFlags: Uint16Array;
   edgeClass: Uint8Array;
   edgeWayId: Float64Array;
@@ -86,6 +88,8 @@ export class RoadGraph implements RoadGraphArrays {
   /** String-table ids (0 = none) of the road's name and ref. */
   readonly edgeNameId: Uint32Array;
   readonly edgeRefId: Uint32Array;
+  /** Destination string id per edge (all 0 in datasets built before destinations were kept). */
+  readonly edgeDestId: Uint32Array;
   /** {@link EdgeFlag} bits. */
   readonly edgeFlags: Uint16Array;
   /** {@link HighwayClass} number. */
@@ -125,6 +129,7 @@ export class RoadGraph implements RoadGraphArrays {
     this.geomLon = a.geomLon;
     this.edgeNameId = a.edgeNameId;
     this.edgeRefId = a.edgeRefId;
+    this.edgeDestId = a.edgeDestId ?? new Uint32Array(a.numEdges);
     this.edgeFlags = a.edgeFlags;
     this.edgeClass = a.edgeClass;
     this.edgeWayId = a.edgeWayId;
@@ -149,7 +154,7 @@ export class RoadGraph implements RoadGraphArrays {
     if (this.edgeGeomStart.length !== e + 1 || this.edgeArcStart.length !== e + 1) throw bad('edge index');
     if (this.geomLat.length !== this.edgeGeomStart[e] || this.geomLon.length !== this.geomLat.length) throw bad('geometry');
     if (this.edgeArcStart[e] !== m) throw bad('edgeArcStart');
-    for (const arr of [this.edgeNameId, this.edgeRefId, this.edgeFlags, this.edgeClass, this.edgeWayId]) if (arr.length !== e) throw bad('edge attributes');
+    for (const arr of [this.edgeNameId, this.edgeRefId, this.edgeDestId, this.edgeFlags, this.edgeClass, this.edgeWayId]) if (arr.length !== e) throw bad('edge attributes');
     if (this.strOffsets.length < 1 || this.strOffsets[this.strOffsets.length - 1] !== this.strBytes.length) throw bad('string table');
     if (!deep) return;
     // O(n + m) invariants, so damaged arrays fail here instead of reading out of range.
@@ -158,7 +163,7 @@ export class RoadGraph implements RoadGraphArrays {
       ['firstOut', this.firstOut, m + 1, true], ['edgeGeomStart', this.edgeGeomStart, 2 ** 32, true],
       ['edgeArcStart', this.edgeArcStart, m + 1, true], ['strOffsets', this.strOffsets, 2 ** 32, true],
       ['head', this.head, n, false], ['tail', this.tail, n, false], ['arcEdge', this.arcEdge, 2 * e, false],
-      ['edgeArcs', this.edgeArcs, m, false], ['edgeNameId', this.edgeNameId, strings, false], ['edgeRefId', this.edgeRefId, strings, false],
+      ['edgeArcs', this.edgeArcs, m, false], ['edgeNameId', this.edgeNameId, strings, false], ['edgeRefId', this.edgeRefId, strings, false], ['edgeDestId', this.edgeDestId, strings, false],
     ] as const;
     for (const [name, arr, limit, monotone] of checks) {
       const i = firstBad(arr, limit, monotone);
@@ -206,6 +211,11 @@ export class RoadGraph implements RoadGraphArrays {
   /** `ref` of the road the arc is on (e.g. "A7"; '' if none). */
   arcRef(a: number): string {
     return this.string(this.edgeRefId[this.arcEdge[a] >>> 1]);
+  }
+
+  /** Signposted destination of the arc's road ("A28: Porto, Braga"; '' if none). */
+  arcDestination(a: number): string {
+    return this.string(this.edgeDestId[this.arcEdge[a] >>> 1]);
   }
 
   /** {@link EdgeFlag} bits of the arc's road. */
@@ -301,6 +311,7 @@ export class RoadGraph implements RoadGraphArrays {
   toSections(w: BinWriter, prefix: string): void {
     w.add(`${prefix}meta`, new Uint32Array([ROAD_GRAPH_FORMAT, this.numNodes, this.numArcs, this.numEdges]));
     for (const [name] of SECTIONS) w.add(prefix + name, (this as unknown as Record<string, import('../core/binfile.js').TypedArray>)[name]);
+    w.add(`${prefix}edgeDestId`, this.edgeDestId);
   }
 
   static fromSections(f: BinFile, prefix: string): RoadGraph {
@@ -308,6 +319,8 @@ export class RoadGraph implements RoadGraphArrays {
     if (meta[0] !== ROAD_GRAPH_FORMAT) throw new EngineError('DatasetFormat', `Road graph format v${meta[0]}, expected v${ROAD_GRAPH_FORMAT}.`);
     const a: Record<string, unknown> = { numNodes: meta[1], numArcs: meta[2], numEdges: meta[3] };
     for (const [name, ctor] of SECTIONS) a[name] = f.get(prefix + name, ctor as never);
+    // Optional section (datasets written before destinations were kept lack it).
+    if (f.has(`${prefix}edgeDestId`)) a.edgeDestId = f.get(`${prefix}edgeDestId`, Uint32Array);
     return new RoadGraph(a as unknown as RoadGraphArrays, !f.verified);
   }
 }

@@ -329,6 +329,19 @@ export interface CarWay {
   flags: number;
   name: string;
   ref: string;
+  /** Signposted destination ({@link destinationLabel}), '' when not tagged. */
+  destination: string;
+}
+
+/**
+ * The signposted destination of a way, as signs show it: `destination:ref` and `destination`
+ * (else their `:forward` variants), `;`-separated values joined with ", ", e.g. "A28: Porto, Braga".
+ */
+export function destinationLabel(tags: Tags): string {
+  const list = (v: string | undefined) => (v ?? '').split(';').map((x) => x.trim()).filter(Boolean).join(', ');
+  const ref = list(tags['destination:ref'] ?? tags['destination:ref:forward']);
+  const dest = list(tags.destination ?? tags['destination:forward']);
+  return ref && dest ? `${ref}: ${dest}` : ref || dest;
 }
 
 const CONSTRUCTION_OK = new Set(['no', 'widening', 'minor']);
@@ -442,6 +455,7 @@ export function carWayProfile(tags: Tags): CarWay | null {
     flags,
     name: tags.name ?? '',
     ref: tags.ref ?? '',
+    destination: destinationLabel(tags),
   };
 }
 
