@@ -144,6 +144,7 @@ export class Engine {
         geocodePrefix: SECTION.geocode,
         maxMatrixBytes: this.options.maxMatrixBytes,
         snapRadiusM: this.dataset.snapper.radiusM,
+        roads: this.dataset.graph,
       };
     }
     return this.ctx;

@@ -14,6 +14,7 @@ import type { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
 import { OsmPbfFile } from '../osm/pbf.js';
 import { buildGeocodeIndexWithStats } from '../geocode/build.js';
+import { PoiLayer } from './poi.js';
 import type { Executor } from '../core/executor.js';
 import '../ch/tasks.js';
 import { DATASET_TAG, DATASET_VERSION, SECTION, type DatasetMeta } from './dataset.js';
@@ -81,12 +82,18 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
     mark('geocode');
   }
 
+  progress({ phase: 'landmarks', done: 0, total: 1 });
+  const landmarks = PoiLayer.fromOsm(osm);
+  progress({ phase: 'landmarks', done: 1, total: 1 });
+  mark('landmarks');
+
   const w = new BinWriter(DATASET_TAG, DATASET_VERSION);
   graph.toSections(w, SECTION.graph);
   chTime.toSections(w, SECTION.chTime);
   chDist.toSections(w, SECTION.chDist);
   snapper.toSections(w, SECTION.snap);
   geocodeIndex?.toSections(w, SECTION.geocode);
+  landmarks.toSections(w, SECTION.poi);
   mark('sections');
 
   const bb = graph.bbox();
@@ -103,7 +110,7 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
     engineVersion: ENGINE_VERSION,
     profile: 'car',
     attribution: ODBL_ATTRIBUTION,
-    counts: { nodes: graph.numNodes, arcs: graph.numArcs, edges: graph.numEdges, chTimeArcs: chTime.numArcs, chDistArcs: chDist.numArcs, ...(geocodeStats ? { geocodeAddresses: Number(geocodeStats.addresses ?? 0), geocodeStreets: Number(geocodeStats.streets ?? 0) } : {}) },
+    counts: { nodes: graph.numNodes, arcs: graph.numArcs, edges: graph.numEdges, chTimeArcs: chTime.numArcs, chDistArcs: chDist.numArcs, ...(geocodeStats ? { geocodeAddresses: Number(geocodeStats.addresses ?? 0), geocodeStreets: Number(geocodeStats.streets ?? 0) } : {}), landmarks: landmarks.size },
     bbox: bb,
     timingsMs: timings,
     stats: { graph: stats as unknown as Record<string, unknown>, ...(geocodeStats ? { geocode: geocodeStats } : {}) },

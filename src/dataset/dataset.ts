@@ -11,6 +11,7 @@ import { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
 import { GeocodeIndex } from '../geocode/geocode-index.js';
 import { Geocoder } from '../geocode/search.js';
+import { PoiLayer } from './poi.js';
 
 /** "DKDS" — the dataset kind inside the container. */
 export const DATASET_TAG = 0x53444b44;
@@ -23,6 +24,7 @@ export const SECTION = {
   chDist: 'chd.',
   snap: 's.',
   geocode: 'geo',
+  poi: 'poi.',
 } as const;
 
 export interface DatasetMeta {
@@ -32,7 +34,7 @@ export interface DatasetMeta {
   engineVersion: string;
   profile: 'car';
   attribution: string;
-  counts: { nodes: number; arcs: number; edges: number; chTimeArcs: number; chDistArcs: number; geocodeAddresses?: number; geocodeStreets?: number };
+  counts: { nodes: number; arcs: number; edges: number; chTimeArcs: number; chDistArcs: number; geocodeAddresses?: number; geocodeStreets?: number; landmarks?: number };
   bbox: { minLat: number; minLon: number; maxLat: number; maxLon: number };
   timingsMs: Record<string, number>;
   stats?: Record<string, unknown>;
@@ -46,6 +48,8 @@ export class Dataset {
   readonly snapper: Snapper;
   /** The geocoder, when the dataset was built with one. */
   readonly geocoder: Geocoder | null;
+  /** Named landmarks for directions' hints (null in datasets built before the layer). */
+  readonly landmarks: PoiLayer | null;
 
   private constructor(readonly file: BinFile, snapRadiusM?: number) {
     if (file.formatTag !== DATASET_TAG) throw file.error('this file is not a dispatchkit dataset (it holds another kind of data)', { offset: 8 });
@@ -61,6 +65,7 @@ export class Dataset {
     this.geocoder = GeocodeIndex.has(file, SECTION.geocode)
       ? load(file, 'geocoder', SECTION.geocode, () => new Geocoder(GeocodeIndex.fromSections(file, SECTION.geocode)))
       : null;
+    this.landmarks = PoiLayer.has(file, SECTION.poi) ? load(file, 'landmark layer', SECTION.poi, () => PoiLayer.fromSections(file, SECTION.poi)) : null;
   }
 
   /**

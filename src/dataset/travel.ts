@@ -16,9 +16,10 @@ import type { Snap } from '../graph/snap.js';
 import { describeAddress } from '../geocode/search.js';
 import { computeMatrix, UNREACHABLE, type EndpointEntries } from '../matrix/index.js';
 import { routeGeometry } from '../route/geometry.js';
+import { buildItinerary } from '../route/maneuvers.js';
 import { Router, type PointToPoint } from '../route/router.js';
 import type {
-  MatrixRequestOptions, PlaceOptions, PlaceQuery, Placement, RoutePath, TravelMatrix, TravelProfile, TravelProvider,
+  DirectionsRequest, MatrixRequestOptions, PlaceOptions, PlaceQuery, Placement, RoutePath, TravelMatrix, TravelProfile, TravelProvider,
 } from '../route/travel.js';
 import { Dataset, SECTION } from './dataset.js';
 
@@ -116,11 +117,20 @@ export class DatasetTravel implements TravelProvider {
     return r;
   }
 
-  routePath(from: Placement, to: Placement, profile: TravelProfile): RoutePath {
+  routePath(from: Placement, to: Placement, profile: TravelProfile, directions?: DirectionsRequest): RoutePath {
     const r = this.route(from, to, profile, true);
     if (!r.found) return { found: false, timeMs: Infinity, lengthCm: Infinity, lat: new Float64Array(0), lon: new Float64Array(0) };
     const g = routeGeometry(this.dataset.graph, from.snap, r.arcs ?? [], to.snap, { metric: profile.metric });
-    return { found: true, timeMs: r.timeMs, lengthCm: r.lengthCm, lat: g.lat, lon: g.lon };
+    const out: RoutePath = { found: true, timeMs: r.timeMs, lengthCm: r.lengthCm, lat: g.lat, lon: g.lon };
+    if (directions) {
+      // The geometry's own costs are the path's; scale stretch times to a constant speed when the profile has one.
+      if (profile.speedMps) {
+        g.timeMs = r.timeMs;
+        for (const p of g.pieces) p.timeMs = constantSpeedMs(p.lengthCm, profile.speedMps);
+      }
+      out.steps = buildItinerary(this.dataset.graph, g, from.snap, to.snap, { ...directions, landmarks: this.dataset.landmarks });
+    }
+    return out;
   }
 
   async matrix(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions = {}): Promise<TravelMatrix> {

@@ -9,6 +9,7 @@ import { travelInThread } from '../dataset/travel.js';
 import type { ProgressCallback } from '../core/cancel.js';
 import type { Geocoder } from '../geocode/search.js';
 import type { TravelProvider } from '../route/travel.js';
+import type { RoadGraph } from '../graph/road-graph.js';
 
 export interface OpsContext {
   travel: TravelProvider;
@@ -23,6 +24,8 @@ export interface OpsContext {
   maxMatrixBytes?: number;
   /** The snapping radius in metres (tasks open the dataset with it). */
   snapRadiusM?: number;
+  /** The road network drawn under route maps (none: maps show the route alone). */
+  roads?: RoadGraph | null;
 }
 
 /** Options every operation takes. */
@@ -81,7 +84,7 @@ const IN_TASK: Executor = {
 export function contextInTask(src: TaskSource, env: TaskEnv): OpsContext {
   const travel = travelInThread(env, src.datasetKey, src.snapRadiusM);
   return {
-    travel, geocoder: travel.dataset.geocoder, executor: IN_TASK,
+    travel, geocoder: travel.dataset.geocoder, executor: IN_TASK, roads: travel.dataset.graph,
     datasetKey: src.datasetKey, geocodePrefix: src.geocodePrefix, snapRadiusM: src.snapRadiusM, maxMatrixBytes: src.maxMatrixBytes,
   };
 }

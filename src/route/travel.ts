@@ -10,6 +10,7 @@ import type { ExecutorOptions } from '../core/executor.js';
 import type { Snap } from '../graph/snap.js';
 import type { AddressQuery, MatchCodeName, MatchedAddress } from '../geocode/search.js';
 import type { Metric, PointToPoint } from './router.js';
+import type { ItineraryStep } from './maneuvers.js';
 
 /** How one vehicle (or one request) travels. */
 export interface TravelProfile {
@@ -71,6 +72,15 @@ export interface RoutePath {
   /** The polyline (empty when not found). */
   lat: Float64Array;
   lon: Float64Array;
+  /** The turn-by-turn itinerary, when asked for with a {@link DirectionsRequest}. */
+  steps?: ItineraryStep[];
+}
+
+/** Asks {@link TravelProvider.routePath} for the leg's itinerary (stop numbers are 1-based). */
+export interface DirectionsRequest {
+  fromStop: number;
+  toStop: number;
+  lastStop: boolean;
 }
 
 export interface TravelProvider {
@@ -84,7 +94,7 @@ export interface TravelProvider {
   /** Best path between two placements under the profile (time and length both reported). */
   route(from: Placement, to: Placement, profile: TravelProfile, withPath?: boolean): PointToPoint;
   /** Best path between two placements under the profile, with its polyline (same time and length as `route`). */
-  routePath(from: Placement, to: Placement, profile: TravelProfile): RoutePath;
+  routePath(from: Placement, to: Placement, profile: TravelProfile, directions?: DirectionsRequest): RoutePath;
   /** The square matrix over `places` under the profile. */
   matrix(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<TravelMatrix>;
 }
