@@ -77,6 +77,8 @@ export interface Maneuver {
   lon: number;
   /** Index in the leg's polyline of the maneuver point. */
   pointIndex: number;
+  /** The road graph node of the junction (absent for depart and arrive). */
+  node?: number;
   /** Centimetres and milliseconds from this maneuver to the next one (0 for arrive). */
   lengthCm: number;
   timeMs: number;

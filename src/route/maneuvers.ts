@@ -121,6 +121,19 @@ function label(g: RoadGraph, a: number): RoadLabel {
   };
 }
 
+/** {@link sameRoad} on two arcs' string ids (no strings decoded: the hot path). */
+function sameArcRoad(g: RoadGraph, a: number, b: number): boolean {
+  const ea = g.arcEdge[a] >>> 1;
+  const eb = g.arcEdge[b] >>> 1;
+  const na = g.edgeNameId[ea];
+  const nb = g.edgeNameId[eb];
+  if (na !== 0 || nb !== 0) return na === nb;
+  const ra = g.edgeRefId[ea];
+  const rb = g.edgeRefId[eb];
+  if (ra !== 0 || rb !== 0) return ra === rb;
+  return g.edgeClass[ea] === g.edgeClass[eb];
+}
+
 /** The same road for a driver: same name, else same ref, else both unnamed of one class. */
 function sameRoad(x: RoadLabel, y: RoadLabel): boolean {
   if (x.name !== '' || y.name !== '') return x.name === y.name;
@@ -204,23 +217,24 @@ export function buildItinerary(g: RoadGraph, route: RouteGeometry, from: Snap, t
     const lat = g.lat[v];
     const lon = g.lon[v];
     const at = { piece: i + 1, cm: cmEnd[i], ms: msEnd[i], junction: i };
-    const inL = label(g, a);
-    const outL = label(g, b);
     const point = P[i + 1].firstPoint;
 
-    if (outRb && !inRb) {
+    if (outRb || inRb) {
+      const inL = label(g, a);
+      const outL = label(g, b);
+      if (outRb && !inRb) {
       // Entering a roundabout: one maneuver, emitted when we leave it (the exit is known then).
-      const raw: Raw = { m: mk('roundabout', undefined, inBearing, outBearing, outL, inL, lat, lon, point), theta, ...at };
+      const raw: Raw = { m: mk('roundabout', undefined, inBearing, outBearing, outL, inL, lat, lon, point, { node: v }), theta, ...at };
       pending = { raw, inBearing, exits: 0 };
       continue;
     }
     if (inRb && outRb) {
-      if (!pending) pending = { raw: { m: mk('roundabout', undefined, inBearing, outBearing, outL, inL, lat, lon, point), theta, ...at }, inBearing, exits: 0 };
+      if (!pending) pending = { raw: { m: mk('roundabout', undefined, inBearing, outBearing, outL, inL, lat, lon, point, { node: v }), theta, ...at }, inBearing, exits: 0 };
       if (options.some((o) => (g.edgeFlags[o.road >>> 1] & ROUNDABOUT) === 0)) pending.exits++;
       continue;
     }
     if (inRb && !outRb) {
-      const p = pending ?? { raw: { m: mk('roundabout', undefined, inBearing, outBearing, outL, inL, lat, lon, point), theta, ...at }, inBearing, exits: 0 };
+      const p = pending ?? { raw: { m: mk('roundabout', undefined, inBearing, outBearing, outL, inL, lat, lon, point, { node: v }), theta, ...at }, inBearing, exits: 0 };
       p.raw.m.exit = p.exits + 1;
       p.raw.m.road = outL;
       p.raw.m.bearingAfter = outBearing;
@@ -230,11 +244,12 @@ export function buildItinerary(g: RoadGraph, route: RouteGeometry, from: Snap, t
       raws.push(p.raw);
       pending = null;
       continue;
+      }
     }
 
-    const kind = classify(theta, options, incoming, a, b, inL, outL, inEnd, outEnd, inBearing, g, J);
+    const kind = classify(theta, options, incoming, a, b, inEnd, outEnd, inBearing, g, J);
     if (!kind) continue;
-    raws.push({ m: mk(kind.type, kind.modifier, inBearing, outBearing, outL, inL, lat, lon, point), theta, ...at });
+    raws.push({ m: mk(kind.type, kind.modifier, inBearing, outBearing, label(g, b), label(g, a), lat, lon, point, { node: v }), theta, ...at });
   }
   if (pending) {
     // The leg ends inside the roundabout: the exit is the next one.
@@ -297,15 +312,16 @@ function lineBearing(lat: Float64Array, lon: Float64Array, i: number, dir: 1 | -
 
 /** The kind of maneuver at an ordinary junction (not a roundabout), or null when none is worth saying. */
 function classify(
-  theta: number, options: Option[], incoming: number[], a: number, b: number, inL: RoadLabel, outL: RoadLabel,
+  theta: number, options: Option[], incoming: number[], a: number, b: number,
   inEnd: number, outEnd: number, inBearing: number, g: RoadGraph, J: JunctionIndex,
 ): { type: ManeuverType; modifier?: ManeuverModifier } | null {
   if (outEnd === inEnd) return { type: 'uturn', modifier: 'uturn' };
   const inCls = g.arcHighwayClass(a);
   const outCls = g.arcHighwayClass(b);
-  const named = outL.name !== '' || outL.ref !== '';
-  const nameChange = (): { type: ManeuverType; modifier?: ManeuverModifier } | null =>
-    !sameRoad(inL, outL) && named ? { type: 'name-change', modifier: turnModifier(theta) } : null;
+  const eb = g.arcEdge[b] >>> 1;
+  const named = g.edgeNameId[eb] !== 0 || g.edgeRefId[eb] !== 0;
+  const same = sameArcRoad(g, a, b);
+  const change = !same && named ? { type: 'name-change' as const, modifier: turnModifier(theta) } : null;
 
   // Ramps and merges.
   if (isLink(outCls) && !isLink(inCls)) {
@@ -313,7 +329,7 @@ function classify(
       const main = options.reduce((x, y) => (Math.abs(y.theta) < Math.abs(x.theta) ? y : x));
       return { type: 'off-ramp', modifier: theta > main.theta ? 'slight right' : 'slight left' };
     }
-    if (isFastLink(outCls)) return { type: 'on-ramp', modifier: turnModifier(theta) };
+    if (isFastLink(outCls) && !isMain(inCls)) return { type: 'on-ramp', modifier: turnModifier(theta) };
   }
   if (isLink(inCls) && isMain(outCls)) {
     const main = incoming.filter((r) => isMain(g.edgeClass[r >>> 1]));
@@ -323,18 +339,18 @@ function classify(
       return { type: 'merge', modifier: d > 0 ? 'slight left' : 'slight right' };
     }
   }
-  if (options.length === 0) return nameChange();
+  if (options.length === 0) return change;
 
   const absT = Math.abs(theta);
   const rOut = rank(outCls);
-  const same = sameRoad(inL, outL);
+  // Staying on the road while ramps leave it (they may carry its ref): nothing to say.
+  if (!isLink(outCls) && !isLink(inCls) && absT <= 35 && options.every((o) => isLink(o.cls))) return change;
   // Fork: two comparable branches ahead.
   const ahead = options.filter((o) => Math.abs(o.theta) < 45);
   if (ahead.length === 1 && absT < 45 && options.length === 1) {
     const o = ahead[0];
-    const oL = label(g, o.arc);
     const comparable = Math.abs(rank(o.cls) - rOut) <= 1;
-    const oneKeepsName = same !== sameRoad(inL, oL);
+    const oneKeepsName = same !== sameArcRoad(g, a, o.arc);
     if (comparable && Math.abs(theta - o.theta) < 60 && (!oneKeepsName || (isMain(outCls) && isMain(o.cls)) || (isLink(outCls) && isLink(o.cls)))) {
       if (!(absT < 10 && Math.abs(o.theta) >= 25 && !isLink(outCls))) return { type: 'fork', modifier: theta < o.theta ? 'slight left' : 'slight right' };
     }
@@ -342,9 +358,9 @@ function classify(
   // Obvious continuation: no comparable road competes with ours.
   const competing = (o: Option) => rank(o.cls) <= rOut + 1 && Math.abs(o.theta) < Math.max(40, absT + 20);
   const straighterComparable = options.some((o) => rank(o.cls) <= rOut && Math.abs(o.theta) < absT - 10);
-  if (absT <= 35 && !options.some(competing)) return nameChange();
-  if (same && absT <= 60 && !straighterComparable && !options.some((o) => sameRoad(inL, label(g, o.arc)))) return nameChange();
-  if (absT <= 45 && options.every((o) => rank(o.cls) >= rOut + 2) && !options.some((o) => Math.abs(o.theta) < absT - 10 && rank(o.cls) <= rOut + 2)) return nameChange();
+  if (absT <= 35 && !options.some(competing)) return change;
+  if (same && absT <= 60 && !straighterComparable && !options.some((o) => sameArcRoad(g, a, o.arc))) return change;
+  if (absT <= 45 && options.every((o) => rank(o.cls) >= rOut + 2) && !options.some((o) => Math.abs(o.theta) < absT - 10 && rank(o.cls) <= rOut + 2)) return change;
 
   // End of road: nothing goes on ahead, roads go off to both sides.
   if (absT >= 50 && absT <= 130 && !options.some((o) => Math.abs(o.theta) < 40)) {
