@@ -224,9 +224,9 @@ interface RoadStyle {
 const C = HighwayClass;
 /** In drawing order: minor roads first. */
 const ROAD_STYLES: readonly RoadStyle[] = [
-  { classes: [C.service, C.living_street], minZoom: 14, color: '#d3d0cb', width: 1 },
-  { classes: [C.residential, C.unclassified, C.road], minZoom: 12.5, color: '#c2beb7', width: 1.6 },
-  { classes: [C.tertiary, C.tertiary_link], minZoom: 11, color: '#b3ab9c', width: 2.2 },
+  { classes: [C.service, C.living_street], minZoom: 14.5, color: '#d3d0cb', width: 1 },
+  { classes: [C.residential, C.unclassified, C.road], minZoom: 13.5, color: '#c2beb7', width: 1.6 },
+  { classes: [C.tertiary, C.tertiary_link], minZoom: 12, color: '#b3ab9c', width: 2.2 },
   { classes: [C.secondary, C.secondary_link], minZoom: 9, color: '#e6cf6e', width: 2.8 },
   { classes: [C.primary, C.primary_link], minZoom: 7, color: '#f0a85a', width: 3.4 },
   { classes: [C.trunk, C.trunk_link], minZoom: 5, color: '#e8794f', width: 4 },
@@ -659,10 +659,12 @@ function backdrop(g: RoadGraph, v: ViewParams): string[] {
   const { edgeGeomStart: gs, geomLon: lo } = g;
   const py = grid.pointY;
   const f = roadWidthFactor(v.zoom);
+  // Points closer than this to the last kept one are dropped: 1 px, 1.5 px below zoom 14 (long overview paths).
+  const minDist = v.zoom >= 14 ? 1 : 1.5;
   const parts: string[] = [];
   for (let st = 0; st < ROAD_STYLES.length; st++) {
     if (counts[st + 1] === counts[st]) continue;
-    const b = new PathBuilder(-VIEW_PAD * T, -VIEW_PAD * T, (v.width + VIEW_PAD) * T, (v.height + VIEW_PAD) * T, T * T);
+    const b = new PathBuilder(-VIEW_PAD * T, -VIEW_PAD * T, (v.width + VIEW_PAD) * T, (v.height + VIEW_PAD) * T, minDist * minDist * T * T);
     for (let k = counts[st]; k < counts[st + 1]; k++) {
       const e = sorted[k];
       b.begin();
