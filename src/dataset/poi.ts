@@ -23,6 +23,14 @@ export const POI_KINDS = [
   'shop', 'attraction', 'viewpoint', 'memorial',
 ] as const;
 const KIND_ID = new Map<string, number>(POI_KINDS.map((k, i) => [k, i]));
+/**
+ * Everyday kinds (shops, cafés, banks, car parks, …) are everywhere in a city centre: they count
+ * as landmarks only when {@link MINOR_FACTOR} times closer, so that a church 80 m away wins over a
+ * shop 40 m away and a maneuver is not described by whichever shop is nearest.
+ */
+const MINOR_KINDS = new Set(['shop', 'restaurant', 'cafe', 'bank', 'pharmacy', 'parking', 'post_office', 'hotel']);
+export const MINOR_FACTOR = 2.5;
+const KIND_FACTOR = Float64Array.from(POI_KINDS, (k) => (MINOR_KINDS.has(k) ? MINOR_FACTOR : 1));
 
 const AMENITY = new Set(['fuel', 'school', 'hospital', 'pharmacy', 'restaurant', 'cafe', 'bank', 'post_office', 'police', 'fire_station', 'parking', 'bus_station', 'townhall', 'marketplace', 'fountain', 'university', 'library', 'cinema', 'theatre']);
 const TOURISM = new Set(['hotel', 'museum', 'attraction', 'viewpoint']);
@@ -74,7 +82,10 @@ export class PoiLayer implements LandmarkFinder {
     return s;
   }
 
-  /** The nearest landmark within `radiusM` of a point (ties: the lower index), or null. */
+  /**
+   * The best landmark near a point: the least distance × kind factor ({@link MINOR_FACTOR} for
+   * everyday kinds, else 1) within `radiusM` (ties: the lower index), or null.
+   */
   nearest(lat: number, lon: number, radiusM: number): Landmark | null {
     const n = this.lat.length;
     if (n === 0) return null;
@@ -89,14 +100,16 @@ export class PoiLayer implements LandmarkFinder {
       const lo = (ci + di) * 200000 + cj - span;
       const hi = (ci + di) * 200000 + cj + span;
       for (let k = lowerBound(this.cell, lo); k < n && this.cell[k] <= hi; k++) {
-        const d = Math.hypot((this.lat[k] - lat) * ky, (this.lon[k] - lon) * kx);
+        const d = Math.hypot((this.lat[k] - lat) * ky, (this.lon[k] - lon) * kx) * KIND_FACTOR[this.kind[k]];
         if (d <= bestD && (d < bestD || best < 0 || k < best)) {
           best = k;
           bestD = d;
         }
       }
     }
-    return best < 0 ? null : { name: this.name(best), kind: POI_KINDS[this.kind[best]] ?? '', distanceM: Math.round(bestD) };
+    if (best < 0) return null;
+    const distanceM = Math.round(Math.hypot((this.lat[best] - lat) * ky, (this.lon[best] - lon) * kx));
+    return { name: this.name(best), kind: POI_KINDS[this.kind[best]] ?? '', distanceM };
   }
 
   /** Reads the named landmark nodes of an extract. */

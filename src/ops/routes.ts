@@ -5,15 +5,17 @@
  * A Specification that fails does not fail the others: its RouteResult is Failed and the
  * top-level Errors name it (`Specifications[i]: …`), Status SuccessWithErrors (Failed when every
  * one failed). With `offload`, or past {@link ROUTES_INLINE_MAX} Specifications, chunks run on
- * the executor (task `routes-chunk`); the records are the same either way.
+ * the executor (task `routes-chunk`); the records are the same either way. With a MapSize in
+ * RoutesOptions, the top-level Map shows every route in its own colour ({@link routesMap}).
  */
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import {
   RouteOptionsSchema, failedFromError, failedFromIssues,
-  type RouteResult, type RoutesResult,
+  type Issue, type RouteOptions, type RouteResult, type RoutesResult,
 } from '../records/index.js';
+import type { MapRoute } from '../render/index.js';
 import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
-import { calculateRoute } from './route.js';
+import { calculateRoute, drawMap, mapRequest, routeColor, type MapRequest } from './route.js';
 
 /** Up to this many Specifications run in the calling thread (unless offloading). */
 export const ROUTES_INLINE_MAX = 8;
@@ -79,9 +81,15 @@ export async function routesOp(ctx: OpsContext, spec: unknown, opts: OpOptions =
 async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<RoutesResult> {
   if (!isObject(spec)) return failedFromIssues([{ path: '', message: 'must be a RoutesSpecification record' }], { Results: [] }) as RoutesResult;
   const routesOptions = rawField(spec, 'RoutesOptions');
+  let map: MapRequest | null = null;
+  let options: RouteOptions | undefined;
   if (routesOptions !== undefined && routesOptions !== null) {
     const p = RouteOptionsSchema.safeParse(routesOptions, 'RoutesOptions');
     if (!p.ok) return failedFromIssues(p.issues, { Results: [] }) as RoutesResult;
+    options = p.value;
+    const issues: Issue[] = [];
+    map = mapRequest(options, issues, 'RoutesOptions');
+    if (issues.length) return failedFromIssues(issues, { Results: [] }) as RoutesResult;
   }
   const list = rawField(spec, 'Specifications') ?? [];
   if (!Array.isArray(list)) return failedFromIssues([{ path: 'Specifications', message: 'must be a list' }], { Results: [] }) as RoutesResult;
@@ -112,7 +120,33 @@ async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<
   });
   const failed = results.filter((r) => r.Status === 'Failed').length;
   const Status = failed === 0 ? 'Success' : failed === results.length ? 'Failed' : 'SuccessWithErrors';
-  return { Status, Errors: errors, Results: results } as RoutesResult;
+  const out = { Status, Errors: errors, Results: results } as RoutesResult;
+  if (map && failed < results.length) out.Map = routesMap(ctx, map, results, options);
+  return out;
+}
+
+/** Colours of the routes after the first (which takes RouteColor): distinct hues, RouteColor's alpha. */
+const PALETTE: readonly [number, number, number][] = [
+  [230, 25, 75], [60, 180, 75], [245, 130, 48], [145, 30, 180], [0, 128, 128], [240, 50, 230], [128, 0, 0], [0, 0, 128], [170, 110, 40], [128, 128, 0],
+];
+
+/**
+ * The top-level map of CalculateRoutes: every route that succeeded in its own colour (the first in
+ * RouteColor, the others from {@link PALETTE}, cycling), each route's first stop marked with the
+ * route's number (1-based, its index in Specifications) unless HideStops.
+ */
+function routesMap(ctx: OpsContext, map: MapRequest, results: RouteResult[], o: RouteOptions | undefined): string {
+  const base = routeColor(o?.RouteColor);
+  const routes: MapRoute[] = [];
+  const markers: { lat: number; lon: number; label: string }[] = [];
+  results.forEach((r, i) => {
+    const pts = r.Route?.Points;
+    if (!pts || pts.length === 0) return;
+    const [cr, cg, cb] = i === 0 ? [base.r, base.g, base.b] : PALETTE[(i - 1) % PALETTE.length];
+    routes.push({ lat: pts.map((p) => p.Latitude), lon: pts.map((p) => p.Longitude), color: { a: base.a, r: cr, g: cg, b: cb } });
+    markers.push({ lat: pts[0].Latitude, lon: pts[0].Longitude, label: String(i + 1) });
+  });
+  return drawMap(ctx, map, routes, o?.HideStops ? [] : markers, o?.DistanceUnit ?? 'Mile');
 }
 
 /** What each `routes-chunk` task runs: the chunk's routes, in order. */

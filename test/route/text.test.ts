@@ -327,10 +327,10 @@ describe('warnings and hints', () => {
     }
   });
   it('low speed states the speed in km/h or mph', () => {
-    expect(warningText('low-speed', 'en-US', { speedKmh: 30 })).toBe('Speed limit of 30 km/h ahead');
-    expect(warningText('low-speed', 'en-US', { speedKmh: 32.19, unit: 'Mile' })).toBe('Speed limit of 20 mph ahead');
-    expect(warningText('low-speed', 'en-US')).toBe('Low speed limit ahead');
-    expect(warningText('low-speed', 'de-DE', { speedKmh: 30, unit: 'Kilometer' })).toBe('Geschwindigkeitsbegrenzung 30 km/h voraus');
+    expect(warningText('low-speed', 'en-US', { speedKmh: 30 })).toBe('Slow stretch ahead (about 30 km/h)');
+    expect(warningText('low-speed', 'en-US', { speedKmh: 32.19, unit: 'Mile' })).toBe('Slow stretch ahead (about 20 mph)');
+    expect(warningText('low-speed', 'en-US')).toBe('Slow stretch ahead');
+    expect(warningText('low-speed', 'de-DE', { speedKmh: 30, unit: 'Kilometer' })).toBe('Langsame Strecke voraus (etwa 30 km/h)');
     for (const c of CULTURES) expect(warningText('low-speed', c, { speedKmh: 48.3, unit: 'Mile' }), c).toContain('30 mph');
     expect(warningText('toll', 'fr-FR')).toBe('Route à péage à venir');
   });

@@ -1,8 +1,10 @@
 /**
  * `npm start`: the main job on the embedded Monaco extract. Builds the dataset on first run
- * (data/monaco-latest.dkds), then answers a sample CalculateDistance and a small travel matrix.
+ * (data/monaco-latest.dkds), then answers sample requests: CalculateDistance, a travel matrix,
+ * Geocode, a Dispatch, and a CalculateRoute with directions whose map it writes next to the dataset.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
@@ -13,6 +15,7 @@ import { WorkerPool } from '../../workers/pool.js';
 import { DistanceResultSchema, type Location } from '../../records/index.js';
 import { ProgressPrinter } from '../progress.js';
 import { PACKAGE_ROOT } from '../io.js';
+import { directionsText, svgOfDataUrl } from './route.js';
 
 export const DEMO_PLACES: { name: string; lat: number; lon: number }[] = [
   { name: 'Casino de Monte-Carlo', lat: 43.7395, lon: 7.428 },
@@ -138,7 +141,25 @@ export const demoCommand: Command = {
     }
     for (const e of d.Errors ?? []) out.push(`  ! ${e.Message}`);
     out.push('');
-    out.push('Next: `dispatchkit --help` for build, distance, dispatch, geocode, check and solve (`dispatchkit <command> --help` for each).');
+
+    // 5. Turn-by-turn directions with a map.
+    const [from, to] = [DEMO_PLACES[0], DEMO_PLACES[4]];
+    const rr = await engine.calculateRoute({
+      Locations: [from, to].map((p) => ({ Name: p.name, LatLong: { Latitude: p.lat, Longitude: p.lon } })),
+      RouteOptions: { DistanceUnit: 'Kilometer', Culture: 'en-US', MapSize: { Width: 800, Height: 600 } },
+    });
+    out.push(`CalculateRoute: ${from.name} → ${to.name} → ${rr.Status}`);
+    if (rr.Route) {
+      out.push(...directionsText(rr, 'en-US', 'Kilometer').slice(2).map((l) => `  ${l}`));
+      if (rr.Route.Map) {
+        const mapPath = join(dirname(path), 'demo-route.svg');
+        writeFileSync(mapPath, svgOfDataUrl(rr.Route.Map));
+        out.push(`  Map of the route (SVG, offline): ${mapPath}`);
+      }
+    }
+    for (const e of rr.Errors ?? []) out.push(`  ! ${e.Message}`);
+    out.push('');
+    out.push('Next: `dispatchkit --help` for build, distance, dispatch, geocode, route, check and solve (`dispatchkit <command> --help` for each).');
     process.stdout.write(out.join('\n') + '\n');
     await engine.close();
     return EXIT.ok;

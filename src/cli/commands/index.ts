@@ -9,11 +9,12 @@ import { checkCommand } from './check.js';
 import { demoCommand } from './demo.js';
 import { geocodeCommand } from './geocode.js';
 import { operationCommand } from './operation.js';
+import { routeCommand } from './route.js';
 import { schemaCommand } from './schema.js';
 import { solveCommand } from './solve.js';
 
-/** Operations whose command has options of its own (CSV, reverse geocoding, an index from an extract). */
-const OWN_COMMAND: Partial<Record<OperationName, Command>> = { Geocode: geocodeCommand };
+/** Operations whose command has options of its own (Geocode: CSV, reverse geocoding, an index from an extract; CalculateRoute: directions, maps, GeoJSON). */
+const OWN_COMMAND: Partial<Record<OperationName, Command>> = { Geocode: geocodeCommand, CalculateRoute: routeCommand };
 
 export const COMMANDS: Command[] = [
   demoCommand,

@@ -79,7 +79,7 @@ export const de: Catalog = {
     'destination-only': () => 'Nur für Anlieger frei',
     motorway: () => 'Autobahn voraus',
     tunnel: () => 'Tunnel voraus',
-    'low-speed': (s) => (s ? `Geschwindigkeitsbegrenzung ${s} voraus` : 'Niedrige Geschwindigkeitsbegrenzung voraus'),
+    'low-speed': (s) => (s ? `Langsame Strecke voraus (etwa ${s})` : 'Langsame Strecke voraus'),
     'restricted-turn': () => 'Abbiegeverbot voraus',
   },
   hint: {

@@ -62,7 +62,7 @@ export const en: Catalog = {
     'destination-only': () => 'Local access only',
     motorway: () => 'Motorway ahead',
     tunnel: () => 'Tunnel ahead',
-    'low-speed': (s) => (s ? `Speed limit of ${s} ahead` : 'Low speed limit ahead'),
+    'low-speed': (s) => (s ? `Slow stretch ahead (about ${s})` : 'Slow stretch ahead'),
     'restricted-turn': () => 'Restricted turn ahead',
   },
   hint: {

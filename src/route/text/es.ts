@@ -68,7 +68,7 @@ export const es: Catalog = {
     'destination-only': () => 'Acceso solo para residentes',
     motorway: () => 'Autopista más adelante',
     tunnel: () => 'Túnel más adelante',
-    'low-speed': (s) => (s ? `Límite de velocidad de ${s} más adelante` : 'Límite de velocidad reducido más adelante'),
+    'low-speed': (s) => (s ? `Tramo lento más adelante (unos ${s})` : 'Tramo lento más adelante'),
     'restricted-turn': () => 'Giro prohibido más adelante',
   },
   hint: {

@@ -64,7 +64,7 @@ export const fr: Catalog = {
     'destination-only': () => 'Accès réservé aux riverains',
     motorway: () => 'Autoroute à venir',
     tunnel: () => 'Tunnel à venir',
-    'low-speed': (s) => (s ? `Vitesse limitée à ${s} à venir` : 'Vitesse limitée à venir'),
+    'low-speed': (s) => (s ? `Tronçon lent à venir (environ ${s})` : 'Tronçon lent à venir'),
     'restricted-turn': () => 'Interdiction de tourner à venir',
   },
   hint: {

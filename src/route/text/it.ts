@@ -66,7 +66,7 @@ export const it: Catalog = {
     'destination-only': () => 'Accesso riservato ai residenti',
     motorway: () => 'Autostrada più avanti',
     tunnel: () => 'Galleria più avanti',
-    'low-speed': (s) => (s ? `Limite di velocità di ${s} più avanti` : 'Limite di velocità ridotto più avanti'),
+    'low-speed': (s) => (s ? `Tratto lento più avanti (circa ${s})` : 'Tratto lento più avanti'),
     'restricted-turn': () => 'Svolta vietata più avanti',
   },
   hint: {
