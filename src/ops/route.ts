@@ -124,7 +124,7 @@ function itineraryItems(steps: ItineraryStep[], legCm: number, legMs: number, un
       LatLong: { Latitude: round7(m.lat), Longitude: round7(m.lon) },
       Text: maneuverText(m, culture),
       Warnings: st.warnings.map((w) => ({ Severity: w.severity, Text: warningText(w.kind, culture, { speedKmh: w.speedKmh, unit }) })),
-      Hints: st.hints.map((h) => ({ Type: HINT_TYPE[h.kind], Text: hintText(h.kind, culture, h.subject) })),
+      Hints: st.hints.map((h) => ({ Type: HINT_TYPE[h.kind], Text: hintText(h.kind, culture, h.subject, unit) })),
     };
     cm = cm2;
     ms = ms2;

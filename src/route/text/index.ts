@@ -98,20 +98,21 @@ export function warningText(kind: WarningKind, culture: Culture, detail?: { spee
 const isLandmarkKind = (k: string): k is LandmarkKind => (LANDMARK_KINDS as readonly string[]).includes(k);
 
 /** A landmark as "Café Z (café), 40 m": the kind word only for known kinds, the distance in metres when known. */
-function landmarkPhrase(l: Landmark, culture: Culture): string {
+function landmarkPhrase(l: Landmark, culture: Culture, unit: 'Mile' | 'Kilometer'): string {
   const cat = CATALOGS[culture];
   const kind = isLandmarkKind(l.kind) ? cat.landmarkKinds[l.kind] : '';
   const name = l.name.trim();
   const head = name ? (kind ? `${name} (${kind})` : name) : kind;
-  const dist = Number.isFinite(l.distanceM) && l.distanceM >= 0 ? distanceText(l.distanceM, culture, 'Kilometer') : '';
+  const dist = Number.isFinite(l.distanceM) && l.distanceM >= 0 ? distanceText(l.distanceM, culture, unit) : '';
   return [head, dist].filter(Boolean).join(', ');
 }
 
 /**
  * A hint sentence: the previous/next intersection ("The next intersection is Rua Y"), or a
- * landmark ("Landmark: Café Z (café), 40 m"). A Landmark given to an intersection hint stands by its name.
+ * landmark ("Landmark: Café Z (café), 40 m", its distance in the request's DistanceUnit). A
+ * Landmark given to an intersection hint stands by its name.
  */
-export function hintText(kind: HintKind, culture: Culture, subject: string | Landmark): string {
-  const s = typeof subject === 'string' ? subject : kind === 'landmark' ? landmarkPhrase(subject, culture) : subject.name;
+export function hintText(kind: HintKind, culture: Culture, subject: string | Landmark, unit: 'Mile' | 'Kilometer' = 'Kilometer'): string {
+  const s = typeof subject === 'string' ? subject : kind === 'landmark' ? landmarkPhrase(subject, culture, unit) : subject.name;
   return CATALOGS[culture].hint[kind](s);
 }
