@@ -98,7 +98,8 @@ function routeHere(ctx: OpsContext, spec: unknown): RouteResult {
     const stops = places.map((p, i) => ({ lat: p.snap.lat, lon: p.snap.lon, label: String(i + 1) }));
     route.Map = drawMap(ctx, map, [{ lat: Float64Array.from(points, (q) => q.Latitude), lon: Float64Array.from(points, (q) => q.Longitude), color }], o?.HideStops ? [] : stops, unit);
     legs.forEach((l, i) => {
-      l.leg.Map = drawMap(ctx, map, [{ lat: l.lat, lon: l.lon, color }], o?.HideStops ? [] : [stops[i], stops[i + 1]], unit);
+      // A single leg's map is the route's map (same line, same stops, same view).
+      l.leg.Map = legs.length === 1 ? route.Map : drawMap(ctx, map, [{ lat: l.lat, lon: l.lon, color }], o?.HideStops ? [] : [stops[i], stops[i + 1]], unit);
     });
   }
   const errors = culture.message ? [{ Message: `RouteOptions.Culture: ${culture.message}` }] : [];
