@@ -4,6 +4,8 @@
  * binary is missing; then this fails with a clear message.
  */
 
+import { EngineError } from '../core/errors.js';
+
 type ResvgModule = typeof import('@resvg/resvg-js');
 
 let loading: Promise<ResvgModule> | undefined;
@@ -12,12 +14,13 @@ function loadResvg(): Promise<ResvgModule> {
   loading ??= import('@resvg/resvg-js').then(
     (m) => {
       const mod = ((m as { Resvg?: unknown }).Resvg ? m : (m as unknown as { default: ResvgModule }).default) as ResvgModule;
-      if (typeof mod?.Resvg !== 'function') throw new Error('the module has no Resvg class');
+      if (typeof mod?.Resvg !== 'function') throw new EngineError('Unsupported', 'the module has no Resvg class');
       return mod;
     },
   ).catch((e: unknown) => {
     loading = undefined; // try again next time (e.g. after installing it)
-    throw new Error(
+    throw new EngineError(
+      'Unsupported',
       `PNG maps need the package @resvg/resvg-js (with its native binary for ${process.platform}-${process.arch}), which could not be loaded: ${e instanceof Error ? e.message : String(e)}`,
       { cause: e },
     );
