@@ -455,7 +455,8 @@ export function carWayProfile(tags: Tags): CarWay | null {
     flags,
     name: tags.name ?? '',
     ref: tags.ref ?? '',
-    destination: destinationLabel(tags),
+    // Signposts apply to the way's direction: kept for ways drivable forward only (links, one-way roads).
+    destination: forward && !backward ? destinationLabel(tags) : '',
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  carNodeBlocks, carRestriction, carWayProfile, classifyAccess, DEFAULT_SPEED_KMH, EdgeFlag, HighwayClass,
+  destinationLabel, carNodeBlocks, carRestriction, carWayProfile, classifyAccess, DEFAULT_SPEED_KMH, EdgeFlag, HighwayClass,
   MAX_CAR_SPEED_KMH, MAXSPEED_FACTOR, parseDuration, parseMaxspeed,
 } from '../../src/osm/car-profile.js';
 
@@ -185,5 +185,20 @@ describe('carRestriction', () => {
     expect(carRestriction({ type: 'restriction', 'restriction:conditional': 'no_left_turn @ (Mo-Fr 07:00-09:00)' })).toEqual({ ok: false, reason: 'conditional' });
     expect(carRestriction({ type: 'restriction', restriction: 'give_way' })).toEqual({ ok: false, reason: 'unknown-value' });
     expect(carRestriction({ type: 'multipolygon' })).toEqual({ ok: false, reason: 'not-a-restriction' });
+  });
+});
+
+describe('destinationLabel (signposts)', () => {
+  it('joins destination:ref and destination, lists with commas', () => {
+    expect(destinationLabel({ destination: 'Porto;Braga', 'destination:ref': 'A28' })).toBe('A28: Porto, Braga');
+    expect(destinationLabel({ destination: 'Lisboa' })).toBe('Lisboa');
+    expect(destinationLabel({ 'destination:ref': 'A1;A3' })).toBe('A1, A3');
+    expect(destinationLabel({ 'destination:forward': 'Nice' })).toBe('Nice');
+    expect(destinationLabel({ highway: 'primary' })).toBe('');
+  });
+  it('is kept on one-way ways only (a two-way road has no single direction for its signs)', () => {
+    expect(carWayProfile({ highway: 'motorway_link', destination: 'Porto' })!.destination).toBe('Porto');
+    expect(carWayProfile({ highway: 'primary', oneway: 'yes', destination: 'Porto' })!.destination).toBe('Porto');
+    expect(carWayProfile({ highway: 'primary', destination: 'Porto' })!.destination).toBe('');
   });
 });
