@@ -1,4 +1,5 @@
 /** `dispatchkit demo` (what `npm start` runs) answers every sample request on the Monaco dataset. */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureDatasetFile } from '../helpers/datasets.js';
 import { runCli } from '../helpers/cli.js';
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 
 describe('dispatchkit demo', () => {
-  it('prints a distance, a full matrix, geocodes and a feasible dispatch', () => {
+  it('prints a distance, a full matrix, geocodes, a feasible dispatch and directions with a map', () => {
     const r = runCli(['demo', '--data', data]);
     expect(r.status).toBe(0);
     const out = r.stdout;
@@ -26,5 +27,14 @@ describe('dispatchkit demo', () => {
       expect(cells.every((c) => Number.isFinite(c) && c >= 0)).toBe(true);
     });
     expect(out).toMatch(/Dispatch: .* → Success/);
+    // Directions with a map written to the file it names.
+    expect(out).toMatch(/CalculateRoute: Casino de Monte-Carlo → Jardin Exotique → Success/);
+    expect(out).toMatch(/^\s+1\. Head \w+ on /m);
+    expect(out).toMatch(/You have arrived at your destination/);
+    const mapLine = /Map of the route \(SVG, offline\): (\S+)/.exec(out);
+    expect(mapLine).not.toBeNull();
+    const svg = readFileSync(mapLine![1], 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('© OpenStreetMap contributors');
   });
 });
