@@ -150,23 +150,24 @@ export function mapRequest(o: RouteOptions | undefined, issues: Issue[], path = 
     issues.push({ path: `${path}.MapSize`, message: `Width and Height must not be negative (got ${w}×${h})` });
     return null;
   }
-  if (w === 0 || h === 0) return null;
-  const bad = checkMapSize(w, h);
-  if (bad) {
-    issues.push({ path: `${path}.MapSize`, message: bad });
-    return null;
-  }
+  // The view's fields are checked whether or not a map is asked for: a bad one is a bad request.
   const z = o?.ZoomLevel ?? 0;
   if (z < 0 || z > 20) {
     issues.push({ path: `${path}.ZoomLevel`, message: `must be between 0 (fit the route) and 20 (got ${z})` });
     return null;
   }
   const c = o?.MapCenter;
+  if (c && (!(Math.abs(c.Latitude) <= 85) || !(Math.abs(c.Longitude) <= 180))) {
+    issues.push({ path: `${path}.MapCenter`, message: `must be a latitude within ±85 and a longitude within ±180 (got ${c.Latitude}, ${c.Longitude})` });
+    return null;
+  }
+  if (w === 0 || h === 0) return null;
+  const bad = checkMapSize(w, h);
+  if (bad) {
+    issues.push({ path: `${path}.MapSize`, message: bad });
+    return null;
+  }
   if (c) {
-    if (!(Math.abs(c.Latitude) <= 85) || !(Math.abs(c.Longitude) <= 180)) {
-      issues.push({ path: `${path}.MapCenter`, message: `must be a latitude within ±85 and a longitude within ±180 (got ${c.Latitude}, ${c.Longitude})` });
-      return null;
-    }
     // A centre without a zoom: the zoom that fits the route around that centre.
     return { width: w, height: h, center: { lat: c.Latitude, lon: c.Longitude }, ...(z > 0 ? { zoom: z } : {}) };
   }

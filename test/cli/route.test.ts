@@ -147,14 +147,9 @@ describe('dispatchkit route', () => {
     expect(r.stdout).toMatch(/ fahren {2}\(\d+ m\)/);
   });
 
-  // BUG (src/cli/commands/route.ts): the CLI reads RouteOptions.DistanceUnit and .Culture from the
-  // raw spec case-sensitively (o.DistanceUnit, o.Culture) and only as names or the integer 1, while
-  // the record parser takes field names case-insensitively and enums as numeric strings too. So the
-  // engine answers in Kilometer but the CLI formats the figures as miles.
-  // Input: {"Locations":[A,B],"RouteOptions":{"distanceUnit":"Kilometer"}} (or "DistanceUnit":"1").
-  // Observed: "Route: 3.3 miles, 6 min (2 stops)" (the km figure printed as miles; true length 2 miles).
-  // Expected: "Route: 3.3 km, 6 min (2 stops)".
-  it.skip('a lower-case distanceUnit key or a numeric-string DistanceUnit is honoured in the text', () => {
+  // The CLI formats figures in the unit and culture the operation read (field names bind
+  // case-insensitively, enums may be numeric strings); --culture replaces the spec's own however spelt.
+  it('a lower-case distanceUnit key or a numeric-string DistanceUnit is honoured in the text', () => {
     for (const o of [{ distanceUnit: 'Kilometer' }, { DistanceUnit: '1' }]) {
       const p = writeSpec('km2.json', { Locations: THREE.Locations.slice(0, 2), RouteOptions: o });
       const r = runCli(['route', '--data', data, p]);
@@ -163,14 +158,7 @@ describe('dispatchkit route', () => {
     }
   });
 
-  // BUG (src/cli/commands/route.ts): with a lower-case "culture" key in RouteOptions, the engine
-  // words the steps in that culture but the CLI formats distances in en-US; and --culture does not
-  // override it (the CLI adds a second key "Culture"; the record parser keeps the first one given).
-  // Input: {"Locations":[A,B],"RouteOptions":{"culture":"de-DE"}}.
-  // Observed: "Route: 2 miles, …" then "1. Auf der Zufahrtsstraße nach Südwesten fahren  (390 ft)".
-  // Expected: "Route: 2 Meilen, …" and "(390 Fuß)". With --culture fr-FR added: observed German
-  // steps with "(390 pieds)"; expected French steps ("Dirigez-vous …").
-  it.skip('a lower-case culture key: distances in that culture; --culture overrides it', () => {
+  it('a lower-case culture key: distances in that culture; --culture overrides it', () => {
     const p = writeSpec('culture.json', { Locations: THREE.Locations.slice(0, 2), RouteOptions: { culture: 'de-DE' } });
     const de = runCli(['route', '--data', data, p]);
     expect(de.stdout).toMatch(/^Route: 2 Meilen, /);

@@ -328,12 +328,8 @@ describe('bad input: Failed with an Error naming the field, never throws', () =>
     await failed(withMap({ ZoomLevel: -1 }), 'RouteOptions.ZoomLevel: must be between 0 (fit the route) and 20 (got -1)');
   });
 
-  // BUG? (or a spec ambiguity): without a MapSize, ZoomLevel and MapCenter are not checked at all,
-  // while a negative MapSize is. Input: { Locations: [A, B, C], RouteOptions: { ZoomLevel: 25 } }
-  // and { …, RouteOptions: { MapCenter: { Latitude: 95, Longitude: 7 }, ZoomLevel: 10 } }.
-  // Observed: Status 'Success'. Expected (docs/directions.md "Limits": "a ZoomLevel outside 0–20, or
-  // a MapCenter off the globe, the result is Status Failed with an Error naming the field"): Failed.
-  it.skip('ZoomLevel 25 / MapCenter latitude 95 without a MapSize fail too', async () => {
+  // The view's fields are checked whether or not a map is asked for (docs/directions.md, Limits).
+  it('ZoomLevel 25 / MapCenter latitude 95 without a MapSize fail too', async () => {
     await failed({ Locations: ABC, RouteOptions: { ZoomLevel: 25 } }, /^RouteOptions\.ZoomLevel: /);
     await failed({ Locations: ABC, RouteOptions: { MapCenter: { Latitude: 95, Longitude: 7 }, ZoomLevel: 10 } }, /^RouteOptions\.MapCenter: /);
   });

@@ -9,7 +9,7 @@ import { Engine } from '../../engine.js';
 import { METRES_PER_MILE } from '../../core/units.js';
 import { routeResultToGeoJson } from '../../ops/geojson.js';
 import { OPERATIONS } from '../../ops/table.js';
-import type { RouteResult } from '../../records/index.js';
+import { RouteSpecificationSchema, type RouteResult } from '../../records/index.js';
 import { svgToPng } from '../../render/index.js';
 import { distanceText, resolveCulture, type Culture } from '../../route/text/index.js';
 import { checkOutputPath, DATA_OPTION, NAMES_OPTION, parseCommandArgs, printJson, QUIET_OPTION, readJson } from '../io.js';
@@ -99,10 +99,17 @@ export const routeCommand: Command = {
     }
     const spec = readJson(positionals[0]);
     if (isObject(spec)) {
+      // Field names bind case-insensitively: an option set here replaces the spec's own, however spelt.
       const key = Object.keys(spec).find((k) => k.toLowerCase() === 'routeoptions');
       const o: Raw = { ...(key && isObject(spec[key]) ? (spec[key] as Raw) : {}) };
       if (key) delete spec[key];
-      if (values.culture !== undefined) o.Culture = values.culture;
+      const drop = (name: string) => {
+        for (const k of Object.keys(o)) if (k.toLowerCase() === name) delete o[k];
+      };
+      if (values.culture !== undefined) {
+        drop('culture');
+        o.Culture = values.culture;
+      }
       const hasSize = Object.keys(o).some((k) => k.toLowerCase() === 'mapsize');
       if ((values.svg !== undefined || values.png !== undefined) && !hasSize) o.MapSize = { Width: size[0], Height: size[1] };
       spec.RouteOptions = o;
@@ -114,9 +121,11 @@ export const routeCommand: Command = {
       else if (r.Status === 'Failed') {
         process.stdout.write(`Failed: ${(r.Errors ?? []).map((e) => e.Message).join('; ')}\n`);
       } else {
-        const o = isObject(spec) && isObject(spec.RouteOptions) ? spec.RouteOptions : {};
-        const unit = String(o.DistanceUnit ?? 'Mile').toLowerCase().startsWith('k') || o.DistanceUnit === 1 ? 'Kilometer' : 'Mile';
-        const culture = resolveCulture(typeof o.Culture === 'string' ? o.Culture : undefined).culture;
+        // The unit and culture as the operation read them (the record parser's reading of the spec).
+        const parsed = RouteSpecificationSchema.safeParse(spec);
+        const o = parsed.ok ? parsed.value.RouteOptions : undefined;
+        const unit = o?.DistanceUnit ?? 'Mile';
+        const culture = resolveCulture(o?.Culture).culture;
         for (const e of r.Errors ?? []) if (!values.quiet) process.stderr.write(`note: ${e.Message}\n`);
         process.stdout.write(directionsText(r, culture, unit).join('\n') + '\n');
       }
