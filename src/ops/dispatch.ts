@@ -13,7 +13,7 @@
  */
 import {
   dateToSeconds, hasZone, secondsToDate, statusFor, failedFromError, failedFromIssues,
-  type DispatchSpecification, type DispatchResult, type Location, type Vehicle, type VehicleItem,
+  type DispatchModeName, type DispatchSpecification, type DispatchResult, type Location, type Vehicle, type VehicleItem,
 } from '../records/index.js';
 import { VehicleSchema, DispatchSpecificationSchema, type Address, type Issue } from '../records/index.js';
 import type { ProgressEvent } from '../core/cancel.js';
@@ -26,7 +26,7 @@ import type { Solution, SolveStats } from '../vrp/solution.js';
 import type { PlaceQuery, Placement } from '../route/travel.js';
 import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
 import { placeQuery, profileFor } from './locations.js';
-import { MODE_TERMS } from './dispatch-modes.js';
+import { chooseDispatchMode, MODE_TERMS, REFERENCE_SHARE, type ModeContext } from './dispatch-modes.js';
 
 /** One place the matrices must cover, in matrix order. */
 export interface DispatchPlace {
@@ -143,6 +143,44 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   return so;
 }
 
+/** The budget of a two-phase solve: {@link REFERENCE_SHARE} of it for the first phase, the rest for the second. */
+function splitBudget(so: SolveOptions): [SolveOptions, SolveOptions] {
+  const first: SolveOptions = { ...so };
+  const rest: SolveOptions = { ...so };
+  if (so.work !== undefined) {
+    first.work = Math.max(1, Math.round(so.work * REFERENCE_SHARE));
+    rest.work = Math.max(1, so.work - first.work);
+  }
+  if (so.deadlineAt !== undefined) {
+    const now = wallNow();
+    first.deadlineAt = now + Math.max(0, so.deadlineAt - now) * REFERENCE_SHARE;
+  }
+  if (so.work === undefined) first.effort = Math.max(1, (so.effort ?? 4) - 2);
+  delete first.assembleBy;
+  return [first, rest];
+}
+
+/**
+ * Mean of the matrix between the stops' places (objective units): a deterministic sample of at
+ * most 4,096 ordered pairs, unreachable ones skipped. Scales the balancing weights.
+ */
+export function meanArc(m: ArrayLike<number>, places: readonly number[]): number {
+  const k = places.length;
+  const n = Math.round(Math.sqrt(m.length));
+  if (k < 2) return 1;
+  let sum = 0;
+  let cnt = 0;
+  const total = k * k;
+  const step = Math.max(1, Math.floor(total / 4096));
+  for (let x = 0; x < total; x += step) {
+    const i = Math.floor(x / k), j = x % k;
+    if (i === j) continue;
+    const v = m[places[i] * n + places[j]];
+    if (v >= 0 && Number.isFinite(v)) { sum += v; cnt++; }
+  }
+  return cnt > 0 ? Math.max(1, sum / cnt) : 1;
+}
+
 /** The last progress event of a dispatch's search: what ended it ('time' = the wall clock; not reproducible). */
 function reportStop(opts: DispatchOptions, stats: SolveStats): void {
   opts.onProgress?.({
@@ -152,7 +190,19 @@ function reportStop(opts: DispatchOptions, stats: SolveStats): void {
 }
 
 async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
-  const sol = await solve(input, solveOptions(spec, opts, timing, input.stops.length));
+  opts.onProgress?.({ phase: 'dispatch-mode', done: 1, total: 1, info: { requested: spec.DispatchMode ?? 'Auto', mode: b.mode, reason: b.modeReason } });
+  let so = solveOptions(spec, opts, timing, input.stops.length);
+  const term = MODE_TERMS[b.mode];
+  if (term.reference && b.modeCtx.vehicles > 1 && input.stops.length > 1) {
+    // A balancing mode's target comes from an Optima plan of the same input, made first with part of the budget.
+    const [first, rest] = splitBudget(so);
+    const ref = await solve(input, first);
+    const measure = term.measure ?? input.objective ?? 'distance';
+    const withService = measure === 'time';
+    term.apply(input, b.modeCtx, ref.routes.map((r) => (measure === 'time' ? r.travelTime + (withService ? r.serviceTime : 0) : r.distance)));
+    so = rest;
+  }
+  const sol = await solve(input, so);
   reportStop(opts, sol.stats);
   opts.onSolution?.(input, sol);
   return toResult(spec, b, sol);
@@ -172,6 +222,10 @@ interface Bookkeeping {
   utc: boolean;
   unit: number;
   errors: string[];
+  /** The mode the dispatch runs in (Auto resolved) and why; what its term may read. */
+  mode: DispatchModeName;
+  modeReason: string;
+  modeCtx: ModeContext;
 }
 
 const VEHICLE_AMOUNTS = ['MaxWeight', 'MaxVolume', 'MaxSkids', 'MaxStops', 'MaxMinutes', 'Speed', 'FuelCost'] as const;
@@ -246,7 +300,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const anyFuel = vehicles.some((v) => (v.FuelCost ?? 0) > 0);
   const minFuel = anyFuel ? Math.min(...vehicles.map((v) => v.FuelCost ?? 0).filter((f) => f > 0)) : 1;
   const objective: 'time' | 'distance' = anyFuel ? 'distance' : spec.RouteOptimize === 'MinimizeDistance' ? 'distance' : 'time';
-  const mode = spec.DispatchMode ?? 'Auto';
+  const { mode, reason: modeReason } = chooseDispatchMode(spec);
   // speed profiles: 0 = the road network's times; one more per distinct Speed > 0
   const speeds = [...new Set(vehicles.map((v) => v.Speed ?? 0).filter((s) => s > 0))].sort((a, b) => a - b);
   const timeProfiles: ArrayLike<number>[] = [travel.time];
@@ -389,10 +443,15 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     places: n, time: timeProfiles, distance: travel.distance, objective, dimensions: 3, stops: stops2, vehicles: model, pairs: pairs2,
     startTime: cur !== null ? cur - origin : 0,
   };
-  MODE_TERMS[mode].apply(input);
+  const modeCtx: ModeContext = {
+    meanArc: meanArc(input.objective === 'distance' ? travel.distance : travel.time, stops2.map((x) => x.place)),
+    jobs: stops2.length - pairs2.filter((p) => p.nonStop !== false).length,
+    vehicles: model.length,
+  };
+  MODE_TERMS[mode].apply(input, modeCtx);
   return {
     input,
-    b: { stopLoc: stopLoc2, vehIdx, vehicles, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors },
+    b: { stopLoc: stopLoc2, vehIdx, vehicles, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },
   };
 }
 

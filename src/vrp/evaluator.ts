@@ -12,7 +12,7 @@
  * costs. New route-level terms (balancing, …) belong in objective.ts / {@link Evaluator.check}.
  */
 import { BIG, exactCheckStops, type Problem, type UnassignedReason } from './model.js';
-import { routeObjective } from './objective.js';
+import { balancePenalty, routeObjective } from './objective.js';
 import { NO_RANK, type Route } from './route.js';
 
 export const P_RANGE = 0;
@@ -144,7 +144,7 @@ export class Evaluator {
     this.work++;
     if (jobs === 0) return 0;
     c += C[outRow[last] + inPl[pb.J + 2 * v + 1]];
-    return routeObjective(pb.vCostMul[v], pb.vFixed[v], c, true);
+    return routeObjective(pb.vCostMul[v], pb.vFixed[v], c, true) + balancePenalty(pb.balance, c, jobs);
   }
 
   /** Whether the candidate route is feasible for vehicle v (every constraint). Sets `reason` when not. */

@@ -16,6 +16,7 @@
  * Time windows constrain the *start of service*. Every time, duration and cost is an integer in
  * the caller's units (the dispatch layer uses seconds and metres; the benchmark readers scale).
  */
+import type { BalanceTerm } from './objective.js';
 import { EngineError, invalidInput } from '../core/errors.js';
 import { vehicleCostTerms } from './objective.js';
 
@@ -97,6 +98,8 @@ export interface VrpInput {
   pairs?: ReadonlyArray<VrpPair>;
   /** Departure time of vehicles without a shift start (the clock for estimates); default 0. */
   startTime?: number;
+  /** A balancing term added to every used route's cost in the search (the balancing DispatchModes). */
+  balance?: BalanceTerm;
 }
 
 /** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
@@ -244,6 +247,8 @@ export class Problem {
    * (balancing modes, …) added to `Evaluator.cost` must set this to false.
    */
   pureArcObjective!: boolean;
+  /** The balancing term of the search's objective, or null. */
+  balance!: BalanceTerm | null;
 
   stopLabels!: (string | undefined)[];
   vehicleLabels!: (string | undefined)[];
@@ -312,12 +317,22 @@ export function buildProblem(input: VrpInput): Problem {
   const veh = readVehicles(pb, input, vehicles, skillOf);
   pb.hasTime = st.hasWindows || veh.hasShiftEnd || pb.hasMaxDur;
   pb.hasMulti = st.hasMulti;
+  pb.balance = readBalance(input.balance);
   vehicleClasses(pb, vehicles, stops, veh.skills);
   const compositeBad = jobNodes(pb, stops, jobs);
   depotNodes(pb);
   priorityRanks(pb);
   isolationFeasibility(pb, stops, jobs, st.skills, veh.skills, compositeBad);
   return pb;
+}
+
+/** The balancing term, checked (null when absent or zero-weight). */
+function readBalance(b: BalanceTerm | undefined): BalanceTerm | null {
+  if (b === undefined || b === null) return null;
+  if (b.metric !== 'stops' && b.metric !== 'travel') throw invalidInput('balance.metric', "must be 'stops' or 'travel'");
+  if (!(Number.isFinite(b.target) && b.target >= 0)) throw invalidInput('balance.target', 'must be a finite number ≥ 0');
+  if (!(Number.isFinite(b.weight) && b.weight >= 0)) throw invalidInput('balance.weight', 'must be a finite number ≥ 0');
+  return b.weight === 0 ? null : { metric: b.metric, target: b.target, weight: b.weight, withService: b.metric === 'travel' && b.withService === true };
 }
 
 /**
@@ -604,7 +619,7 @@ function vehicleClasses(pb: Problem, vehicles: ReadonlyArray<VrpVehicle>, stops:
     pb.vClass[v] = c;
   }
   pb.nClasses = classKey.size;
-  pb.pureArcObjective = true;
+  pb.pureArcObjective = pb.balance === null;
   pb.uniformCost = V === 0 || (pb.vProfile.every((p) => p === pb.vProfile[0]) && pb.vCostMul.every((m) => m === pb.vCostMul[0]));
 }
 
@@ -676,6 +691,8 @@ function jobNodes(pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList): Ui
         }
         pb.nIntCost[o] = pb.cost[p][pb.sPlace[a] * N + pb.sPlace[b]];
       }
+      // A balancing term on working time counts service in the search's travel cost.
+      if (pb.balance?.withService) pb.nIntCost[o] += pb.sService[a] + (b >= 0 ? pb.sService[b] : 0);
     }
     if (b >= 0) pb.nIntDist[j] = pb.dist[pb.sPlace[a] * N + pb.sPlace[b]];
     for (let k = 0; k < K; k++) {

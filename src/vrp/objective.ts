@@ -12,10 +12,41 @@
  * checker (`validateSolution`, from the caller's input via {@link vehicleCostTerms}). The
  * functions are tiny so that V8 inlines them into the hot loops.
  *
- * A route-level term that is not a sum of arc costs (balancing modes, …) changes
- * {@link routeObjective} and must set `Problem.pureArcObjective = false`, which switches off
- * the arc-delta shortcuts ({@link objectiveDelta} and the local search's filters).
+ * A route-level term that is not a sum of arc costs changes the search's objective and must set
+ * `Problem.pureArcObjective = false`, which switches off the arc-delta shortcuts
+ * ({@link objectiveDelta} and the local search's filters). The one such term is
+ * {@link balancePenalty} (the balancing DispatchModes): it is part of the search's objective
+ * (`Route.cost`, `Evaluator.cost`) but not of the reported cost, which stays the travel cost.
  */
+
+/**
+ * A balancing term: each vehicle pays `weight × (metric − target)²` (see {@link balancePenalty}), where the metric
+ * is the route's number of jobs ('stops'; a non-stop pickup → delivery pair is one job) or its
+ * travel cost before the cost factor ('travel': time or distance, whichever is the objective).
+ */
+export interface BalanceTerm {
+  metric: 'stops' | 'travel';
+  target: number;
+  weight: number;
+  /**
+   * 'travel' only: count each job's service time in the route's travel cost (in the search's
+   * objective only), so that the metric is the route's working time (EqualHour, BalanceTime).
+   */
+  withService?: boolean;
+}
+
+/**
+ * The balancing penalty of one used route (0 without a term): `weight × m × (m − 2·target)`,
+ * which is `weight × (m − target)²` less the constant `weight × target²`. Summed over every
+ * vehicle — an unused one has m = 0 and adds 0 — it is Σ_v weight × (m_v − target)² minus a
+ * constant, so the search sees an unused vehicle as far from the target as it is (moving work to
+ * it pays), while an empty route still costs 0. The value may be negative.
+ */
+export function balancePenalty(b: BalanceTerm | null, travelCost: number, jobs: number): number {
+  if (b === null) return 0;
+  const m = b.metric === 'stops' ? jobs : travelCost;
+  return Math.round(b.weight * m * (m - 2 * b.target));
+}
 
 /** A vehicle's objective coefficients: integer cost factor and fixed cost. */
 export interface VehicleCostTerms {

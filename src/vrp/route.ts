@@ -17,7 +17,7 @@
  * routes only.
  */
 import { BIG, type Problem } from './model.js';
-import { routeObjective } from './objective.js';
+import { balancePenalty, routeObjective } from './objective.js';
 
 export const NO_RANK = 0x3fffffff;
 
@@ -203,7 +203,8 @@ export class Route {
         this.bS[i] = pb.jDelta[q] + this.bS[j];
       }
     }
-    this.cost = routeObjective(pb.vCostMul[this.v], pb.vFixed[this.v], arcF[len + 1] + icum[len + 1], len > 0);
+    const travel = arcF[len + 1] + icum[len + 1];
+    this.cost = routeObjective(pb.vCostMul[this.v], pb.vFixed[this.v], travel, len > 0) + (len > 0 ? balancePenalty(pb.balance, travel, len) : 0);
     return ok;
   }
 

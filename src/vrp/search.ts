@@ -175,7 +175,7 @@ export class Search {
     // temperature scale: mean arc cost of the first solution (fixed vehicle costs excluded)
     let arcs = 0;
     let travel = 0;
-    for (const r of st.routes) if (r.len > 0) { arcs += r.len + 1; travel += r.cost - this.pb.vFixed[r.v]; }
+    for (const r of st.routes) if (r.len > 0) { arcs += r.len + 1; travel += this.pb.vCostMul[r.v] * (r.arcF[r.len + 1] + r.icum[r.len + 1]); }
     const mean = arcs > 0 && travel > 0 ? travel / arcs : 1;
     this.t0 = this.params.t0 * mean;
     this.tf = this.params.tf * mean;

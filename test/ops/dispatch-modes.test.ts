@@ -1,0 +1,179 @@
+/**
+ * DispatchModes on one fixed instance (flat-plane matrices, every plan through the independent
+ * checker): each mode's defining property against Optima on the same input (docs/dispatch-modes.md),
+ * Auto's choice, and every mode end to end on the Monaco fixture.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../../src/core/rng.js';
+import { Engine } from '../../src/engine.js';
+import { chooseDispatchMode } from '../../src/ops/dispatch-modes.js';
+import { dispatchOnMatrix as dispatchRaw, dispatchPlaces, type DispatchTravel } from '../../src/ops/dispatch.js';
+import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecification, type DispatchSpecificationInput } from '../../src/records/index.js';
+import { validateSolution } from '../../src/vrp/validate.js';
+import { fixtureDataset } from '../helpers/datasets.js';
+
+const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
+
+/** Parses a spec and builds matrices on a flat plane: 1° = 100 km, 10 m/s. */
+function setup(raw: DispatchSpecificationInput): { spec: DispatchSpecification; travel: DispatchTravel } {
+  const r = DispatchSpecificationSchema.safeParse(raw);
+  if (!r.ok) throw new Error(JSON.stringify(r.issues));
+  const spec = r.value;
+  const places = dispatchPlaces(spec);
+  const n = places.length;
+  const time = new Float64Array(n * n);
+  const distance = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
+    const pa = places[a].location.LatLong!, pb = places[b].location.LatLong!;
+    const d = Math.round(Math.hypot(pa.Latitude - pb.Latitude, pa.Longitude - pb.Longitude) * 100_000);
+    distance[a * n + b] = d;
+    time[a * n + b] = Math.round(d / 10);
+  }
+  return { spec, travel: { time, distance } };
+}
+
+async function run(raw: DispatchSpecificationInput, events?: unknown[]): Promise<DispatchResult> {
+  const { spec, travel } = setup(raw);
+  return dispatchRaw(spec, travel, {
+    seed: 1,
+    onProgress: (e) => { if (e.phase === 'dispatch-mode') events?.push(e.info); },
+    onSolution: (input, sol) => {
+      const rep = validateSolution(input, sol);
+      if (!rep.ok) throw new Error(rep.violations.join('; '));
+    },
+  });
+}
+
+interface Plan { stops: number[]; km: number[]; hours: number[]; travelS: number; vehicles: number }
+/** Per used vehicle: stops served, km driven, working time (first → last arrival incl. service); total driving time. */
+function plan(r: DispatchResult): Plan {
+  expect(r.Status).toBe('Success');
+  const items = r.Items ?? [];
+  const stops: number[] = [], km: number[] = [], hours: number[] = [];
+  let travelS = 0;
+  for (const it of items) {
+    const L = it.Locations ?? [];
+    stops.push(L.filter((l) => l.Name !== 'Depot').length);
+    km.push(L.reduce((a, l) => a + l.Distance, 0));
+    travelS += L.reduce((a, l) => a + l.Time, 0);
+    hours.push((Date.parse(`${L[L.length - 1].TimeEstimatedArrival}Z`) - Date.parse(`${L[0].TimeEstimatedArrival}Z`)) / 3.6e6);
+  }
+  return { stops, km, hours, travelS, vehicles: items.length };
+}
+const spread = (xs: number[]) => Math.max(...xs) - Math.min(...xs);
+const ratio = (xs: number[]) => Math.max(...xs) / Math.min(...xs);
+
+// 30 stops scattered around a depot, 5-15 min of service each, one unit of weight; three vans of
+// 12 units: Optima needs all three but loads them unevenly.
+const rng = new Rng(20261124);
+const depot = { Name: 'Depot', LatLong: ll(0, 0) };
+const LOCS = Array.from({ length: 30 }, (_, i) => ({
+  Name: `S${i}`, LatLong: ll((rng.next() - 0.5) * 0.2, (rng.next() - 0.5) * 0.3), Wait: 300 + 60 * rng.int(11), Weight: 1,
+}));
+const base = (mode: string, extra: Record<string, unknown> = {}): DispatchSpecificationInput => ({
+  CurrentTime: '2026-12-01T08:00:00', DistanceUnit: 'Kilometer', DispatchMode: mode as never,
+  Vehicles: ['V1', 'V2', 'V3'].map((Name) => ({ Name, MaxWeight: 12, StartLocation: depot, FinishLocation: depot })),
+  Locations: LOCS, ...extra,
+} as DispatchSpecificationInput);
+
+let optima: Plan;
+beforeAll(async () => {
+  optima = plan(await run(base('Optima')));
+});
+
+// MODES_REPORT=1 prints each mode's figures (for docs/dispatch-modes.md).
+if (process.env.MODES_REPORT === '1') {
+  it('report', async () => {
+    for (const m of ['Optima', 'EqualStop', 'BalanceLocation', 'EqualHour', 'BalanceTime', 'EqualDistance', 'MinimumVehicles']) {
+      const p = plan(await run(base(m)));
+      console.log(`| ${m} | ${p.stops.join(' / ')} | ${p.km.map((x) => x.toFixed(1)).join(' / ')} | ${p.hours.map((x) => x.toFixed(2)).join(' / ')} | ${(p.travelS / 3600).toFixed(2)} (${((p.travelS / optima.travelS - 1) * 100).toFixed(1)} %) |`);
+    }
+  });
+}
+
+describe('DispatchModes against Optima on the same input', () => {
+  it('Optima uses the fleet unevenly (so that balancing has something to do)', () => {
+    expect(optima.vehicles).toBe(3);
+    expect(spread(optima.stops)).toBeGreaterThanOrEqual(2);
+  });
+  it('EqualStop: max − min stops per used vehicle ≤ 1', async () => {
+    const p = plan(await run(base('EqualStop')));
+    expect(p.stops.reduce((a, b) => a + b, 0)).toBe(30);
+    expect(spread(p.stops)).toBeLessThanOrEqual(1);
+  });
+  it('BalanceLocation: a smaller stop spread than Optima at ≤ 15 % extra driving time', async () => {
+    const p = plan(await run(base('BalanceLocation')));
+    expect(spread(p.stops)).toBeLessThan(spread(optima.stops));
+    expect(p.travelS).toBeLessThanOrEqual(optima.travelS * 1.15);
+  });
+  it('EqualHour: working times within 15 % of each other', async () => {
+    const p = plan(await run(base('EqualHour')));
+    expect(ratio(p.hours)).toBeLessThanOrEqual(1.15);
+    expect(ratio(p.hours)).toBeLessThan(ratio(optima.hours));
+  });
+  it('BalanceTime: a smaller working-time spread than Optima at ≤ 15 % extra driving time', async () => {
+    const p = plan(await run(base('BalanceTime')));
+    expect(spread(p.hours)).toBeLessThan(spread(optima.hours));
+    expect(p.travelS).toBeLessThanOrEqual(optima.travelS * 1.15);
+  });
+  it('EqualDistance (and its other name, Central): distances within 15 % of each other', async () => {
+    const p = plan(await run(base('EqualDistance')));
+    expect(ratio(p.km)).toBeLessThanOrEqual(1.15);
+    const c = plan(await run(base('Central')));
+    expect(c).toEqual(p);
+  });
+  it('MinimumVehicles uses no more vehicles than any other mode', async () => {
+    const min = plan(await run(base('MinimumVehicles', { Vehicles: ['V1', 'V2', 'V3', 'V4'].map((Name) => ({ Name, MaxWeight: 12, StartLocation: depot, FinishLocation: depot })) })));
+    expect(min.vehicles).toBe(3); // 30 units, 12 per van
+    for (const m of ['Optima', 'EqualStop', 'BalanceTime']) {
+      const p = plan(await run(base(m, { Vehicles: ['V1', 'V2', 'V3', 'V4'].map((Name) => ({ Name, MaxWeight: 12, StartLocation: depot, FinishLocation: depot })) })));
+      expect(min.vehicles).toBeLessThanOrEqual(p.vehicles);
+    }
+  });
+  it('TimeWindowDepot: every vehicle back at its depot within Tout', async () => {
+    const Vehicles = ['V1', 'V2', 'V3'].map((Name) => ({ Name, MaxWeight: 12, StartLocation: depot, Tin: '2026-12-01T08:00:00', Tout: '2026-12-01T12:30:00' }));
+    const r = await run(base('TimeWindowDepot', { Vehicles }));
+    for (const it of r.Items ?? []) {
+      const L = it.Locations!;
+      expect(L[L.length - 1].Name).toBe('Depot');
+      expect(L[L.length - 1].TimeEstimatedArrival <= '2026-12-01T12:30:00').toBe(true);
+    }
+  });
+  it('the same seed gives the same plan (the reference phase included)', async () => {
+    expect(plan(await run(base('EqualHour')))).toEqual(plan(await run(base('EqualHour'))));
+  });
+});
+
+describe('Auto', () => {
+  it('chooses TimeWindow when a stop has a window, else Optima, and says so', async () => {
+    const events: unknown[] = [];
+    await run(base('Auto'), events);
+    expect(events).toEqual([{ requested: 'Auto', mode: 'Optima', reason: 'no stop has a time window' }]);
+    const windowed = LOCS.map((l, i) => (i === 0 ? { ...l, TimeConstraintArrival: '2026-12-01T10:00:00' } : l));
+    events.length = 0;
+    await run(base('Auto', { Locations: windowed }), events);
+    expect(events).toEqual([{ requested: 'Auto', mode: 'TimeWindow', reason: 'stops have time windows' }]);
+    const parsed = DispatchSpecificationSchema.safeParse(base('EqualStop'));
+    expect(parsed.ok && chooseDispatchMode(parsed.value)).toEqual({ mode: 'EqualStop', reason: 'requested' });
+  });
+});
+
+describe('every mode end to end on the Monaco fixture', () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2 });
+  });
+  afterAll(() => engine.close());
+  const stops = [[43.7395, 7.428], [43.7276, 7.4155], [43.7335, 7.4205], [43.745, 7.4365], [43.7311, 7.4135], [43.739, 7.42], [43.735, 7.4225], [43.7405, 7.4275]];
+  it.each(['Auto', 'Optima', 'EqualStop', 'BalanceLocation', 'EqualHour', 'BalanceTime', 'EqualDistance', 'Central', 'SingleRegion', 'MultipleRegion', 'TimeWindow', 'TimeWindowDepot', 'MinimumVehicles'])('%s', async (mode) => {
+    const d = { Name: 'Depot', LatLong: ll(43.7314, 7.42) };
+    const r = await engine.dispatch({
+      DispatchMode: mode, DistanceUnit: 'Kilometer', CurrentTime: '2026-12-01T09:00:00',
+      Vehicles: [{ Name: 'A', StartLocation: d, FinishLocation: d }, { Name: 'B', StartLocation: d, FinishLocation: d }],
+      Locations: stops.map(([la, lo], i) => ({ Name: `S${i}`, LatLong: ll(la, lo), Wait: 120 })),
+    }, { seed: 1 });
+    expect(r.Status, JSON.stringify(r.Errors)).toBe('Success');
+    const served = (r.Items ?? []).flatMap((it) => (it.Locations ?? []).map((l) => l.Name)).filter((n) => n !== 'Depot');
+    expect(served.sort()).toEqual(stops.map((_, i) => `S${i}`).sort());
+  });
+});
