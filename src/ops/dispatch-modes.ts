@@ -12,6 +12,9 @@
  *   T = a reference (Optima) plan's total over the fleet's V vehicles; strong / soft. The
  *   objective is time.
  * - EqualDistance (= Central): the same on distance. The objective is distance.
+ * - SingleRegion / MultipleRegion: travel cost with every stop kept in a region (a compact
+ *   cluster per vehicle / the region of its nearest vehicle; ops/dispatch-regions.ts); stops a
+ *   region cannot take go anywhere in a second solve.
  * - Auto: TimeWindow when any stop has a time window, else Optima ({@link chooseDispatchMode}).
  *
  * A term with a reference needs an Optima plan of the same input first: the dispatch runs it with
@@ -19,6 +22,7 @@
  */
 import { isDateSet, type DispatchModeName, type DispatchSpecification } from '../records/index.js';
 import type { VrpInput } from '../vrp/model.js';
+import { assignRegions, type RegionKind } from './dispatch-regions.js';
 
 /** What a term may read about the input. */
 export interface ModeContext {
@@ -27,6 +31,8 @@ export interface ModeContext {
   /** Jobs of the solver's input (a non-stop pickup → delivery pair is one). */
   jobs: number;
   vehicles: number;
+  /** Coordinates of the dispatch's places (by place index), where known. */
+  coords?: ({ lat: number; lon: number } | undefined)[];
 }
 
 export interface ModeTerm {
@@ -39,6 +45,11 @@ export interface ModeTerm {
    * service, or distance) is handed to {@link apply}.
    */
   reference?: boolean;
+  /**
+   * Regions (SingleRegion, MultipleRegion): {@link apply} gave every stop a region; stops the
+   * first solve leaves out are set free of it for a second solve.
+   */
+  regions?: RegionKind;
   /** Adjusts the solver's input in place. */
   apply(input: VrpInput, ctx: ModeContext, reference?: number[]): void;
 }
@@ -93,6 +104,10 @@ function metric(measure: 'time' | 'distance', weight: number, what: string): Mod
   };
 }
 
+function regions(kind: RegionKind, objective: string): ModeTerm {
+  return { objective, regions: kind, apply: (input, ctx) => { assignRegions(input, kind, ctx.coords); } };
+}
+
 export const MODE_TERMS: Record<DispatchModeName, ModeTerm> = {
   Auto: TRAVEL_COST,
   Optima: TRAVEL_COST,
@@ -104,8 +119,8 @@ export const MODE_TERMS: Record<DispatchModeName, ModeTerm> = {
   EqualHour: metric('time', BALANCE_WEIGHTS.equalMetric, 'strong'),
   BalanceTime: metric('time', BALANCE_WEIGHTS.balanceMetric, 'soft'),
   EqualDistance: metric('distance', BALANCE_WEIGHTS.equalMetric, 'strong'),
-  SingleRegion: TRAVEL_COST,
-  MultipleRegion: TRAVEL_COST,
+  SingleRegion: regions('clusters', 'travel cost, each stop kept in its vehicle\'s compact region (balanced k-medoids on travel time)'),
+  MultipleRegion: regions('nearest', 'travel cost, each stop kept in the region of its nearest vehicle'),
 };
 
 /** Share of the budget the reference (Optima) plan of a balancing mode gets. */

@@ -27,6 +27,7 @@ import type { PlaceQuery, Placement } from '../route/travel.js';
 import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
 import { placeQuery, profileFor } from './locations.js';
 import { chooseDispatchMode, MODE_TERMS, REFERENCE_SHARE, type ModeContext } from './dispatch-modes.js';
+import { relaxRegions } from './dispatch-regions.js';
 
 /** One place the matrices must cover, in matrix order. */
 export interface DispatchPlace {
@@ -143,19 +144,19 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   return so;
 }
 
-/** The budget of a two-phase solve: {@link REFERENCE_SHARE} of it for the first phase, the rest for the second. */
-function splitBudget(so: SolveOptions): [SolveOptions, SolveOptions] {
+/** The budget of a two-phase solve: `share` of it for the first phase (a small share: two effort levels less), the rest for the second. */
+function splitBudget(so: SolveOptions, share = REFERENCE_SHARE): [SolveOptions, SolveOptions] {
   const first: SolveOptions = { ...so };
   const rest: SolveOptions = { ...so };
   if (so.work !== undefined) {
-    first.work = Math.max(1, Math.round(so.work * REFERENCE_SHARE));
+    first.work = Math.max(1, Math.round(so.work * share));
     rest.work = Math.max(1, so.work - first.work);
   }
   if (so.deadlineAt !== undefined) {
     const now = wallNow();
-    first.deadlineAt = now + Math.max(0, so.deadlineAt - now) * REFERENCE_SHARE;
+    first.deadlineAt = now + Math.max(0, so.deadlineAt - now) * share;
   }
-  if (so.work === undefined) first.effort = Math.max(1, (so.effort ?? 4) - 2);
+  if (so.work === undefined && share < 0.5) first.effort = Math.max(1, (so.effort ?? 4) - 2);
   delete first.assembleBy;
   return [first, rest];
 }
@@ -202,7 +203,16 @@ async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: B
     term.apply(input, b.modeCtx, ref.routes.map((r) => (measure === 'time' ? r.travelTime + (withService ? r.serviceTime : 0) : r.distance)));
     so = rest;
   }
-  const sol = await solve(input, so);
+  let sol: Solution;
+  if (term.regions && input.stops.length > 0 && b.modeCtx.vehicles > 1) {
+    // Regions first; what they cannot take is set free for a second solve with the rest of the budget.
+    const [first, rest] = splitBudget(so, 1 - REFERENCE_SHARE);
+    sol = await solve(input, first);
+    if (sol.unassigned.length > 0) {
+      relaxRegions(input, sol.unassigned.map((u) => u.stop));
+      sol = await solve(input, rest);
+    }
+  } else sol = await solve(input, so);
   reportStop(opts, sol.stats);
   opts.onSolution?.(input, sol);
   return toResult(spec, b, sol);
@@ -448,7 +458,10 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     jobs: stops2.length - pairs2.filter((p) => p.nonStop !== false).length,
     vehicles: model.length,
   };
-  MODE_TERMS[mode].apply(input, modeCtx);
+  const term = MODE_TERMS[mode];
+  if (term.regions) modeCtx.coords = places.map((p) => (p.location.LatLong ? { lat: p.location.LatLong.Latitude, lon: p.location.LatLong.Longitude } : undefined));
+  term.apply(input, modeCtx);
+  delete modeCtx.coords; // used once; the bookkeeping stays small
   return {
     input,
     b: { stopLoc: stopLoc2, vehIdx, vehicles, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },

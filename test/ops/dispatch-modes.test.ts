@@ -3,6 +3,7 @@
  * checker): each mode's defining property against Optima on the same input (docs/dispatch-modes.md),
  * Auto's choice, and every mode end to end on the Monaco fixture.
  */
+import { area, convex, featureCollection, intersect, point, union } from '@turf/turf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/rng.js';
 import { Engine } from '../../src/engine.js';
@@ -141,6 +142,60 @@ describe('DispatchModes against Optima on the same input', () => {
   });
   it('the same seed gives the same plan (the reference phase included)', async () => {
     expect(plan(await run(base('EqualHour')))).toEqual(plan(await run(base('EqualHour'))));
+  });
+});
+
+/** Stops (not the depot) of each vehicle, as [lon, lat] points. */
+function routePoints(r: DispatchResult): [number, number][][] {
+  return (r.Items ?? []).map((it) => (it.Locations ?? []).filter((l) => l.Name !== 'Depot').map((l) => [l.LatLong!.Longitude, l.LatLong!.Latitude] as [number, number]));
+}
+
+/** Σ pairwise intersection area of the routes' convex hulls ÷ the area of their union. */
+function hullOverlap(r: DispatchResult): number {
+  const hulls = routePoints(r).filter((p) => p.length >= 3).map((p) => convex(featureCollection(p.map((x) => point(x))))!);
+  let inter = 0;
+  for (let i = 0; i < hulls.length; i++) {
+    for (let j = i + 1; j < hulls.length; j++) {
+      const x = intersect(featureCollection([hulls[i], hulls[j]]));
+      if (x) inter += area(x);
+    }
+  }
+  const u = union(featureCollection(hulls));
+  return u ? inter / area(u) : 0;
+}
+
+describe('regions', () => {
+  it('SingleRegion: balanced compact territories whose hulls overlap by ≤ 2 % of their union (no more than Optima\'s)', async () => {
+    const single = await run(base('SingleRegion'));
+    expect(plan(single).stops.reduce((a, b) => a + b, 0)).toBe(30);
+    const o = hullOverlap(await run(base('Optima')));
+    const s = hullOverlap(single);
+    expect(s).toBeLessThanOrEqual(0.02);
+    expect(s).toBeLessThanOrEqual(o);
+    expect(plan(single).stops).toEqual([10, 10, 10]); // pie slices of a shared depot, balanced
+  });
+  // Two cities 100 km apart, a van in each; 10 stops in each city; the van of A takes at most 8.
+  const cityA = Array.from({ length: 10 }, (_, i) => ({ Name: `A${i}`, LatLong: ll((rng.next() - 0.5) * 0.05, (rng.next() - 0.5) * 0.05), Wait: 300, Weight: 1 }));
+  const cityB = Array.from({ length: 10 }, (_, i) => ({ Name: `B${i}`, LatLong: ll((rng.next() - 0.5) * 0.05, 1 + (rng.next() - 0.5) * 0.05), Wait: 300, Weight: 1 }));
+  const vans = (capA: number) => [
+    { Name: 'VanA', MaxWeight: capA, StartLocation: { Name: 'Depot', LatLong: ll(0, 0) }, FinishLocation: { Name: 'Depot', LatLong: ll(0, 0) } },
+    { Name: 'VanB', MaxWeight: 30, StartLocation: { Name: 'Depot', LatLong: ll(0, 1) }, FinishLocation: { Name: 'Depot', LatLong: ll(0, 1) } },
+  ];
+  const served = (r: DispatchResult): Record<string, string[]> =>
+    Object.fromEntries((r.Items ?? []).map((it) => [it.Vehicle!.Name ?? '', (it.Locations ?? []).map((l) => l.Name ?? '').filter((n) => n !== 'Depot')]));
+  it('MultipleRegion: each stop stays with its nearest vehicle', async () => {
+    const r = served(await run(base('MultipleRegion', { Vehicles: vans(30), Locations: [...cityA, ...cityB] })));
+    expect(r.VanA!.slice().sort()).toEqual(cityA.map((l) => l.Name).sort());
+    expect(r.VanB!.slice().sort()).toEqual(cityB.map((l) => l.Name).sort());
+  });
+  it('MultipleRegion: … unless capacity forbids: the overflow goes to the other region, nothing is left out', async () => {
+    const res = await run(base('MultipleRegion', { Vehicles: vans(8), Locations: [...cityA, ...cityB] }));
+    expect(res.Status).toBe('Success');
+    const r = served(res);
+    expect(r.VanA!.length).toBe(8);
+    expect(r.VanA!.every((n) => n.startsWith('A'))).toBe(true);
+    expect(r.VanB!.length).toBe(12);
+    expect(r.VanB!.filter((n) => n.startsWith('B')).length).toBe(10);
   });
 });
 
