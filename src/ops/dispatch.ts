@@ -144,6 +144,32 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   return so;
 }
 
+/** Seconds in a day: trip k of a vehicle runs on day k of its shift. */
+const DAY_S = 86400;
+/** At most this many trips per vehicle (two weeks of days). */
+export const MAX_TRIPS = 14;
+const TRIP_SKILL = 'trip-of:';
+const NOT_STOPS = new Set(['Start', 'Finish', 'MidwayDrop', 'Break']);
+
+/**
+ * Trips per vehicle: 1, or for a vehicle with MaxStops or MaxMinutes enough trips for the stops
+ * shared among the vehicles with limits — ⌈stops / (limited vehicles × stops per trip)⌉ + 1, the
+ * stops per trip being MaxStops, or MaxMinutes over an estimated 10 minutes per stop — at most
+ * {@link MAX_TRIPS}. Unused trips cost nothing.
+ */
+function tripPlan(vehicles: Vehicle[], model: VrpVehicle[], stops: number, spec: DispatchSpecification): number[] {
+  void spec;
+  const limited = model.filter((v) => (v.maxStops ?? 0) > 0 || (v.maxDuration ?? 0) > 0).length;
+  return model.map((v, i) => {
+    if (i >= vehicles.length || stops === 0 || limited === 0) return 1;
+    const byStops = (v.maxStops ?? 0) > 0 ? v.maxStops! : Infinity;
+    const byTime = (v.maxDuration ?? 0) > 0 ? Math.max(1, Math.floor(v.maxDuration! / 600)) : Infinity;
+    const perTrip = Math.min(byStops, byTime);
+    if (!Number.isFinite(perTrip)) return 1;
+    return Math.min(MAX_TRIPS, Math.ceil(stops / (limited * perTrip)) + 1);
+  });
+}
+
 /** The budget of a two-phase solve: `share` of it for the first phase (a small share: two effort levels less), the rest for the second. */
 function splitBudget(so: SolveOptions, share = REFERENCE_SHARE): [SolveOptions, SolveOptions] {
   const first: SolveOptions = { ...so };
@@ -221,9 +247,12 @@ async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: B
 interface Bookkeeping {
   /** Model stop → spec.Locations index. */
   stopLoc: number[];
-  /** Model vehicle → spec.Vehicles index (-1 = the implied vehicle). */
+  /** Vehicle (index in `vehicles`) → spec.Vehicles index (-1 = the implied vehicle). */
   vehIdx: number[];
   vehicles: Vehicle[];
+  /** Model vehicle → index in `vehicles`, and its trip number (1 = first trip). */
+  modelOf: number[];
+  tripOf: number[];
   /** Matrix place of each vehicle's start/finish (or undefined). */
   startLoc: (Location | undefined)[];
   finishLoc: (Location | undefined)[];
@@ -323,6 +352,9 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const vName = new Map<string, number>();
   vehicles.forEach((v, i) => { if (v.Name !== undefined && !vName.has(v.Name)) vName.set(v.Name, i); });
   const model: VrpVehicle[] = [];
+  /** Model vehicle → index in `vehicles`, and its trip number (1 = the vehicle itself). */
+  const modelOf: number[] = [];
+  const tripOf: number[] = [];
   const startLoc: (Location | undefined)[] = [];
   const finishLoc: (Location | undefined)[] = [];
   vehicles.forEach((v, i) => {
@@ -348,8 +380,47 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     };
     if (tin !== undefined || tout !== null) ve.shift = [tin ?? -Infinity, tout ?? Infinity];
     model.push(ve);
+    modelOf.push(i);
+    tripOf.push(1);
     startLoc.push(sl);
     finishLoc.push(fl);
+  });
+  // ---- trips: a vehicle with MaxStops or MaxMinutes continues on further trips, one per day
+  const trips = tripPlan(vehicles, model, locs.filter((l) => l && !NOT_STOPS.has(l.LocationType ?? 'Midway')).length, spec);
+  const tripSkill = new Map<number, string>();
+  trips.forEach((T, i) => {
+    if (T < 2) return;
+    const skill = `${TRIP_SKILL}${i}`;
+    tripSkill.set(i, skill);
+    const base = model[i];
+    base.skills = [...(base.skills ?? []), skill];
+    const v = vehicles[i];
+    const day0 = base.shift ? (Number.isFinite(base.shift[0]) ? base.shift[0] : 0) : cur !== null ? cur - origin : 0;
+    // An OnTheRoad trip has no start leg: it pays the longest one as a fixed cost, so that no plan
+    // prefers a later trip to the first (which does start at the StartLocation).
+    let startLeg = 0;
+    if (v.OnTheRoad === true && base.start !== undefined) {
+      const m = objective === 'distance' ? travel.distance : timeProfiles[base.timeProfile ?? 0];
+      for (let q = 0; q < n; q++) { const x = m[base.start * n + q]; if (x >= 0 && Number.isFinite(x) && x > startLeg) startLeg = x; }
+      startLeg = Math.round(startLeg * (base.costFactor ?? 1));
+    }
+    for (let k = 2; k <= T; k++) {
+      const d = (k - 1) * DAY_S;
+      const onTheRoad = v.OnTheRoad === true;
+      model.push({
+        ...base,
+        // OnTheRoad: the trip starts where the vehicle is, i.e. at its first stop (docs/dispatch-modes.md, Trips).
+        start: onTheRoad ? undefined : base.start,
+        shift: [day0 + d, base.shift && Number.isFinite(base.shift[1]) ? base.shift[1] + d : Infinity],
+        // Later trips cost a little more, so that a plan uses them in order.
+        fixedCost: (base.fixedCost ?? 0) + k - 1 + (onTheRoad ? startLeg : 0),
+        label: `${v.Name ?? 'Vehicle'}_${k}`,
+      });
+      modelOf.push(i);
+      tripOf.push(k);
+      startLoc.push(onTheRoad ? undefined : startLoc[i]);
+      finishLoc.push(finishLoc[i]);
+    }
   });
 
   // ---- stops
@@ -409,7 +480,9 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       label: l.Name,
     };
     if (windows.length > 0) st.windows = windows;
-    if (vehicle !== undefined) st.vehicle = vehicle;
+    // Pre-assigned to a vehicle with trips: any of its trips (a skill only they have).
+    if (vehicle !== undefined && tripSkill.has(vehicle)) st.skills = [...(st.skills ?? []), tripSkill.get(vehicle)!];
+    else if (vehicle !== undefined) st.vehicle = vehicle;
     stopOfLoc.set(i, stops.length);
     stopLoc.push(i);
     stops.push(st);
@@ -464,7 +537,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   delete modeCtx.coords; // used once; the bookkeeping stays small
   return {
     input,
-    b: { stopLoc: stopLoc2, vehIdx, vehicles, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },
+    b: { stopLoc: stopLoc2, vehIdx, vehicles, modelOf, tripOf, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },
   };
 }
 
@@ -474,7 +547,20 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
   const when = (t: number): string => (b.hasClock ? secondsToDate(b.origin + t, b.utc) : '0001-01-01T00:00:00');
   const lengthUnit = b.unit === METRES_PER_KILOMETRE ? 'Kilometer' : 'Mile';
   const dist = (m: number): number => roundDistance(m / b.unit, lengthUnit);
+  // Trips are named <Name>, <Name>_2, <Name>_3, … in the order of the days they run (used trips only).
+  const tripName = new Map<number, string>();
+  const usedTrips = new Map<number, number[]>();
   for (const r of sol.routes) {
+    const l = usedTrips.get(b.modelOf[r.vehicle]) ?? [];
+    l.push(r.vehicle);
+    usedTrips.set(b.modelOf[r.vehicle], l);
+  }
+  for (const [i, list] of usedTrips) {
+    list.sort((x, y) => b.tripOf[x] - b.tripOf[y]);
+    list.forEach((mv, k) => tripName.set(mv, k === 0 ? b.vehicles[i].Name ?? '' : `${b.vehicles[i].Name ?? 'Vehicle'}_${k + 1}`));
+  }
+  const routes = [...sol.routes].sort((x, y) => b.modelOf[x.vehicle] - b.modelOf[y.vehicle] || b.tripOf[x.vehicle] - b.tripOf[y.vehicle]);
+  for (const r of routes) {
     const out: Location[] = [];
     const sl = b.startLoc[r.vehicle];
     if (sl) out.push({ ...sl, TimeEstimatedArrival: when(r.startTime), Distance: 0, Time: 0 });
@@ -486,7 +572,8 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
     }
     const fl = b.finishLoc[r.vehicle];
     if (fl) out.push({ ...fl, TimeEstimatedArrival: when(r.endTime), Distance: dist(r.endLegDistance), Time: Math.round(r.endLegTime) });
-    items.push({ Vehicle: b.vehicles[r.vehicle], Locations: out });
+    const veh = b.vehicles[b.modelOf[r.vehicle]];
+    items.push({ Vehicle: b.tripOf[r.vehicle] === 1 && tripName.get(r.vehicle) === veh.Name ? veh : { ...veh, Name: tripName.get(r.vehicle) }, Locations: out });
   }
   const messages = [...b.errors];
   for (const u of sol.unassigned) {

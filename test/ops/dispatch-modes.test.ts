@@ -202,10 +202,10 @@ describe('regions', () => {
 describe('FuelCost across a heterogeneous fleet', () => {
   it('Optima minimises fuel-weighted distance: the cheap vehicle takes the long route', async () => {
     const Vehicles = [
-      { Name: 'Dear', FuelCost: 3, MaxStops: 1, StartLocation: depot, FinishLocation: depot },
-      { Name: 'Cheap', FuelCost: 1, MaxStops: 1, StartLocation: depot, FinishLocation: depot },
+      { Name: 'Dear', FuelCost: 3, MaxWeight: 1, StartLocation: depot, FinishLocation: depot },
+      { Name: 'Cheap', FuelCost: 1, MaxWeight: 1, StartLocation: depot, FinishLocation: depot },
     ];
-    const Locations = [{ Name: 'Near', LatLong: ll(0, 0.01) }, { Name: 'Far', LatLong: ll(0, 0.2) }];
+    const Locations = [{ Name: 'Near', LatLong: ll(0, 0.01), Weight: 1 }, { Name: 'Far', LatLong: ll(0, 0.2), Weight: 1 }];
     const r = await run(base('Optima', { Vehicles, Locations }));
     const byVehicle = Object.fromEntries((r.Items ?? []).map((it) => [it.Vehicle!.Name, it.Locations!.map((l) => l.Name)]));
     expect(byVehicle).toEqual({ Dear: ['Depot', 'Near', 'Depot'], Cheap: ['Depot', 'Far', 'Depot'] });
