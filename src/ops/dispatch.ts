@@ -144,6 +144,9 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   return so;
 }
 
+/** Priority of a Break's stops: above any stop's, so that a plan leaves stops out before breaks. */
+const BREAK_PRIORITY = 1e9;
+
 /** Seconds in a day: trip k of a vehicle runs on day k of its shift. */
 const DAY_S = 86400;
 /** At most this many trips per vehicle (two weeks of days). */
@@ -250,6 +253,8 @@ interface Bookkeeping {
   /** Vehicle (index in `vehicles`) → spec.Vehicles index (-1 = the implied vehicle). */
   vehIdx: number[];
   vehicles: Vehicle[];
+  /** Model stops that are driver breaks. */
+  breaks: number[];
   /** Model vehicle → index in `vehicles`, and its trip number (1 = first trip). */
   modelOf: number[];
   tripOf: number[];
@@ -427,14 +432,19 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const stops: VrpStop[] = [];
   const stopLoc: number[] = [];
   const stopOfLoc = new Map<number, number>();
+  const breakStops = new Set<number>();
   const byName = new Map<string, number>();
   locs.forEach((l, i) => { if (l?.Name !== undefined && !byName.has(l.Name)) byName.set(l.Name, i); });
   locs.forEach((l, i) => {
     if (!l) return;
     const type = l.LocationType ?? 'Midway';
     if (type === 'Start' || type === 'Finish') return;
-    if (type === 'MidwayDrop' || type === 'Break') {
+    if (type === 'MidwayDrop') {
       errors.push(`${nameOf(l, i)}: LocationType ${type} is not supported yet; the location was ignored`);
+      return;
+    }
+    if (type === 'Break') {
+      addBreak(l, i);
       return;
     }
     if (opts.unplaced?.has(i)) {
@@ -487,6 +497,46 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     stopLoc.push(i);
     stops.push(st);
   });
+  /**
+   * A driver's break (LocationType Break): Wait is its length, its window is when it must start
+   * (start ∈ [TimeConstraintArrival, TimeConstraintDeparture]; either may be open), Vehicle names
+   * the vehicles whose break it is (comma-separated; none = every vehicle). One stop per vehicle,
+   * pre-assigned to it, of a priority above every stop's, so that a plan keeps its breaks.
+   */
+  function addBreak(l: Location, i: number): void {
+    if (opts.unplaced?.has(i)) {
+      errors.push(`${nameOf(l, i)}: a Break without a place (LatLong or Address) is not supported yet; it was not scheduled`);
+      return;
+    }
+    const wanted = words(l.Vehicle);
+    const owners: number[] = [];
+    for (const w of wanted) {
+      const v = vName.get(w) ?? [...vName.entries()].find(([k]) => k.toLowerCase() === w.toLowerCase())?.[1];
+      if (v === undefined) {
+        errors.push(`${nameOf(l, i)}: the Break names vehicle '${w}', which does not exist (Vehicles: ${[...vName.keys()].join(', ') || 'none named'}); it was not scheduled for it`);
+        continue;
+      }
+      owners.push(v);
+    }
+    if (wanted.length === 0) vehicles.forEach((_, v) => owners.push(v));
+    const a = rel(l.TimeConstraintArrival);
+    const d = rel(l.TimeConstraintDeparture);
+    const win: [number, number] = [a ?? -Infinity, d ?? Infinity];
+    if (win[1] < win[0]) {
+      errors.push(`${nameOf(l, i)}: the Break's window ends before it opens (TimeConstraintDeparture before TimeConstraintArrival); it was not scheduled`);
+      return;
+    }
+    for (const v of owners) {
+      const st: VrpStop = { place: placeOfLoc.get(i)!, service: l.Wait ?? 0, demand: [0, 0, 0], priority: BREAK_PRIORITY, label: l.Name };
+      if (a !== null || d !== null) st.windows = [win];
+      if (tripSkill.has(v)) st.skills = [tripSkill.get(v)!];
+      else st.vehicle = v;
+      breakStops.add(stops.length);
+      stopLoc.push(i);
+      stops.push(st);
+    }
+  }
+
   // ---- pickup → delivery
   const pairs: VrpPair[] = [];
   const inPair = new Set<number>();
@@ -537,7 +587,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   delete modeCtx.coords; // used once; the bookkeeping stays small
   return {
     input,
-    b: { stopLoc: stopLoc2, vehIdx, vehicles, modelOf, tripOf, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },
+    b: { stopLoc: stopLoc2, breaks: [...breakStops].map((i) => remap.get(i)!).filter((i) => i !== undefined), vehIdx, vehicles, modelOf, tripOf, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },
   };
 }
 
@@ -547,10 +597,13 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
   const when = (t: number): string => (b.hasClock ? secondsToDate(b.origin + t, b.utc) : '0001-01-01T00:00:00');
   const lengthUnit = b.unit === METRES_PER_KILOMETRE ? 'Kilometer' : 'Mile';
   const dist = (m: number): number => roundDistance(m / b.unit, lengthUnit);
+  // A route of breaks only is no work: the vehicle stays at the depot (and takes no break).
+  const isBreak = new Set(b.breaks);
+  const working = sol.routes.filter((r) => r.stops.some((x) => !isBreak.has(x.stop)));
   // Trips are named <Name>, <Name>_2, <Name>_3, … in the order of the days they run (used trips only).
   const tripName = new Map<number, string>();
   const usedTrips = new Map<number, number[]>();
-  for (const r of sol.routes) {
+  for (const r of working) {
     const l = usedTrips.get(b.modelOf[r.vehicle]) ?? [];
     l.push(r.vehicle);
     usedTrips.set(b.modelOf[r.vehicle], l);
@@ -559,7 +612,7 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
     list.sort((x, y) => b.tripOf[x] - b.tripOf[y]);
     list.forEach((mv, k) => tripName.set(mv, k === 0 ? b.vehicles[i].Name ?? '' : `${b.vehicles[i].Name ?? 'Vehicle'}_${k + 1}`));
   }
-  const routes = [...sol.routes].sort((x, y) => b.modelOf[x.vehicle] - b.modelOf[y.vehicle] || b.tripOf[x.vehicle] - b.tripOf[y.vehicle]);
+  const routes = [...working].sort((x, y) => b.modelOf[x.vehicle] - b.modelOf[y.vehicle] || b.tripOf[x.vehicle] - b.tripOf[y.vehicle]);
   for (const r of routes) {
     const out: Location[] = [];
     const sl = b.startLoc[r.vehicle];
@@ -578,6 +631,11 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
   const messages = [...b.errors];
   for (const u of sol.unassigned) {
     const li = b.stopLoc[u.stop];
+    if (isBreak.has(u.stop)) {
+      // A break left out matters only for a vehicle that works.
+      messages.push(`${nameOf(locs[li] as Location, li)}: the Break could not be scheduled: ${u.message}`);
+      continue;
+    }
     messages.push(`${nameOf(locs[li] as Location, li)} was not dispatched: ${u.message}`);
   }
   return { ...statusFor(messages), Items: items } as DispatchResult;
@@ -588,7 +646,7 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
 export type DispatchOpOptions = OpOptions & Omit<DispatchOptions, 'executor' | 'unplaced' | 'signal' | 'onProgress'>;
 
 /** Locations of these types may be left out when they cannot be placed; any other unplaceable location fails the request. */
-const OPTIONAL_TYPES = new Set(['Midway', 'Delivery', 'MidwayDrop']);
+const OPTIONAL_TYPES = new Set(['Midway', 'Delivery', 'MidwayDrop', 'Break']);
 
 /**
  * The Dispatch operation. The solver's searches run on the executor (one per thread). With
