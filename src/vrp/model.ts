@@ -87,8 +87,11 @@ export interface VrpInput {
   places: number;
   /** Travel time, or several profiles of it. Non-negative; negative/non-finite = unreachable. Rounded to integers. */
   time: ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
-  /** Distance (reported, and the objective when `objective` is 'distance'). Default: the first time profile. */
-  distance?: ArrayLike<number>;
+  /**
+   * Distance (reported, and the objective when `objective` is 'distance'): one matrix, or one per
+   * time profile (a vehicle's `timeProfile` picks both). Default: the first time profile.
+   */
+  distance?: ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
   /** What is minimised (before the per-vehicle costFactor): 'distance' (default) or 'time'. */
   objective?: 'distance' | 'time';
   /** Capacity dimensions (length of every demand/capacity array); default: longest given. */
@@ -157,6 +160,8 @@ export class Problem {
   objective!: 'distance' | 'time';
 
   dist!: Int32Array;
+  /** Distance per profile (the same matrix for all unless the input gives one per profile). */
+  distP!: Int32Array[];
   time!: Int32Array[];
   /** Cost base per profile (dist, or that profile's time). */
   cost!: Int32Array[];
@@ -357,8 +362,17 @@ function readMatrices(pb: Problem, input: VrpInput, vehicles: ReadonlyArray<VrpV
   if (timeList.length === 0) throw invalidInput('time', 'at least one travel-time matrix is needed');
   pb.P = timeList.length;
   pb.time = timeList.map((m, i) => intMatrix(m, n, N, timeList.length > 1 ? `time[${i}]` : 'time'));
-  pb.dist = input.distance ? intMatrix(input.distance, n, N, 'distance') : pb.time[0];
-  pb.cost = pb.objective === 'distance' ? pb.time.map(() => pb.dist) : pb.time;
+  // Distance: one matrix for every profile, or one per profile (vehicles routed differently, e.g. around no-go zones).
+  if (input.distance !== undefined && isMatrixList(input.distance)) {
+    const list = input.distance as ReadonlyArray<ArrayLike<number>>;
+    if (list.length !== pb.P) throw invalidInput('distance', `must be one matrix, or one per time profile (${pb.P}; got ${list.length})`);
+    pb.distP = list.map((m, i) => intMatrix(m, n, N, `distance[${i}]`));
+  } else {
+    const d = input.distance !== undefined ? intMatrix(input.distance as ArrayLike<number>, n, N, 'distance') : pb.time[0];
+    pb.distP = pb.time.map(() => d);
+  }
+  pb.dist = pb.distP[0];
+  pb.cost = pb.objective === 'distance' ? pb.distP : pb.time;
 }
 
 /** Capacity dimensions: `input.dimensions`, else the longest demand or capacity given. */

@@ -145,7 +145,7 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
   const dep = chooseDeparture(pb, v, seq);
   if (dep === null) throw new EngineError('Internal', `route of vehicle ${v} is infeasible`);
   const T = pb.time[pb.vProfile[v]];
-  const D = pb.dist;
+  const D = pb.distP[pb.vProfile[v]];
   const C = pb.cost[pb.vProfile[v]];
   const N = pb.N;
   const K = pb.K;

@@ -40,7 +40,10 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
   const timeMs = (Array.isArray(input.time) && typeof (input.time as unknown[])[0] === 'object'
     ? (input.time as ArrayLike<number>[])
     : [input.time as ArrayLike<number>]);
-  const distM = input.distance ?? timeMs[0];
+  const distList = input.distance === undefined ? null
+    : Array.isArray(input.distance) && typeof (input.distance as unknown[])[0] === 'object' ? (input.distance as ArrayLike<number>[]) : [input.distance as ArrayLike<number>];
+  /** The distance matrix of a vehicle's profile (one for all, or one per profile). */
+  const distOf = (p: number): ArrayLike<number> => (distList === null ? timeMs[0] : distList.length > 1 ? distList[p] : distList[0]);
   const K = input.dimensions ?? Math.max(0, ...stops.map((s) => s.demand?.length ?? 0), ...vehicles.map((v) => v.capacity?.length ?? 0));
   const objective = input.objective ?? 'distance';
   const rd = (m: ArrayLike<number>, a: number | undefined, b: number | undefined): number => {
@@ -178,6 +181,7 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
     // distance and cost
     let d = 0, dx = 0, c = 0;
     let prev = ve.start;
+    const distM = distOf(ve.timeProfile ?? 0);
     const C = objective === 'distance' ? distM : T;
     for (const s of [...seq, -1]) {
       const pl = s < 0 ? ve.end : stops[s].place;
