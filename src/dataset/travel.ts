@@ -17,6 +17,7 @@ import { describeAddress } from '../geocode/search.js';
 import { computeMatrix, UNREACHABLE, type EndpointEntries } from '../matrix/index.js';
 import { routeGeometry } from '../route/geometry.js';
 import { buildItinerary } from '../route/maneuvers.js';
+import { blockedArcs as blockedArcsOf, type Zone } from '../route/zones.js';
 import { Router, type PointToPoint } from '../route/router.js';
 import type {
   DirectionsRequest, MatrixRequestOptions, PlaceOptions, PlaceQuery, Placement, RoutePath, TravelMatrix, TravelProfile, TravelProvider,
@@ -131,6 +132,10 @@ export class DatasetTravel implements TravelProvider {
       out.steps = buildItinerary(this.dataset.graph, g, from.snap, to.snap, { ...directions, landmarks: this.dataset.landmarks });
     }
     return out;
+  }
+
+  blockedArcs(zones: readonly Zone[]): Uint8Array {
+    return blockedArcsOf(this.dataset.graph, zones);
   }
 
   async matrix(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions = {}): Promise<TravelMatrix> {

@@ -56,7 +56,7 @@ export function geocoderContext(geocoder: Geocoder, executor: Executor, where: {
     throw new EngineError('Unsupported', 'This context has a geocoder only: no road network to place or route on.');
   };
   return {
-    travel: { place: none, placeMany: none, route: none, routePath: none, matrix: none },
+    travel: { place: none, placeMany: none, route: none, routePath: none, blockedArcs: none, matrix: none },
     geocoder, executor, datasetKey: where.datasetKey ?? 'dataset', geocodePrefix: where.geocodePrefix,
   };
 }

@@ -28,6 +28,7 @@ import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSo
 import { placeQuery, profileFor } from './locations.js';
 import { chooseDispatchMode, MODE_TERMS, REFERENCE_SHARE, type ModeContext } from './dispatch-modes.js';
 import { relaxRegions } from './dispatch-regions.js';
+import { allowedAt, checkPolygon, pointInPolygon, type Zone } from '../route/zones.js';
 
 /** One place the matrices must cover, in matrix order. */
 export interface DispatchPlace {
@@ -42,6 +43,11 @@ export interface DispatchTravel {
   time: ArrayLike<number>;
   /** Travel distance in metres, same layout. */
   distance: ArrayLike<number>;
+  /**
+   * Per set of no-go zones ({@link zoneKey}): the matrices of a vehicle that may not drive the
+   * roads those zones block. Vehicles whose key is missing here use `time` / `distance`.
+   */
+  zoned?: Record<string, { time: ArrayLike<number>; distance: ArrayLike<number> }>;
 }
 
 export interface DispatchOptions {
@@ -152,6 +158,7 @@ const DAY_S = 86400;
 /** At most this many trips per vehicle (two weeks of days). */
 export const MAX_TRIPS = 14;
 const TRIP_SKILL = 'trip-of:';
+const ZONE_SKILL = 'zone-ok:';
 const NOT_STOPS = new Set(['Start', 'Finish', 'MidwayDrop', 'Break']);
 
 /**
@@ -289,7 +296,26 @@ function recordIssues(spec: DispatchSpecification): Issue[] {
   };
   (spec.Vehicles ?? []).forEach((v, i) => { if (v) for (const f of VEHICLE_AMOUNTS) check(`Vehicles[${i}].${f}`, v[f]); });
   (spec.Locations ?? []).forEach((l, i) => { if (l) for (const f of LOCATION_AMOUNTS) check(`Locations[${i}].${f}`, l[f]); });
+  (spec.Vehicles ?? []).forEach((v, i) => {
+    (v?.Shapes ?? []).forEach((sh, k) => {
+      const bad = checkPolygon((sh?.Points ?? []).map((p) => ({ lat: p.Latitude, lon: p.Longitude })));
+      if (bad) out.push({ path: `Vehicles[${i}].Shapes[${k}].Points`, message: bad });
+    });
+  });
   return out;
+}
+
+/** A vehicle's no-go zones (Shapes), or none. */
+export function vehicleZones(v: Vehicle | undefined): Zone[] {
+  return (v?.Shapes ?? []).filter((sh) => !!sh).map((sh) => ({
+    points: (sh.Points ?? []).map((p) => ({ lat: p.Latitude, lon: p.Longitude })),
+    restriction: sh.Restriction === 'DoNotExit' ? 'DoNotExit' : 'DoNotEnter',
+  }));
+}
+
+/** Vehicles with the same zones share a key (and their matrices); '' = no zones. */
+export function zoneKey(zones: readonly Zone[]): string {
+  return zones.length === 0 ? '' : JSON.stringify(zones);
 }
 
 /** Maps the records onto the solver's model. Exposed for tests. */
@@ -345,15 +371,34 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const minFuel = anyFuel ? Math.min(...vehicles.map((v) => v.FuelCost ?? 0).filter((f) => f > 0)) : 1;
   const objective: 'time' | 'distance' = anyFuel ? 'distance' : spec.RouteOptimize === 'MinimizeDistance' ? 'distance' : 'time';
   const { mode, reason: modeReason } = chooseDispatchMode(spec);
-  // speed profiles: 0 = the road network's times; one more per distinct Speed > 0
-  const speeds = [...new Set(vehicles.map((v) => v.Speed ?? 0).filter((s) => s > 0))].sort((a, b) => a - b);
+  // Profiles: one per (Speed, no-go zones) in use; profile 0 = road speeds, no zones. A constant
+  // Speed turns the profile's distances into times; zones pick the matrices that avoid them.
+  const zonesOf = vehicles.map((v) => vehicleZones(v));
+  const keyOf = zonesOf.map((z) => zoneKey(z));
+  const profileKeys = new Map<string, number>([['0|', 0]]);
   const timeProfiles: ArrayLike<number>[] = [travel.time];
-  for (const s of speeds) {
-    const m = new Float64Array(n * n);
-    const u = spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile';
-    for (let i = 0; i < n * n; i++) { const d = travel.distance[i]; m[i] = d >= 0 && Number.isFinite(d) ? constantSpeedSeconds(d, s, u) : -1; }
-    timeProfiles.push(m);
-  }
+  const distProfiles: ArrayLike<number>[] = [travel.distance];
+  const profileOf = vehicles.map((v, i) => {
+    const speed = v.Speed ?? 0;
+    const key = `${speed}|${keyOf[i]}`;
+    let p = profileKeys.get(key);
+    if (p === undefined) {
+      const base = keyOf[i] !== '' && travel.zoned?.[keyOf[i]] ? travel.zoned[keyOf[i]] : travel;
+      let time = base.time;
+      if (speed > 0) {
+        const m = new Float64Array(n * n);
+        const u = spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile';
+        for (let q = 0; q < n * n; q++) { const d = base.distance[q]; m[q] = d >= 0 && Number.isFinite(d) ? constantSpeedSeconds(d, speed, u) : -1; }
+        time = m;
+      }
+      p = timeProfiles.length;
+      profileKeys.set(key, p);
+      timeProfiles.push(time);
+      distProfiles.push(base.distance);
+    }
+    return p;
+  });
+  const anyZones = keyOf.some((k) => k !== '');
   const vName = new Map<string, number>();
   vehicles.forEach((v, i) => { if (v.Name !== undefined && !vName.has(v.Name)) vName.set(v.Name, i); });
   const model: VrpVehicle[] = [];
@@ -380,7 +425,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       skills: words(v.Roles),
       costFactor: anyFuel ? Math.max(1, Math.round((100 * ((v.FuelCost ?? 0) > 0 ? v.FuelCost! : minFuel)) / minFuel)) : 1,
       fixedCost: 0,
-      timeProfile: (v.Speed ?? 0) > 0 ? 1 + speeds.indexOf(v.Speed!) : 0,
+      timeProfile: profileOf[i],
       label: v.Name,
     };
     if (tin !== undefined || tout !== null) ve.shift = [tin ?? -Infinity, tout ?? Infinity];
@@ -405,7 +450,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     // prefers a later trip to the first (which does start at the StartLocation).
     let startLeg = 0;
     if (v.OnTheRoad === true && base.start !== undefined) {
-      const m = objective === 'distance' ? travel.distance : timeProfiles[base.timeProfile ?? 0];
+      const m = objective === 'distance' ? distProfiles[base.timeProfile ?? 0] : timeProfiles[base.timeProfile ?? 0];
       for (let q = 0; q < n; q++) { const x = m[base.start * n + q]; if (x >= 0 && Number.isFinite(x) && x > startLeg) startLeg = x; }
       startLeg = Math.round(startLeg * (base.costFactor ?? 1));
     }
@@ -433,6 +478,9 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const stopLoc: number[] = [];
   const stopOfLoc = new Map<number, number>();
   const breakStops = new Set<number>();
+  const zonesByKey = new Map<string, Zone[]>();
+  keyOf.forEach((k, i) => { if (k !== '') zonesByKey.set(k, zonesOf[i]); });
+  const zoneClasses = new Map<string, { skill: string; bad: Set<string> }>();
   const byName = new Map<string, number>();
   locs.forEach((l, i) => { if (l?.Name !== undefined && !byName.has(l.Name)) byName.set(l.Name, i); });
   locs.forEach((l, i) => {
@@ -490,6 +538,11 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       label: l.Name,
     };
     if (windows.length > 0) st.windows = windows;
+    if (anyZones) {
+      const z = zoneSkill(l, i);
+      if (z === null) return;
+      if (z !== undefined) st.skills = [...(st.skills ?? []), z];
+    }
     // Pre-assigned to a vehicle with trips: any of its trips (a skill only they have).
     if (vehicle !== undefined && tripSkill.has(vehicle)) st.skills = [...(st.skills ?? []), tripSkill.get(vehicle)!];
     else if (vehicle !== undefined) st.vehicle = vehicle;
@@ -497,6 +550,26 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     stopLoc.push(i);
     stops.push(st);
   });
+  /**
+   * The skill a stop needs under the vehicles' no-go zones: undefined when every vehicle may serve
+   * it; a `zone-ok:<class>` skill that only the vehicles allowed there get; null when no vehicle
+   * may (the stop is reported and left out).
+   */
+  function zoneSkill(l: Location, i: number): string | null | undefined {
+    const p = l.LatLong;
+    if (!p) return undefined;
+    const bad = [...zonesByKey.keys()].filter((k) => !allowedAt(p.Latitude, p.Longitude, zonesByKey.get(k)!));
+    if (bad.length === 0) return undefined;
+    if (keyOf.every((k) => bad.includes(k))) {
+      errors.push(`${nameOf(l, i)} was not dispatched: it lies inside a DoNotEnter zone or outside a DoNotExit zone of every vehicle (Vehicles[].Shapes)`);
+      return null;
+    }
+    const ck = bad.join('\u0000');
+    let skill = zoneClasses.get(ck)?.skill;
+    if (skill === undefined) zoneClasses.set(ck, { skill: (skill = `${ZONE_SKILL}${zoneClasses.size}`), bad: new Set(bad) });
+    return skill;
+  }
+
   /**
    * A driver's break (LocationType Break): Wait is its length, its window is when it must start
    * (start ∈ [TimeConstraintArrival, TimeConstraintDeparture]; either may be open), Vehicle names
@@ -537,6 +610,17 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     }
   }
 
+  // Zone skills: a vehicle (every trip of it) may serve a class of stops unless its zones are among the class's.
+  for (const { skill, bad } of zoneClasses.values()) {
+    model.forEach((mv, m) => { if (!bad.has(keyOf[modelOf[m]])) mv.skills = [...(mv.skills ?? []), skill]; });
+  }
+  // A DoNotExit zone with no stop inside leaves its vehicle nothing to do: say so.
+  zonesOf.forEach((zs, v) => zs.forEach((z, k) => {
+    if (z.restriction !== 'DoNotExit') return;
+    const any = locs.some((l) => l?.LatLong && (l.LocationType ?? 'Midway') !== 'Start' && (l.LocationType ?? 'Midway') !== 'Finish' && pointInPolygon(l.LatLong.Latitude, l.LatLong.Longitude, z.points));
+    if (!any) errors.push(`Vehicles[${vehIdx[v]}].Shapes[${k}]: the DoNotExit zone contains no stop; vehicle '${vehicles[v].Name ?? v}' can serve none`);
+  }));
+
   // ---- pickup → delivery
   const pairs: VrpPair[] = [];
   const inPair = new Set<number>();
@@ -573,7 +657,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const pairs2 = pairs.map((p) => ({ ...p, pickup: remap.get(p.pickup)!, delivery: remap.get(p.delivery)! }));
 
   const input: VrpInput = {
-    places: n, time: timeProfiles, distance: travel.distance, objective, dimensions: 3, stops: stops2, vehicles: model, pairs: pairs2,
+    places: n, time: timeProfiles, distance: anyZones ? distProfiles : travel.distance, objective, dimensions: 3, stops: stops2, vehicles: model, pairs: pairs2,
     startTime: cur !== null ? cur - origin : 0,
   };
   const modeCtx: ModeContext = {
@@ -764,14 +848,40 @@ async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (
     signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
   });
   const N = placed.length;
-  if (n === N) return { time: m.timeS, distance: m.distanceM };
+  const out: DispatchTravel = spread(m.timeS, m.distanceM, idx, N);
+  // Vehicles with no-go zones: the matrices of paths that avoid the roads their zones block,
+  // one per distinct set of zones (vehicles sharing one share them).
+  const sets = new Map<string, Zone[]>();
+  for (const v of s.Vehicles ?? []) {
+    const z = vehicleZones(v ?? undefined);
+    const k = zoneKey(z);
+    if (k !== '' && !sets.has(k)) sets.set(k, z);
+  }
+  if (sets.size > 0) {
+    out.zoned = {};
+    for (const [k, zones] of sets) {
+      const blocked = ctx.travel.blockedArcs(zones);
+      const zm = await ctx.travel.matrix(idx.map((i) => placed[i]!), { ...profileFor(s.RouteOptimize), blockedArcs: blocked }, {
+        executor: ctx.executor, signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
+      });
+      const z = spread(zm.timeS, zm.distanceM, idx, N);
+      out.zoned[k] = { time: z.time, distance: z.distance };
+    }
+  }
+  return out;
+}
+
+/** An n×n matrix over the placed rows `idx` spread into the N×N place order (others unreachable). */
+function spread(timeS: Float64Array, distanceM: Float64Array, idx: number[], N: number): DispatchTravel {
+  const n = idx.length;
+  if (n === N) return { time: timeS, distance: distanceM };
   const time = new Float64Array(N * N).fill(Infinity);
   const distance = new Float64Array(N * N).fill(Infinity);
   for (let a = 0; a < n; a++) {
     const row = idx[a] * N, src = a * n;
     for (let b = 0; b < n; b++) {
-      time[row + idx[b]] = m.timeS[src + b];
-      distance[row + idx[b]] = m.distanceM[src + b];
+      time[row + idx[b]] = timeS[src + b];
+      distance[row + idx[b]] = distanceM[src + b];
     }
   }
   for (let i = 0; i < N; i++) { time[i * N + i] = 0; distance[i * N + i] = 0; }

@@ -11,6 +11,7 @@ import type { Snap } from '../graph/snap.js';
 import type { AddressQuery, MatchCodeName, MatchedAddress } from '../geocode/search.js';
 import type { Metric, PointToPoint } from './router.js';
 import type { ItineraryStep } from './maneuvers.js';
+import type { Zone } from './zones.js';
 
 /** How one vehicle (or one request) travels. */
 export interface TravelProfile {
@@ -95,6 +96,8 @@ export interface TravelProvider {
   route(from: Placement, to: Placement, profile: TravelProfile, withPath?: boolean): PointToPoint;
   /** Best path between two placements under the profile, with its polyline (same time and length as `route`). */
   routePath(from: Placement, to: Placement, profile: TravelProfile, directions?: DirectionsRequest): RoutePath;
+  /** The arcs a vehicle with these no-go zones may not drive (1 = blocked), for {@link TravelProfile.blockedArcs}. */
+  blockedArcs(zones: readonly Zone[]): Uint8Array;
   /** The square matrix over `places` under the profile. */
   matrix(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<TravelMatrix>;
 }

@@ -114,7 +114,8 @@ describe('CalculateRoute', () => {
     let calls = 0;
     const travel: TravelProvider = {
       place: (q, p) => t.place(q, p), placeMany: (q, o) => t.placeMany(q, o), route: (a, b, p, w) => t.route(a, b, p, w), matrix: (ps, p, o) => t.matrix(ps, p, o),
-      routePath: (a, b, p) => (calls++ === 1 ? { found: false, timeMs: Infinity, lengthCm: Infinity, lat: new Float64Array(0), lon: new Float64Array(0) } : t.routePath(a, b, p)),
+      blockedArcs: (z) => t.blockedArcs(z),
+      routePath: (a, b, p, d) => (calls++ === 1 ? { found: false, timeMs: Infinity, lengthCm: Infinity, lat: new Float64Array(0), lon: new Float64Array(0) } : t.routePath(a, b, p, d)),
     };
     const r = calculateRoute({ ...ctx, travel }, { Locations: [loc(A), loc(B), loc(C)] });
     expect(r.Status).toBe('Failed');
