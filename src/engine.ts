@@ -23,6 +23,8 @@ import { calculateDistance } from './ops/distance.js';
 import type { DispatchOpOptions } from './ops/dispatch.js';
 import { placeLocation, profileFor } from './ops/locations.js';
 import { OPERATIONS, type OperationName } from './ops/table.js';
+import { dispatchResultToGeoJson } from './ops/plan-geojson.js';
+import type { GeoJsonFeatureCollection } from './ops/geojson.js';
 import { WorkerPool } from './workers/pool.js';
 
 export { METRES_PER_MILE, metresToUnit } from './core/units.js';
@@ -199,6 +201,14 @@ export class Engine {
    */
   async dispatch(spec: unknown, opts: DispatchOpOptions = {}): Promise<DispatchResult> {
     return this.run('Dispatch', spec, opts as OpOptions & Record<string, unknown>);
+  }
+
+  /**
+   * A dispatch plan as GeoJSON: each VehicleItem's path through its Locations (routed as the
+   * dispatch routed it: RouteOptimize, Speed, no-go zones) and its Locations as points.
+   */
+  dispatchGeoJson(spec: unknown, result: DispatchResult): GeoJsonFeatureCollection {
+    return dispatchResultToGeoJson(this.context(), spec, result);
   }
 
   /** CalculateRoute: the driving route through the Locations in order, one RouteLeg per consecutive pair. */

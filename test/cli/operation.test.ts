@@ -1,4 +1,7 @@
 /** The operation commands the CLI takes from the operation table (`distance`, `dispatch`), end to end in child processes. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/ops/table.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
@@ -10,6 +13,27 @@ let data: string;
 
 beforeAll(async () => {
   data = await fixtureDatasetFile('monaco');
+});
+
+describe('dispatch --geojson', () => {
+  it('writes the plan as GeoJSON next to the record', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dk-plan-'));
+    const out = join(dir, 'plan.geojson');
+    const depot = { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } };
+    const spec = JSON.stringify({
+      DistanceUnit: 'Kilometer', MinimumOptimization: 1, Vehicles: [{ Name: 'V1', StartLocation: depot, FinishLocation: depot }],
+      Locations: [{ Name: 'Casino', LatLong: { Latitude: 43.7395, Longitude: 7.428 } }, { Name: 'Stade', LatLong: { Latitude: 43.7276, Longitude: 7.4155 } }],
+    });
+    const r = runCli(['dispatch', '--data', data, '-', '--geojson', out], spec);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).Status).toBe(1);
+    const fc = JSON.parse(readFileSync(out, 'utf8'));
+    expect(fc.type).toBe('FeatureCollection');
+    expect(fc.features.filter((f: { properties: { kind: string } }) => f.properties.kind === 'vehicle-route').length).toBe(1);
+    expect(fc.features.filter((f: { properties: { kind: string } }) => f.properties.kind === 'stop').length).toBe(4);
+    expect(r.stderr).toMatch(/Plan written to /);
+    expect(runCli(['dispatch', '--data', data, '-', '--geojson', dir], spec).status).toBe(2); // a folder
+  });
 });
 
 describe('operation commands', () => {

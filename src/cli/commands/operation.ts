@@ -9,7 +9,9 @@ import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
 import { Engine } from '../../engine.js';
 import { OPERATIONS, type Operation, type OperationName } from '../../ops/table.js';
-import { DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs, parseThreads } from '../io.js';
+import { writeFileSync } from 'node:fs';
+import { checkOutputPath, DATA_OPTION, NAMES_OPTION, printJson, QUIET_OPTION, readJson, parseCommandArgs, parseThreads } from '../io.js';
+import type { DispatchResult } from '../../records/index.js';
 import { ProgressPrinter } from '../progress.js';
 import { lintSpecification, type LintKind } from '../../ops/lint.js';
 import { formatWarning } from './check.js';
@@ -34,6 +36,7 @@ export function operationCommand(name: OperationName): Command {
         { flag: '--time-limit S', description: 'seconds for the solver', default: 'MinimumOptimization\'s effort' },
         { flag: '--workers N', description: 'worker threads (at most 4 × cores)', default: 'one per core' },
       ] : []),
+      ...(name === 'Dispatch' ? [{ flag: '--geojson <file>', description: 'also write the plan (each vehicle\'s path and its stops) as GeoJSON' }] : []),
       { flag: '-q, --quiet', description: 'no progress on stderr' },
     ],
     examples: [`dispatchkit ${op.command} --data data/monaco-latest.dkds ${op.command}.json`, `cat ${op.command}.json | dispatchkit ${op.command} --data data/monaco-latest.dkds - --names`],
@@ -43,6 +46,7 @@ export function operationCommand(name: OperationName): Command {
         ...NAMES_OPTION,
         ...QUIET_OPTION,
         ...(long ? { seed: { type: 'string' }, 'time-limit': { type: 'string' }, workers: { type: 'string' } } as const : {}),
+        ...(name === 'Dispatch' ? { geojson: { type: 'string' } } as const : {}),
       });
       if (!values.data || positionals.length !== 1) {
         process.stderr.write(`Usage: ${usage}\n`);
@@ -65,6 +69,8 @@ export function operationCommand(name: OperationName): Command {
         process.stderr.write(`${(e as Error).message}\n`);
         return EXIT.usage;
       }
+      const geojsonPath = typeof v.geojson === 'string' ? v.geojson : undefined;
+      if (geojsonPath !== undefined) checkOutputPath(geojsonPath, '--geojson');
       const spec = readJson(positionals[0]);
       const engine = await Engine.open(values.data, { threads: workers });
       if (v.quiet !== true) {
@@ -94,6 +100,10 @@ export function operationCommand(name: OperationName): Command {
         });
         progress.end();
         printJson(op.result.encode(r, { enums: values.names ? 'name' : 'int' }));
+        if (geojsonPath !== undefined && r.Status !== 'Failed') {
+          writeFileSync(geojsonPath, JSON.stringify(engine.dispatchGeoJson(spec, r as DispatchResult)) + '\n');
+          if (v.quiet !== true) process.stderr.write(`Plan written to ${geojsonPath}\n`);
+        }
         return r.Status === 'Failed' ? EXIT.failed : EXIT.ok;
       } finally {
         process.off('SIGINT', onSigint);

@@ -1,0 +1,98 @@
+/**
+ * A dispatch plan as GeoJSON (RFC 7946, [longitude, latitude]): per VehicleItem (each trip) a
+ * LineString of the path the vehicle drives through its Locations in order — under the
+ * specification's RouteOptimize and the vehicle's no-go zones, as the dispatch routed it — and a
+ * Point per Location. For drawing plans and checking them against polygons.
+ *
+ * LineString properties: kind 'vehicle-route', vehicle (name as in the record), index, color
+ * (`#rrggbb`, fixed palette by index), stops, Distance and Time (sums of the record's legs).
+ * Point properties: kind 'stop', vehicle, index (route), sequence, Name, LocationType,
+ * TimeEstimatedArrival, Distance, Time. A leg with no path gives the route `geometry: null` and
+ * an `error` property; a Failed result gives no features.
+ */
+import { DispatchSpecificationSchema, type DispatchResult, type Vehicle } from '../records/index.js';
+import type { TravelProfile } from '../route/travel.js';
+import type { OpsContext } from './context.js';
+import { vehicleZones } from './dispatch.js';
+import type { GeoJsonFeature, GeoJsonFeatureCollection } from './geojson.js';
+import { profileFor } from './locations.js';
+
+const PALETTE = ['#00a9eb', '#e6194b', '#3cb44b', '#f58231', '#911eb4', '#008080', '#f032e6', '#800000', '#000080', '#aa6e28'];
+const r7 = (x: number): number => Math.round(x * 1e7) / 1e7;
+const isEnd = (endName: string | undefined, name: string | undefined): boolean => endName !== undefined && endName === name;
+
+/** The plan of `result` (made from `spec`) as a FeatureCollection. */
+export function dispatchResultToGeoJson(ctx: OpsContext, spec: unknown, result: DispatchResult): GeoJsonFeatureCollection {
+  const features: GeoJsonFeature[] = [];
+  if (result.Status === 'Failed') return { type: 'FeatureCollection', features };
+  const parsed = DispatchSpecificationSchema.safeParse(spec);
+  const s = parsed.ok ? parsed.value : undefined;
+  const vehicles = (s?.Vehicles ?? []).filter((v): v is Vehicle => !!v);
+  const unit = s?.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile';
+  // A trip is named <Name>_k: its vehicle is <Name>.
+  const vehicleOf = (name: string | undefined): Vehicle | undefined =>
+    vehicles.find((v) => v.Name === name) ?? vehicles.find((v) => name !== undefined && v.Name !== undefined && new RegExp(`^${v.Name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_\\d+$`).test(name));
+  const profiles = new Map<Vehicle | undefined, TravelProfile>();
+  const profileOf = (v: Vehicle | undefined): TravelProfile => {
+    let p = profiles.get(v);
+    if (!p) {
+      p = profileFor(s?.RouteOptimize, v?.Speed ? { value: v.Speed, unit } : undefined);
+      const zones = vehicleZones(v);
+      if (zones.length > 0) p.blockedArcs = ctx.travel.blockedArcs(zones);
+      profiles.set(v, p);
+    }
+    return p;
+  };
+  (result.Items ?? []).forEach((item, index) => {
+    const name = item.Vehicle?.Name;
+    const vehicle = vehicleOf(name);
+    const profile = profileOf(vehicle);
+    const locs = item.Locations ?? [];
+    const coords: [number, number][] = [];
+    let error: string | undefined;
+    let prev: ReturnType<OpsContext['travel']['place']> | null = null;
+    locs.forEach((l, k) => {
+      if (!l.LatLong) return;
+      features.push({
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [r7(l.LatLong.Longitude), r7(l.LatLong.Latitude)] },
+        properties: {
+          kind: 'stop', vehicle: name, index, sequence: k, Name: l.Name, LocationType: l.LocationType,
+          TimeEstimatedArrival: l.TimeEstimatedArrival, Distance: l.Distance, Time: l.Time,
+        },
+      });
+      if (error) return;
+      let here;
+      try {
+        here = ctx.travel.place({ lat: l.LatLong.Latitude, lon: l.LatLong.Longitude }, `Items[${index}].Locations[${k}]`);
+      } catch (e) {
+        error = (e as Error).message;
+        return;
+      }
+      if (prev) {
+        const p = ctx.travel.routePath(prev, here, profile);
+        if (!p.found) {
+          error = `no path from Locations[${k - 1}] to Locations[${k}]`;
+          return;
+        }
+        for (let i = 0; i < p.lat.length; i++) {
+          const c: [number, number] = [r7(p.lon[i]), r7(p.lat[i])];
+          const last = coords[coords.length - 1];
+          if (!last || last[0] !== c[0] || last[1] !== c[1]) coords.push(c);
+        }
+      }
+      prev = here;
+    });
+    const props: Record<string, unknown> = {
+      kind: 'vehicle-route', vehicle: name, index, color: PALETTE[index % PALETTE.length],
+      // the vehicle's own start and finish (first and last, when it has them) are not stops
+      stops: locs.filter((l, k) => !(k === 0 && locs[0].TimeEstimatedArrival !== undefined && isEnd(vehicle?.StartLocation?.Name, l.Name))
+        && !(k === locs.length - 1 && k > 0 && isEnd(vehicle?.FinishLocation?.Name, l.Name)) && l.LocationType !== 'Start' && l.LocationType !== 'Finish').length,
+      Distance: Math.round(locs.reduce((a, l) => a + (l.Distance ?? 0), 0) * 1e6) / 1e6,
+      Time: locs.reduce((a, l) => a + (l.Time ?? 0), 0),
+    };
+    if (error) props.error = error;
+    features.push({ type: 'Feature', geometry: !error && coords.length >= 2 ? { type: 'LineString', coordinates: coords } : null, properties: props });
+  });
+  return { type: 'FeatureCollection', features };
+}
