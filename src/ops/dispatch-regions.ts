@@ -54,7 +54,7 @@ export function assignRegions(input: VrpInput, kind: RegionKind, coords?: Readon
   const region = kind === 'nearest' ? nearestRegions(m, n, stops, vehicles) : clusterRegions(m, n, stops, vehicles, coords);
   const vehRegions: Set<number>[] = vehicles.map(() => new Set<number>());
   if (kind === 'nearest') {
-    const key = vehicles.map((v) => v.start ?? v.end ?? -1);
+    const key = vehicleRegionKeys(m, n, vehicles);
     vehicles.forEach((_, v) => {
       // A vehicle with neither start nor end serves every region.
       if (key[v] < 0) for (const r of new Set(region)) vehRegions[v].add(r);
@@ -80,19 +80,37 @@ export function relaxRegions(input: VrpInput, stopIdx: Iterable<number>): void {
   }
 }
 
-/** MultipleRegion: region = the start (else end) place of the nearest vehicle. */
+/**
+ * The region key of each vehicle for MultipleRegion: its start (else end) place, vehicles at one
+ * place (≤ {@link SAME_PLACE_S} apart there and back; separate Locations at one depot are
+ * separate places) sharing the first one's; -1 for a vehicle with neither.
+ */
+export function vehicleRegionKeys(m: ArrayLike<number>, n: number, vehicles: VrpVehicle[]): number[] {
+  const keys: number[] = [];
+  vehicles.forEach((v, i) => {
+    const p = v.start ?? v.end;
+    if (p === undefined) { keys.push(-1); return; }
+    for (let j = 0; j < i; j++) {
+      const q = keys[j];
+      if (q >= 0 && tt(m, n, p, q) + tt(m, n, q, p) <= SAME_PLACE_S) { keys.push(q); return; }
+    }
+    keys.push(p);
+  });
+  return keys;
+}
+
+/** MultipleRegion: region = the region key of the nearest vehicle. */
 function nearestRegions(m: ArrayLike<number>, n: number, stops: VrpStop[], vehicles: VrpVehicle[]): number[] {
+  const keys = vehicleRegionKeys(m, n, vehicles);
   return stops.map((s) => {
     let best = -1;
     let bestT = Infinity;
     vehicles.forEach((v, k) => {
-      const key = v.start ?? v.end;
-      if (key === undefined) return;
+      if (keys[k] < 0) return;
       const t = reach(m, n, v, s.place);
-      if (t < bestT) { bestT = t; best = key; }
-      void k;
+      if (t < bestT) { bestT = t; best = keys[k]; }
     });
-    return best < 0 ? (vehicles[0].start ?? vehicles[0].end ?? 0) : best;
+    return best < 0 ? Math.max(0, keys.find((x) => x >= 0) ?? 0) : best;
   });
 }
 

@@ -183,6 +183,11 @@ describe('regions', () => {
   ];
   const served = (r: DispatchResult): Record<string, string[]> =>
     Object.fromEntries((r.Items ?? []).map((it) => [it.Vehicle!.Name ?? '', (it.Locations ?? []).map((l) => l.Name ?? '').filter((n) => n !== 'Depot')]));
+  it('MultipleRegion with every van at one depot: one region, the whole fleet shares it', async () => {
+    const p = plan(await run(base('MultipleRegion')));
+    expect(p.stops.reduce((a, b) => a + b, 0)).toBe(30);
+    expect(p.travelS).toBeLessThanOrEqual(optima.travelS * 1.05);
+  });
   it('MultipleRegion: each stop stays with its nearest vehicle', async () => {
     const r = served(await run(base('MultipleRegion', { Vehicles: vans(30), Locations: [...cityA, ...cityB] })));
     expect(r.VanA!.slice().sort()).toEqual(cityA.map((l) => l.Name).sort());
