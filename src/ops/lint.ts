@@ -326,18 +326,21 @@ export function lintDispatchSpecification(spec: unknown, ctx?: OpsContext): Lint
       const path = `Locations[${i}]`;
       const type = value(LocationSchema, l, 'LocationType');
       if (type === 'Start' || type === 'Finish') lintDepotTimes(l, path, out);
-      else lintStopWindows(l, path, out);
+      else if (type !== 'Break') lintStopWindows(l, path, out); // a Break's window is when it starts (both ends used)
       const delivery = str(LocationSchema, l, 'Delivery');
       if (delivery !== undefined && !locNames.has(delivery)) {
         const near = suggestName(delivery, locNames.keys());
         out.push({ path: `${path}.Delivery`, code: 'UnknownDelivery', message: `names no Location ('${delivery}')${near !== undefined ? `; did you mean '${near}'?` : ''}` });
       }
       const vehicle = str(LocationSchema, l, 'Vehicle');
-      if (vehicle !== undefined && !knownLower.has(vehicle.toLowerCase())) {
-        const near = suggestName(vehicle, knownVehicles);
+      // A Break names its vehicles as a comma-separated list.
+      const named = vehicle === undefined ? [] : type === 'Break' ? vehicle.split(',').map((w) => w.trim()).filter(Boolean) : [vehicle];
+      for (const v of named) {
+        if (knownLower.has(v.toLowerCase())) continue;
+        const near = suggestName(v, knownVehicles);
         out.push({
           path: `${path}.Vehicle`, code: 'PreassignedUnknownVehicle',
-          message: `names no vehicle ('${vehicle}'): the stop will not be dispatched${near !== undefined ? `; did you mean '${near}'?` : ''}`,
+          message: `names no vehicle ('${v}'): ${type === 'Break' ? 'the break will not be scheduled for it' : 'the stop will not be dispatched'}${near !== undefined ? `; did you mean '${near}'?` : ''}`,
         });
       }
       lintRoad(ctx, l, path, out);

@@ -267,3 +267,17 @@ describe('properties', () => {
     );
   });
 });
+
+describe('breaks in the linter', () => {
+  it("a Break's departure is its window (no IgnoredField); its Vehicle list is checked name by name", () => {
+    const spec = clean();
+    (spec.Vehicles as unknown[]).push({ Name: 'V2', StartLocation: DEPOT });
+    (spec.Locations as unknown[]).push({
+      Name: 'Lunch', LocationType: 'Break', LatLong: CASINO.LatLong, Wait: 1800, Vehicle: 'V1, V2, V3',
+      TimeConstraintArrival: '2026-12-01T12:00:00', TimeConstraintDeparture: '2026-12-01T13:00:00',
+    });
+    const ws = lintDispatchSpecification(spec, engine.context());
+    expect(codesAt(ws).filter((c) => c.startsWith('Locations[2]'))).toEqual(['Locations[2].Vehicle PreassignedUnknownVehicle']);
+    expect(only(ws, 'PreassignedUnknownVehicle')[0].message).toMatch(/names no vehicle \('V3'\): the break will not be scheduled for it/);
+  });
+});
