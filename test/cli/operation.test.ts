@@ -32,6 +32,7 @@ describe('dispatch --geojson', () => {
     expect(fc.features.filter((f: { properties: { kind: string } }) => f.properties.kind === 'vehicle-route').length).toBe(1);
     expect(fc.features.filter((f: { properties: { kind: string } }) => f.properties.kind === 'stop').length).toBe(4);
     expect(r.stderr).toMatch(/Plan written to /);
+    expect(r.stderr).toMatch(/note: DispatchMode Auto runs as Optima \(no stop has a time window\)/);
     expect(runCli(['dispatch', '--data', data, '-', '--geojson', dir], spec).status).toBe(2); // a folder
   });
 });

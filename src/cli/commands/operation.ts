@@ -94,6 +94,12 @@ export function operationCommand(name: OperationName): Command {
           ...(limit !== undefined ? { timeLimitMs: limit * 1000 } : {}),
           signal: ac.signal,
           onProgress: (e) => {
+            if (e.phase === 'dispatch-mode') {
+              // Not a stage with progress: say which mode runs when Auto chose it.
+              const i = e.info as { requested?: string; mode?: string; reason?: string } | undefined;
+              if (v.quiet !== true && i?.requested === 'Auto') process.stderr.write(`note: DispatchMode Auto runs as ${i.mode} (${i.reason})\n`);
+              return;
+            }
             if (e.info?.stoppedBy === 'time') process.stderr.write('note: the time limit ended the search before its work budget (busy machine); this result may differ between runs\n');
             progress.onProgress(e);
           },
