@@ -1,0 +1,86 @@
+/**
+ * Property test over random small dispatches with the fleet rules switched on at random — modes,
+ * MaxStops trips, constant speeds, breaks, DoNotEnter zones: every plan passes the independent
+ * checker, every stop is served exactly once or reported, no trip exceeds MaxStops, breaks start
+ * in their windows, and no vehicle serves a stop inside its no-go zone. (RUNS=400 for more cases, unseeded.)
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dispatchOnMatrix, dispatchPlaces } from '../../src/ops/dispatch.js';
+import { DispatchSpecificationSchema, type DispatchSpecificationInput } from '../../src/records/index.js';
+import { pointInPolygon } from '../../src/route/zones.js';
+import { validateSolution } from '../../src/vrp/validate.js';
+
+const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
+const MODES = ['Auto', 'Optima', 'EqualStop', 'BalanceLocation', 'EqualHour', 'BalanceTime', 'EqualDistance', 'SingleRegion', 'MultipleRegion', 'MinimumVehicles', 'TimeWindowDepot'];
+
+const instance = fc.record({
+  stops: fc.array(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: -50, max: 50 })), { minLength: 3, maxLength: 12 }),
+  vehicles: fc.array(fc.record({ maxStops: fc.constantFrom(0, 0, 2, 3), speed: fc.constantFrom(0, 0, 30), zone: fc.boolean() }), { minLength: 1, maxLength: 3 }),
+  mode: fc.constantFrom(...MODES),
+  lunch: fc.boolean(),
+});
+
+describe('random dispatches with fleet rules', () => {
+  it('hold every invariant', async () => {
+    await fc.assert(fc.asyncProperty(instance, async (c) => {
+      const depot = { Name: 'Depot', LatLong: ll(0, 0) };
+      const zone = [ll(0.1, 0.1), ll(0.1, 0.5), ll(0.5, 0.5), ll(0.5, 0.1)];
+      const zonePts = zone.map((p) => ({ lat: p.Latitude, lon: p.Longitude }));
+      const Locations: Record<string, unknown>[] = c.stops.map(([a, b], i) => ({ Name: `S${i}`, LatLong: ll(a / 100, b / 100), Wait: 300 }));
+      if (c.lunch) Locations.push({ Name: 'Lunch', LocationType: 'Break', LatLong: ll(0, 0.01), Wait: 1200, TimeConstraintArrival: '2026-12-01T10:00:00', TimeConstraintDeparture: '2026-12-01T16:00:00' });
+      const Vehicles = c.vehicles.map((v, i) => ({
+        Name: `V${i}`, StartLocation: depot, FinishLocation: depot, MaxStops: v.maxStops, Speed: v.speed, Tin: '2026-12-01T08:00:00',
+        ...(v.zone ? { Shapes: [{ Points: zone, Restriction: 'DoNotEnter' }] } : {}),
+      }));
+      const raw = { CurrentTime: '2026-12-01T08:00:00', DistanceUnit: 'Kilometer', DispatchMode: c.mode, MinimumOptimization: 2, Vehicles, Locations } as DispatchSpecificationInput;
+      const parsed = DispatchSpecificationSchema.safeParse(raw);
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) return;
+      const places = dispatchPlaces(parsed.value);
+      const n = places.length;
+      const time = new Float64Array(n * n), distance = new Float64Array(n * n);
+      for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
+        const pa = places[a].location.LatLong!, pb = places[b].location.LatLong!;
+        const d = Math.round(Math.hypot(pa.Latitude - pb.Latitude, pa.Longitude - pb.Longitude) * 100_000);
+        distance[a * n + b] = d;
+        time[a * n + b] = Math.round(d / 10);
+      }
+      let checked = false;
+      const r = await dispatchOnMatrix(parsed.value, { time, distance }, {
+        seed: 1,
+        onSolution: (input, sol) => {
+          const rep = validateSolution(input, sol);
+          expect(rep.violations).toEqual([]);
+          checked = true;
+        },
+      });
+      expect(r.Status).not.toBe('Failed');
+      expect(checked).toBe(true);
+      const errors = (r.Errors ?? []).map((e) => e.Message ?? '');
+      const seen = new Map<string, number>();
+      for (const it of r.Items ?? []) {
+        const name = it.Vehicle!.Name!;
+        const base = Vehicles.find((v) => v.Name === name || name.startsWith(`${v.Name}_`))!;
+        const own = it.Locations!.filter((l) => l.Name !== 'Depot' && l.LocationType !== 'Break');
+        if (base.MaxStops > 0) expect(own.length).toBeLessThanOrEqual(base.MaxStops);
+        for (const l of it.Locations!) {
+          if (l.Name === 'Depot') continue;
+          if (l.LocationType === 'Break') {
+            const day = l.TimeEstimatedArrival.slice(0, 10);
+            expect(l.TimeEstimatedArrival >= `${day}T10:00:00` && l.TimeEstimatedArrival <= `${day}T16:00:00`).toBe(true);
+            continue;
+          }
+          seen.set(l.Name!, (seen.get(l.Name!) ?? 0) + 1);
+          if ('Shapes' in base) expect(pointInPolygon(l.LatLong!.Latitude, l.LatLong!.Longitude, zonePts)).toBe(false);
+        }
+      }
+      c.stops.forEach((_, i) => {
+        const name = `S${i}`;
+        const served = seen.get(name) ?? 0;
+        expect(served).toBeLessThanOrEqual(1);
+        if (served === 0) expect(errors.some((m) => m.includes(`'${name}'`))).toBe(true);
+      });
+    }), { numRuns: Number(process.env.RUNS ?? 100), seed: process.env.RUNS ? undefined : 20261124 });
+  }, 120_000);
+});
