@@ -39,9 +39,24 @@ export interface DatasetPlaceTask {
 
 type PlaceOutcome = Placement | { error: ErrorRecord };
 
+export interface DatasetMatrixAvoidTask {
+  datasetKey: string;
+  snapRadiusM: number;
+  places: Placement[];
+  blocked: Uint8Array;
+  metric: 'time' | 'distance';
+  /** Rows [from, to). */
+  from: number;
+  to: number;
+}
+
+/** Restricted matrices with at least this many sources are split over the executor's threads. */
+const AVOID_PARALLEL_MIN = 32;
+
 declare module '../core/executor.js' {
   interface TaskMap {
     'dataset-place': TaskTypes<DatasetPlaceTask, PlaceOutcome[]>;
+    'dataset-matrix-avoid': TaskTypes<DatasetMatrixAvoidTask, { timeS: Float64Array; distanceM: Float64Array }>;
   }
 }
 
@@ -219,34 +234,37 @@ export class DatasetTravel implements TravelProvider {
     return r;
   }
 
-  /** One Dijkstra per source on the graph without the blocked arcs (yielding between rows). */
+  /**
+   * One Dijkstra per source on the graph without the blocked arcs. Past {@link AVOID_PARALLEL_MIN}
+   * sources and with an executor that works off this thread, the rows are split over its threads
+   * (task `dataset-matrix-avoid`); otherwise they run here, yielding between rows.
+   */
   private async matrixAvoiding(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions): Promise<TravelMatrix> {
     const blocked = profile.blockedArcs!;
-    const time = profile.metric === 'time';
     const n = places.length;
-    const d = new Dijkstra(this.csrAvoiding(blocked)[time ? 'time' : 'distance']);
+    const ex = opts.executor;
     const timeS = new Float64Array(n * n).fill(Infinity);
     const distanceM = new Float64Array(n * n).fill(Infinity);
+    if (ex && ex.offThread && n >= AVOID_PARALLEL_MIN) {
+      const parts = Math.max(1, Math.min(ex.threads, Math.ceil(n / 16)));
+      const step = Math.ceil(n / parts);
+      let done = 0;
+      await Promise.all(Array.from({ length: parts }, (_, k) => {
+        const from = k * step, to = Math.min(n, from + step);
+        return ex.run('dataset-matrix-avoid', {
+          datasetKey: this.opts.datasetKey ?? 'dataset', snapRadiusM: this.dataset.snapper.radiusM,
+          places: places as Placement[], blocked, metric: profile.metric, from, to,
+        }, { signal: opts.signal }).then((r) => {
+          timeS.set(r.timeS, from * n);
+          distanceM.set(r.distanceM, from * n);
+          done += to - from;
+          opts.onProgress?.({ phase: 'matrix', done, total: n });
+        });
+      }));
+      return { size: n, timeS, distanceM };
+    }
     for (let i = 0; i < n; i++) {
-      d.reset();
-      let any = false;
-      for (const e of places[i].snap.sourceEntries) {
-        if (drivesBlocked(places[i].snap, e.arc, blocked)) continue;
-        d.addSource(e.node, time ? e.timeMs : e.lengthCm, time ? e.lengthCm : e.timeMs);
-        any = true;
-      }
-      if (any) d.run();
-      for (let j = 0; j < n && any; j++) {
-        let best = Infinity, bestAux = Infinity;
-        for (const e of places[j].snap.targetEntries) {
-          if (drivesBlocked(places[j].snap, e.arc, blocked)) continue;
-          const c = d.distance(e.node) + (time ? e.timeMs : e.lengthCm);
-          if (c < best) { best = c; bestAux = d.aux(e.node) + (time ? e.lengthCm : e.timeMs); }
-        }
-        if (!Number.isFinite(best)) continue;
-        timeS[i * n + j] = msToSeconds(time ? best : bestAux);
-        distanceM[i * n + j] = cmToMetres(time ? bestAux : best);
-      }
+      this.avoidingRow(places, blocked, profile.metric === 'time', i, timeS, distanceM, i * n);
       opts.onProgress?.({ phase: 'matrix', done: i + 1, total: n });
       if ((i & 7) === 7) {
         await new Promise<void>((r) => setImmediate(r));
@@ -254,6 +272,41 @@ export class DatasetTravel implements TravelProvider {
       }
     }
     return { size: n, timeS, distanceM };
+  }
+
+  /** Row i of the restricted matrix into `timeS`/`distanceM` at `offset` (unreached cells stay as they are). */
+  avoidingRow(places: readonly Placement[], blocked: Uint8Array, time: boolean, i: number, timeS: Float64Array, distanceM: Float64Array, offset: number): void {
+    const n = places.length;
+    const d = this.avoidingDijkstra(blocked, time);
+    d.reset();
+    let any = false;
+    for (const e of places[i].snap.sourceEntries) {
+      if (drivesBlocked(places[i].snap, e.arc, blocked)) continue;
+      d.addSource(e.node, time ? e.timeMs : e.lengthCm, time ? e.lengthCm : e.timeMs);
+      any = true;
+    }
+    if (!any) return;
+    d.run();
+    for (let j = 0; j < n; j++) {
+      let best = Infinity, bestAux = Infinity;
+      for (const e of places[j].snap.targetEntries) {
+        if (drivesBlocked(places[j].snap, e.arc, blocked)) continue;
+        const c = d.distance(e.node) + (time ? e.timeMs : e.lengthCm);
+        if (c < best) { best = c; bestAux = d.aux(e.node) + (time ? e.lengthCm : e.timeMs); }
+      }
+      if (!Number.isFinite(best)) continue;
+      timeS[offset + j] = msToSeconds(time ? best : bestAux);
+      distanceM[offset + j] = cmToMetres(time ? bestAux : best);
+    }
+  }
+
+  private readonly dijkstras = new WeakMap<Uint8Array, { time?: Dijkstra; distance?: Dijkstra }>();
+  /** A reusable Dijkstra over the graph without `blocked` (one per blocked set and metric). */
+  private avoidingDijkstra(blocked: Uint8Array, time: boolean): Dijkstra {
+    let e = this.dijkstras.get(blocked);
+    if (!e) this.dijkstras.set(blocked, (e = {}));
+    const key = time ? 'time' : 'distance';
+    return (e[key] ??= new Dijkstra(this.csrAvoiding(blocked)[key]));
   }
 }
 
@@ -351,6 +404,17 @@ export function travelInThread(env: TaskEnv, datasetKey: string, snapRadiusM: nu
     cached = { buffer, radius: snapRadiusM, travel: new DatasetTravel(Dataset.fromBuffer(buffer, { snapRadiusM }), { datasetKey }) };
   }
   return cached.travel;
+}
+
+/** Rows [from, to) of a restricted matrix, in a worker thread. */
+export function datasetMatrixAvoidTask(t: DatasetMatrixAvoidTask, env: TaskEnv): { timeS: Float64Array; distanceM: Float64Array } {
+  const travel = travelInThread(env, t.datasetKey, t.snapRadiusM);
+  const n = t.places.length;
+  const rows = t.to - t.from;
+  const timeS = new Float64Array(rows * n).fill(Infinity);
+  const distanceM = new Float64Array(rows * n).fill(Infinity);
+  for (let i = t.from; i < t.to; i++) travel.avoidingRow(t.places, t.blocked, t.metric === 'time', i, timeS, distanceM, (i - t.from) * n);
+  return { timeS, distanceM };
 }
 
 export function datasetPlaceTask(t: DatasetPlaceTask, env: TaskEnv): PlaceOutcome[] {

@@ -7,7 +7,7 @@
 import { EngineError } from '../core/errors.js';
 import type { TaskEnv, TaskHandlers } from '../core/executor.js';
 import { chBuildTask } from '../ch/tasks.js';
-import { datasetPlaceTask } from '../dataset/travel.js';
+import { datasetMatrixAvoidTask, datasetPlaceTask } from '../dataset/travel.js';
 import { geocodeReverseTask, geocodeSearchTask } from '../geocode/tasks.js';
 import { matrixPinTask, matrixTileTask } from '../matrix/tasks.js';
 import { vrpAssembleTask, vrpBuildTask, vrpSearchTask } from '../vrp/tasks.js';
@@ -18,6 +18,7 @@ import { echoTask } from './echo.js';
 export const TASK_HANDLERS: TaskHandlers = {
   'ch-build': chBuildTask,
   'dataset-place': datasetPlaceTask,
+  'dataset-matrix-avoid': datasetMatrixAvoidTask,
   'dispatch-prepare': dispatchPrepareTask,
   'dispatch-finish': dispatchFinishTask,
   'geocode-search': geocodeSearchTask,

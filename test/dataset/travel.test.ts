@@ -6,6 +6,7 @@ import type { Dataset } from '../../src/dataset/dataset.js';
 import { Dijkstra } from '../../src/graph/dijkstra.js';
 import type { Placement, TravelProfile } from '../../src/route/travel.js';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 
 let ds: Dataset;
 let travel: DatasetTravel;
@@ -94,5 +95,25 @@ describe('DatasetTravel', () => {
     expect('snap' in out[0]).toBe(true);
     expect(out[1]).toMatchObject({ error: { code: 'InvalidInput', path: 'b.LatLong.Latitude' } });
     expect(out[2]).toMatchObject({ error: { code: 'NoSegment' } });
+  });
+});
+
+describe('restricted matrices on the worker pool', () => {
+  it('rows split over worker threads give exactly the in-thread matrix', async () => {
+    const { buffer } = await fixtureDataset('monaco');
+    const pool = new WorkerPool({ threads: 2, shared: { dataset: buffer } });
+    try {
+      const zone = [{ lat: 43.7375, lon: 7.4245 }, { lat: 43.7375, lon: 7.431 }, { lat: 43.742, lon: 7.431 }, { lat: 43.742, lon: 7.4245 }];
+      const blocked = travel.blockedArcs([{ points: zone, restriction: 'DoNotEnter' }]);
+      const many = [...places, ...places.slice(0, 10)]; // ≥ 32 sources: the parallel path
+      for (const metric of ['time', 'distance'] as const) {
+        const here = await travel.matrix(many, { metric, blockedArcs: blocked });
+        const there = await travel.matrix(many, { metric, blockedArcs: blocked }, { executor: pool });
+        expect(Array.from(there.timeS)).toEqual(Array.from(here.timeS));
+        expect(Array.from(there.distanceM)).toEqual(Array.from(here.distanceM));
+      }
+    } finally {
+      await pool.close();
+    }
   });
 });
