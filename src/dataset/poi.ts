@@ -10,6 +10,7 @@
  *
  * Persisted as `poi.*` sections (optional: datasets built before the layer have none).
  */
+import { lowerBound } from '../core/sorted.js';
 import type { BinFile, BinWriter } from '../core/binfile.js';
 import type { OsmPbfFile, Tags } from '../osm/pbf.js';
 import type { Landmark } from '../route/maneuver-types.js';
@@ -158,13 +159,3 @@ export class PoiLayer implements LandmarkFinder {
   }
 }
 
-function lowerBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (a[m] < x) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}

@@ -221,7 +221,7 @@ export class DatasetTravel implements TravelProvider {
   private routeAvoiding(from: Snap, to: Snap, profile: TravelProfile, withPath: boolean): PointToPoint {
     const blocked = profile.blockedArcs!;
     const time = profile.metric === 'time';
-    const d = new Dijkstra(this.csrAvoiding(blocked)[time ? 'time' : 'distance']);
+    const d = this.avoidingDijkstra(blocked, time);
     const best = bestThrough(d.reset(), from, to, blocked, time);
     const direct = this.dataset.snapper.sameArcDirect(from, to);
     if (direct && !blocked[direct.arc]) {

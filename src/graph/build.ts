@@ -21,6 +21,7 @@
  * 7. {@link assembleGraph}: nodes are renumbered along a Hilbert curve (locality), edges in order
  *    of first use, arcs sorted by tail (CSR).
  */
+import { lowerBound } from '../core/sorted.js';
 import { EngineError } from '../core/errors.js';
 import { haversine } from '../core/geo.js';
 import { throwIfAborted, type LongWorkOptions, type ProgressCallback } from '../core/cancel.js';
@@ -101,16 +102,6 @@ class GrowU32 {
   view(): Uint32Array { return this.a.subarray(0, this.n); }
 }
 
-function lowerBound(arr: Float64Array, v: number): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 interface RawRestriction {
   id: number;

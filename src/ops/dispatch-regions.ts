@@ -50,7 +50,6 @@ export function assignRegions(input: VrpInput, kind: RegionKind, coords?: Readon
   const vehicles = input.vehicles as VrpVehicle[];
   const V = vehicles.length;
   if (V < 2 || stops.length === 0) return stops.map(() => 0);
-  // Stops pre-assigned to a vehicle keep that vehicle's region.
   const region = kind === 'nearest' ? nearestRegions(m, n, stops, vehicles) : clusterRegions(m, n, stops, vehicles, coords);
   const vehRegions: Set<number>[] = vehicles.map(() => new Set<number>());
   if (kind === 'nearest') {
@@ -62,7 +61,7 @@ export function assignRegions(input: VrpInput, kind: RegionKind, coords?: Readon
     });
   } else vehicles.forEach((_, v) => vehRegions[v].add(v));
   stops.forEach((s, i) => {
-    if (s.vehicle !== undefined) return;
+    if (s.vehicle !== undefined) return; // pre-assigned: its vehicle decides, not a region
     stops[i] = { ...s, skills: [...(s.skills ?? []), `${REGION}${region[i]}`] };
   });
   vehicles.forEach((ve, v) => {

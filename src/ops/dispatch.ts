@@ -167,11 +167,10 @@ const NOT_STOPS = new Set(['Start', 'Finish', 'MidwayDrop', 'Break']);
  * stops per trip being MaxStops, or MaxMinutes over an estimated 10 minutes per stop — at most
  * {@link MAX_TRIPS}. Unused trips cost nothing.
  */
-function tripPlan(vehicles: Vehicle[], model: VrpVehicle[], stops: number, spec: DispatchSpecification): number[] {
-  void spec;
+function tripPlan(model: VrpVehicle[], stops: number): number[] {
   const limited = model.filter((v) => (v.maxStops ?? 0) > 0 || (v.maxDuration ?? 0) > 0).length;
-  return model.map((v, i) => {
-    if (i >= vehicles.length || stops === 0 || limited === 0) return 1;
+  return model.map((v) => {
+    if (stops === 0 || limited === 0) return 1;
     const byStops = (v.maxStops ?? 0) > 0 ? v.maxStops! : Infinity;
     const byTime = (v.maxDuration ?? 0) > 0 ? Math.max(1, Math.floor(v.maxDuration! / 600)) : Infinity;
     const perTrip = Math.min(byStops, byTime);
@@ -436,7 +435,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     finishLoc.push(fl);
   });
   // ---- trips: a vehicle with MaxStops or MaxMinutes continues on further trips, one per day
-  const trips = tripPlan(vehicles, model, locs.filter((l) => l && !NOT_STOPS.has(l.LocationType ?? 'Midway')).length, spec);
+  const trips = tripPlan(model, locs.filter((l) => l && !NOT_STOPS.has(l.LocationType ?? 'Midway')).length);
   const tripSkill = new Map<number, string>();
   trips.forEach((T, i) => {
     if (T < 2) return;

@@ -8,33 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
 import type { RouteResult } from '../../src/records/index.js';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { A, B, C, loc, reachablePool, type LL } from '../helpers/monaco-stops.js';
 import { findAll, parseXml, type XmlElement } from '../render/helpers.js';
 
 let engine: Engine;
-type LL = { Latitude: number; Longitude: number };
-/** Grid points that snap and reach each other both ways under both metrics (as in route.test.ts). */
-const pool: LL[] = [];
+/** Grid points that snap and reach each other both ways under both metrics. */
+let pool: LL[] = [];
 
 beforeAll(async () => {
   engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2 });
-  const grid: LL[] = [];
-  for (let i = 0; i < 8; i++) {
-    for (let j = 0; j < 8; j++) grid.push({ Latitude: 43.7265 + i * 0.003, Longitude: 7.411 + j * 0.003 });
-  }
-  const ok = (a: LL, b: LL): boolean => ['MinimizeTime', 'MinimizeDistance'].every(
-    (o) => engine.calculateDistance({ StartLocation: { LatLong: a }, FinishLocation: { LatLong: b }, RouteOptimize: o, DistanceUnit: 'Mile' }).Status === 'Success',
-  );
-  const hub = { Latitude: 43.7395, Longitude: 7.428 };
-  for (const p of grid.filter((g) => ok(g, hub) && ok(hub, g))) {
-    if (pool.every((q) => ok(p, q) && ok(q, p))) pool.push(p);
-  }
+  pool = reachablePool(engine);
 });
 afterAll(() => engine.close());
 
-const A = { Latitude: 43.7395, Longitude: 7.428 };
-const B = { Latitude: 43.7276, Longitude: 7.4155 };
-const C = { Latitude: 43.7335, Longitude: 7.4205 };
-const loc = (p: LL) => ({ LatLong: p });
 const ABC = [loc(A), loc(B), loc(C)];
 
 const SEVERITIES = ['None', 'LowImpact', 'Minor', 'Moderate', 'Serious'];

@@ -1,32 +1,14 @@
 /** Driver breaks (LocationType Break): placed by the solver in their window, per vehicle; bad ones reported. */
 import { describe, expect, it } from 'vitest';
-import { dispatchOnMatrix, dispatchPlaces } from '../../src/ops/dispatch.js';
-import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecificationInput } from '../../src/records/index.js';
-import { validateSolution } from '../../src/vrp/validate.js';
+import type { DispatchResult, DispatchSpecificationInput } from '../../src/records/index.js';
+import { dispatchOnPlane, ll } from '../helpers/plane.js';
 
-const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
 const depot = { Name: 'Depot', LatLong: ll(0, 0) };
 
-async function run(raw: DispatchSpecificationInput): Promise<DispatchResult> {
-  const r = DispatchSpecificationSchema.safeParse(raw);
-  if (!r.ok) throw new Error(JSON.stringify(r.issues));
-  const places = dispatchPlaces(r.value);
-  const n = places.length;
-  const time = new Float64Array(n * n), distance = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
-    const pa = places[a].location.LatLong, pb = places[b].location.LatLong;
-    const d = pa && pb ? Math.round(Math.hypot(pa.Latitude - pb.Latitude, pa.Longitude - pb.Longitude) * 100_000) : 0;
-    distance[a * n + b] = d;
-    time[a * n + b] = Math.round(d / 10);
-  }
-  return dispatchOnMatrix(r.value, { time, distance }, {
-    seed: 1,
-    unplaced: new Map(r.value.Locations!.flatMap((l, i) => (l.LatLong ? [] : [[i, 'needs LatLong (or an Address to geocode).'] as [number, string]]))),
-    onSolution: (input, sol) => {
-      const rep = validateSolution(input, sol);
-      if (!rep.ok) throw new Error(rep.violations.join('; '));
-    },
-  });
+/** Checked plan on the plane; a Location without LatLong is unplaced (as the operation reports it). */
+function run(raw: DispatchSpecificationInput): Promise<DispatchResult> {
+  const locs = (raw.Locations ?? []) as { LatLong?: unknown }[];
+  return dispatchOnPlane(raw, { unplaced: new Map(locs.flatMap((l, i) => (l.LatLong ? [] : [[i, 'needs LatLong (or an Address to geocode).'] as [number, string]]))) });
 }
 
 // A day of stops 1–4 km east of the depot, 20 min each.

@@ -8,41 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/rng.js';
 import { Engine } from '../../src/engine.js';
 import { chooseDispatchMode } from '../../src/ops/dispatch-modes.js';
-import { dispatchOnMatrix as dispatchRaw, dispatchPlaces, type DispatchTravel } from '../../src/ops/dispatch.js';
-import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecification, type DispatchSpecificationInput } from '../../src/records/index.js';
-import { validateSolution } from '../../src/vrp/validate.js';
+import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecificationInput } from '../../src/records/index.js';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { dispatchOnPlane, ll } from '../helpers/plane.js';
 
-const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
-
-/** Parses a spec and builds matrices on a flat plane: 1° = 100 km, 10 m/s. */
-function setup(raw: DispatchSpecificationInput): { spec: DispatchSpecification; travel: DispatchTravel } {
-  const r = DispatchSpecificationSchema.safeParse(raw);
-  if (!r.ok) throw new Error(JSON.stringify(r.issues));
-  const spec = r.value;
-  const places = dispatchPlaces(spec);
-  const n = places.length;
-  const time = new Float64Array(n * n);
-  const distance = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
-    const pa = places[a].location.LatLong!, pb = places[b].location.LatLong!;
-    const d = Math.round(Math.hypot(pa.Latitude - pb.Latitude, pa.Longitude - pb.Longitude) * 100_000);
-    distance[a * n + b] = d;
-    time[a * n + b] = Math.round(d / 10);
-  }
-  return { spec, travel: { time, distance } };
-}
-
-async function run(raw: DispatchSpecificationInput, events?: unknown[]): Promise<DispatchResult> {
-  const { spec, travel } = setup(raw);
-  return dispatchRaw(spec, travel, {
-    seed: 1,
-    onProgress: (e) => { if (e.phase === 'dispatch-mode') events?.push(e.info); },
-    onSolution: (input, sol) => {
-      const rep = validateSolution(input, sol);
-      if (!rep.ok) throw new Error(rep.violations.join('; '));
-    },
-  });
+/** The plan on the flat plane, checked; Auto's choice (the `dispatch-mode` event) into `events`. */
+function run(raw: DispatchSpecificationInput, events?: unknown[]): Promise<DispatchResult> {
+  return dispatchOnPlane(raw, { onProgress: (e) => { if (e.phase === 'dispatch-mode') events?.push(e.info); } });
 }
 
 interface Plan { stops: number[]; km: number[]; hours: number[]; travelS: number; vehicles: number }

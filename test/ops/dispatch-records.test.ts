@@ -1,41 +1,9 @@
 /** dispatchOnMatrix: the contract's records mapped onto the solver (semantics.md). */
 import { describe, expect, it } from 'vitest';
-import { DispatchSpecificationSchema, type DispatchSpecification, type DispatchSpecificationInput, type DispatchResult } from '../../src/records/index.js';
-import { dispatchOnMatrix as dispatchRaw, dispatchPlaces, type DispatchOptions, type DispatchTravel } from '../../src/ops/dispatch.js';
-import { validateSolution } from '../../src/vrp/validate.js';
+import type { DispatchSpecificationInput, DispatchResult } from '../../src/records/index.js';
+import { checkedDispatch as dispatchOnMatrix, checks, ll, planeSetup as setup } from '../helpers/plane.js';
 
-/** Every dispatch in these tests also goes through the independent checker. */
-let checked = 0;
-function dispatchOnMatrix(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): Promise<DispatchResult> {
-  return dispatchRaw(spec, travel, {
-    ...opts,
-    onSolution: (input, sol) => {
-      const rep = validateSolution(input, sol);
-      if (!rep.ok) throw new Error(rep.violations.join('; '));
-      checked++;
-    },
-  });
-}
-
-/** Parses a spec and builds matrices from LatLongs on a flat plane: 1° = 100 km, 10 m/s. */
-function setup(raw: DispatchSpecificationInput): { spec: DispatchSpecification; travel: DispatchTravel } {
-  const r = DispatchSpecificationSchema.safeParse(raw);
-  if (!r.ok) throw new Error(JSON.stringify(r.issues));
-  const spec = r.value;
-  const places = dispatchPlaces(spec);
-  const n = places.length;
-  const time = new Float64Array(n * n);
-  const distance = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
-    const pa = places[a].location.LatLong!, pb = places[b].location.LatLong!;
-    const d = Math.round(Math.hypot(pa.Latitude - pb.Latitude, pa.Longitude - pb.Longitude) * 100_000);
-    distance[a * n + b] = d;
-    time[a * n + b] = Math.round(d / 10);
-  }
-  return { spec, travel: { time, distance } };
-}
-
-const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
+// Every dispatch in these tests also goes through the independent checker (test/helpers/plane.ts).
 const depot = { Name: 'Depot', LatLong: ll(0, 0) };
 const names = (r: DispatchResult): string[][] => (r.Items ?? []).map((it) => (it.Locations ?? []).map((l) => l.Name ?? ''));
 
@@ -281,6 +249,6 @@ describe('dispatchOnMatrix', () => {
     expect(names(res2)).toEqual([['Depot', 'A']]);
     const wrong = await dispatchOnMatrix(b.spec, { time: [0], distance: [0] });
     expect(wrong.Status).toBe('Failed');
-    expect(checked).toBeGreaterThan(8);
+    expect(checks.count).toBeGreaterThan(8);
   });
 });

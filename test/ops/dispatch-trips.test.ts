@@ -4,33 +4,10 @@
  * the next trip starts. Flat-plane matrices, every plan through the independent checker.
  */
 import { describe, expect, it } from 'vitest';
-import { dispatchOnMatrix, dispatchPlaces } from '../../src/ops/dispatch.js';
-import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecificationInput } from '../../src/records/index.js';
-import { validateSolution } from '../../src/vrp/validate.js';
+import type { DispatchResult } from '../../src/records/index.js';
+import { dispatchOnPlane as run, ll } from '../helpers/plane.js';
 
-const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
 const depot = { Name: 'Depot', LatLong: ll(0, 0) };
-
-async function run(raw: DispatchSpecificationInput): Promise<DispatchResult> {
-  const r = DispatchSpecificationSchema.safeParse(raw);
-  if (!r.ok) throw new Error(JSON.stringify(r.issues));
-  const places = dispatchPlaces(r.value);
-  const n = places.length;
-  const time = new Float64Array(n * n), distance = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
-    const pa = places[a].location.LatLong!, pb = places[b].location.LatLong!;
-    const d = Math.round(Math.hypot(pa.Latitude - pb.Latitude, pa.Longitude - pb.Longitude) * 100_000);
-    distance[a * n + b] = d;
-    time[a * n + b] = Math.round(d / 10);
-  }
-  return dispatchOnMatrix(r.value, { time, distance }, {
-    seed: 1,
-    onSolution: (input, sol) => {
-      const rep = validateSolution(input, sol);
-      if (!rep.ok) throw new Error(rep.violations.join('; '));
-    },
-  });
-}
 
 const stops = (k: number) => Array.from({ length: k }, (_, i) => ({ Name: `S${i}`, LatLong: ll(0.01 * ((i % 4) + 1), 0.01 * Math.floor(i / 4)), Wait: 300 }));
 const names = (r: DispatchResult) => (r.Items ?? []).map((it) => it.Vehicle!.Name);
