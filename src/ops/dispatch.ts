@@ -13,7 +13,7 @@
  */
 import {
   dateToSeconds, hasZone, secondsToDate, statusFor, failedFromError, failedFromIssues,
-  type DispatchModeName, type DispatchSpecification, type DispatchResult, type Location, type Vehicle, type VehicleItem,
+  type DispatchModeName, type DispatchSpecification, type DispatchResult, type LatLong, type Location, type Vehicle, type VehicleItem,
 } from '../records/index.js';
 import { VehicleSchema, DispatchSpecificationSchema, type Address, type Issue } from '../records/index.js';
 import type { ProgressEvent } from '../core/cancel.js';
@@ -21,11 +21,11 @@ import type { Executor, TaskEnv, TaskTypes } from '../core/executor.js';
 import { isEngineError } from '../core/errors.js';
 import { constantSpeedSeconds, metresPerUnit, METRES_PER_KILOMETRE, roundDistance } from '../core/units.js';
 import { assemble, searchBest, solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../vrp/solve.js';
-import { buildProblem, Problem, REASON_TEXT, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
+import { buildProblem, Problem, REASON_TEXT, type VrpBreak, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
 import type { Solution, SolveStats } from '../vrp/solution.js';
 import type { PlaceQuery, Placement } from '../route/travel.js';
 import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
-import { placeQuery, profileFor } from './locations.js';
+import { hasPlace, placeQuery, profileFor } from './locations.js';
 import { chooseDispatchMode, MODE_TERMS, REFERENCE_SHARE, type ModeContext } from './dispatch-modes.js';
 import { relaxRegions } from './dispatch-regions.js';
 import { allowedAt, checkPolygon, pointInPolygon, type Zone } from '../route/zones.js';
@@ -75,7 +75,8 @@ const SCALE_Q = 1000; // Weight/Volume are doubles: compared in thousandths
 /** The places a dispatch needs travel data for: every Location, then each vehicle's Start/FinishLocation when given. */
 export function dispatchPlaces(spec: DispatchSpecification): DispatchPlace[] {
   const out: DispatchPlace[] = [];
-  (spec.Locations ?? []).forEach((l, i) => { if (l) out.push({ kind: 'location', index: i, location: l }); });
+  // A Break without a place is taken where the driver is: it has no place of its own.
+  (spec.Locations ?? []).forEach((l, i) => { if (l && !(l.LocationType === 'Break' && !hasPlace(l))) out.push({ kind: 'location', index: i, location: l }); });
   (spec.Vehicles ?? []).forEach((v, i) => {
     if (v?.StartLocation) out.push({ kind: 'start', index: i, location: v.StartLocation });
     if (v?.FinishLocation) out.push({ kind: 'finish', index: i, location: v.FinishLocation });
@@ -261,6 +262,8 @@ interface Bookkeeping {
   vehicles: Vehicle[];
   /** Model stops that are driver breaks. */
   breaks: number[];
+  /** Per model vehicle: the Locations index of each of its breaks without a place (VrpVehicle.breaks order). */
+  breakLoc: number[][];
   /** Model vehicle → index in `vehicles`, and its trip number (1 = first trip). */
   modelOf: number[];
   tripOf: number[];
@@ -477,6 +480,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const stopLoc: number[] = [];
   const stopOfLoc = new Map<number, number>();
   const breakStops = new Set<number>();
+  const breakLoc: number[][] = [];
   const zonesByKey = new Map<string, Zone[]>();
   keyOf.forEach((k, i) => { if (k !== '') zonesByKey.set(k, zonesOf[i]); });
   const zoneClasses = new Map<string, { skill: string; bad: Set<string> }>();
@@ -577,7 +581,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
    */
   function addBreak(l: Location, i: number): void {
     if (opts.unplaced?.has(i)) {
-      errors.push(`${nameOf(l, i)}: a Break without a place (LatLong or Address) is not supported yet; it was not scheduled`);
+      errors.push(`${nameOf(l, i)}: the Break could not be placed (${opts.unplaced.get(i)}); it was not scheduled`);
       return;
     }
     const wanted = words(l.Vehicle);
@@ -596,6 +600,16 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     const win: [number, number] = [a ?? -Infinity, d ?? Infinity];
     if (win[1] < win[0]) {
       errors.push(`${nameOf(l, i)}: the Break's window ends before it opens (TimeConstraintDeparture before TimeConstraintArrival); it was not scheduled`);
+      return;
+    }
+    if (!hasPlace(l)) {
+      // No place: taken where the driver is (VrpBreak), on every trip whose shift its window meets.
+      for (const v of owners) model.forEach((mv, m) => {
+        if (modelOf[m] !== v) return;
+        const brs = (mv.breaks ??= []) as VrpBreak[];
+        brs.push({ duration: l.Wait ?? 0, window: win, label: l.Name });
+        (breakLoc[m] ??= []).push(i);
+      });
       return;
     }
     for (const v of owners) {
@@ -670,7 +684,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   delete modeCtx.coords; // used once; the bookkeeping stays small
   return {
     input,
-    b: { stopLoc: stopLoc2, breaks: [...breakStops].map((i) => remap.get(i)!).filter((i) => i !== undefined), vehIdx, vehicles, modelOf, tripOf, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },
+    b: { stopLoc: stopLoc2, breakLoc, breaks: [...breakStops].map((i) => remap.get(i)!).filter((i) => i !== undefined), vehIdx, vehicles, modelOf, tripOf, startLoc, finishLoc, origin, hasClock, utc: hasZone(refStr), unit, errors, mode, modeReason, modeCtx },
   };
 }
 
@@ -700,12 +714,29 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
     const out: Location[] = [];
     const sl = b.startLoc[r.vehicle];
     if (sl) out.push({ ...sl, TimeEstimatedArrival: when(r.startTime), Distance: 0, Time: 0 });
-    for (const s of r.stops) {
+    // Breaks without a place appear where they were taken, with the LatLong of that place; one
+    // taken on arrival at a stop carries the leg to it (and the stop a leg of 0).
+    const placedBreaks = (at: number, before: boolean, where: LatLong | undefined, leg: { d: number; t: number } | null): boolean => {
+      let gave = false;
+      for (const x of r.breaks) {
+        if (x.at !== at || x.beforeService !== before) continue;
+        const li = b.breakLoc[r.vehicle][x.index];
+        const first = leg !== null && !gave;
+        out.push({ ...(locs[li] as Location), ...(where ? { LatLong: where } : {}), TimeEstimatedArrival: when(x.start), Distance: first ? dist(leg.d) : 0, Time: first ? Math.round(leg.t) : 0 });
+        gave = true;
+      }
+      return gave;
+    };
+    placedBreaks(-1, false, sl?.LatLong ?? (r.stops.length > 0 ? (locs[b.stopLoc[r.stops[0].stop]] as Location).LatLong : undefined), null);
+    r.stops.forEach((s, i) => {
       const li = b.stopLoc[s.stop];
+      const loc = locs[li] as Location;
+      const legGiven = placedBreaks(i, true, loc.LatLong, { d: s.legDistance, t: s.legTime });
       // The estimate is when service starts: a vehicle early for a closed window is expected at the
       // door when it opens (the wait happens before the stop), so estimates always lie in the window.
-      out.push({ ...(locs[li] as Location), TimeEstimatedArrival: when(s.start), Distance: dist(s.legDistance), Time: Math.round(s.legTime) });
-    }
+      out.push({ ...loc, TimeEstimatedArrival: when(s.start), Distance: legGiven ? 0 : dist(s.legDistance), Time: legGiven ? 0 : Math.round(s.legTime) });
+      placedBreaks(i, false, loc.LatLong, null);
+    });
     const fl = b.finishLoc[r.vehicle];
     if (fl) out.push({ ...fl, TimeEstimatedArrival: when(r.endTime), Distance: dist(r.endLegDistance), Time: Math.round(r.endLegTime) });
     const veh = b.vehicles[b.modelOf[r.vehicle]];

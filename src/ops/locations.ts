@@ -18,6 +18,11 @@ function hasText(a: Address | undefined): a is Address {
 }
 
 /** The place query of a Location (LatLong first, else its Address); throws InvalidInput naming `path` when it has neither. */
+/** Whether a Location says where it is (LatLong, or an Address to geocode). */
+export function hasPlace(loc: Location): boolean {
+  return loc.LatLong != null || hasText(loc.Address);
+}
+
 export function placeQuery(loc: Location, path: string): PlaceQuery {
   if (loc.LatLong) return { lat: loc.LatLong.Latitude, lon: loc.LatLong.Longitude };
   if (hasText(loc.Address)) return { address: addressQuery(loc.Address) };

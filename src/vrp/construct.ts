@@ -15,7 +15,7 @@ import { BIG } from './model.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
 import { Insertion } from './insertion.js';
-import { exactCheckStops } from './model.js';
+import { exactCheckStops, hasBreaks } from './model.js';
 
 /** Builds savings routes into `st` (which must be empty). Returns false when not applicable. */
 export function savings(st: State, nb: Neighbours): boolean {
@@ -140,7 +140,7 @@ export function savings(st: State, nb: Neighbours): boolean {
     if (!okLoad) continue;
     const dur = withDepots(nE, nL, nD, head[a], tail[b]);
     if (dur === Infinity || dur > pb.vMaxDur[v0]) continue;
-    if (nmul[a] + nmul[b] > 0) {
+    if (nmul[a] + nmul[b] > 0 || hasBreaks(pb, v0)) {
       let n = 0;
       for (const r of [a, b]) for (let u = head[r]; u >= 0; u = next[u]) {
         scratch[n++] = pb.jStop0[u];

@@ -187,7 +187,8 @@ export class Evaluator {
       if (this.dep[q] + this.M[q] > pb.vCap[v * K + q]) { this.reason = 'capacity'; return false; }
     }
     if (pb.hasPairs && !this.pairsOk(P)) { this.reason = 'pair'; return false; }
-    if (this.nmulti > 0) {
+    if (this.nmulti > 0 || (this.nst > 0 && pb.vBrOff[v + 1] > pb.vBrOff[v])) {
+      // two-window stops, or breaks without a place: the exact schedule
       const n = this.expandStops(P);
       const r = exactCheckStops(pb, v, this.seq.subarray(0, n));
       this.work += n;

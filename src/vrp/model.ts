@@ -79,6 +79,23 @@ export interface VrpVehicle {
   fixedCost?: number;
   /** Index into `VrpInput.time` when several travel-time profiles are given (e.g. Speed overrides); default 0. */
   timeProfile?: number;
+  /**
+   * Driver breaks taken where the driver is (no place of their own), see {@link VrpBreak}. A break
+   * whose window closes before the shift starts does not apply.
+   */
+  breaks?: ReadonlyArray<VrpBreak>;
+  label?: string;
+}
+
+/**
+ * A break without a place. It starts inside `window` (open ends allowed) and lasts `duration`;
+ * it is taken at the start place after departure, or at a stop before or after its service —
+ * wherever the driver is — and adds its duration to the route. A used route owes it unless the
+ * route is over (arrival at its end) before the window opens.
+ */
+export interface VrpBreak {
+  window?: readonly [number, number];
+  duration: number;
   label?: string;
 }
 
@@ -230,6 +247,13 @@ export class Problem {
   vEndPl!: Int32Array;
   vHasStart!: Uint8Array;
   vHasEnd!: Uint8Array;
+  /** Breaks without a place: vehicle v's are brA/brB/brW[vBrOff[v] .. vBrOff[v+1]), by window opening. */
+  vBrOff!: Int32Array;
+  brA!: Float64Array;
+  brB!: Float64Array;
+  brW!: Float64Array;
+  /** Input index of each break within its vehicle's `breaks`. */
+  brIdx!: Int32Array;
   /** Vehicles with identical attributes share a class (empty-route moves try one per class). */
   vClass!: Int32Array;
   nClasses!: number;
@@ -607,6 +631,7 @@ function readVehicles(
     vehSkills.push(new Set((ve.skills ?? []).map(skillOf)));
   }
   pb.hasMaxStops = hasMaxStops;
+  readBreaks(pb, vehicles);
   pb.hasMaxDur = hasMaxDur;
   return { skills: vehSkills, hasShiftEnd };
 }
@@ -616,6 +641,40 @@ function readVehicles(
  * skills, and no stop pre-assigned to them) share a class; sets `uniformCost` (one profile and
  * cost factor for all) and `pureArcObjective`.
  */
+/** Breaks without a place, per vehicle, sorted by window opening (those closing before the shift starts dropped). */
+function readBreaks(pb: Problem, vehicles: ReadonlyArray<VrpVehicle>): void {
+  const V = vehicles.length;
+  pb.vBrOff = new Int32Array(V + 1);
+  const A: number[] = [], B: number[] = [], W: number[] = [], I: number[] = [];
+  for (let v = 0; v < V; v++) {
+    pb.vBrOff[v] = A.length;
+    const list: { a: number; b: number; w: number; i: number }[] = [];
+    (vehicles[v].breaks ?? []).forEach((br, i) => {
+      const path = `vehicles[${v}].breaks[${i}]`;
+      const w = br.duration;
+      if (!(w >= 0) || !Number.isFinite(w)) throw invalidInput(`${path}.duration`, 'must be a non-negative number');
+      const a = br.window ? (br.window[0] === -Infinity ? -BIG : Math.ceil(br.window[0])) : -BIG;
+      const b = br.window ? (br.window[1] === Infinity ? BIG : Math.floor(br.window[1])) : BIG;
+      if (Number.isNaN(a) || Number.isNaN(b)) throw invalidInput(`${path}.window`, 'must be numbers');
+      if (b < a) throw invalidInput(`${path}.window`, 'closes before it opens');
+      if (b < pb.vTin[v]) return; // over before the shift starts: not this vehicle's concern
+      list.push({ a, b, w: Math.round(w), i });
+    });
+    list.sort((x, y) => x.a - y.a || x.b - y.b || x.i - y.i);
+    for (const x of list) { A.push(x.a); B.push(x.b); W.push(x.w); I.push(x.i); }
+  }
+  pb.vBrOff[V] = A.length;
+  pb.brA = Float64Array.from(A);
+  pb.brB = Float64Array.from(B);
+  pb.brW = Float64Array.from(W);
+  pb.brIdx = Int32Array.from(I);
+}
+
+/** Whether vehicle v has breaks without a place (its routes need the exact schedule). */
+export function hasBreaks(pb: Problem, v: number): boolean {
+  return pb.vBrOff[v + 1] > pb.vBrOff[v];
+}
+
 function vehicleClasses(pb: Problem, vehicles: ReadonlyArray<VrpVehicle>, stops: ReadonlyArray<VrpStop>, vehSkills: Set<number>[]): void {
   const V = pb.V;
   const K = pb.K;
@@ -627,6 +686,7 @@ function vehicleClasses(pb: Problem, vehicles: ReadonlyArray<VrpVehicle>, stops:
       pb.vStartPl[v], pb.vEndPl[v], pb.vProfile[v], pb.vCostMul[v], pb.vFixed[v], pb.vMaxStops[v], pb.vMaxDur[v], pb.vTin[v], pb.vTout[v],
       Array.from(pb.vCap.subarray(v * K, v * K + K)).join(','), [...vehSkills[v]].sort().join(','),
       stops.some((s) => s.vehicle === v) ? `own${v}` : '', ve.label === undefined ? '' : '',
+      Array.from({ length: pb.vBrOff[v + 1] - pb.vBrOff[v] }, (_, i) => `${pb.brA[pb.vBrOff[v] + i]}:${pb.brB[pb.vBrOff[v] + i]}:${pb.brW[pb.vBrOff[v] + i]}`).join(','),
     ].join('|');
     let c = classKey.get(key);
     if (c === undefined) classKey.set(key, (c = classKey.size));
@@ -879,23 +939,96 @@ export function exactCheckStops(pb: Problem, v: number, stopsSeq: ArrayLike<numb
   return 'ok';
 }
 
-/** Earliest schedule departing at `depart` (not before tin): completion time at the end, or null when infeasible. */
-export function scheduleStops(pb: Problem, v: number, seq: ArrayLike<number>, tin: number, tout: number, depart = tin): number | null {
+/** Where a break without a place was taken: gap 0 = at the start after departure; for the i-th stop (0-based), 2i+1 = on arrival before service, 2i+2 = after service. */
+export interface BreakVisit {
+  /** Index into the Problem's break arrays (brA/brB/brW/brIdx). */
+  br: number;
+  gap: number;
+  start: number;
+}
+
+let dpT = new Float64Array(8);
+let dpG = new Int32Array(64);
+let dpS = new Float64Array(64);
+
+/**
+ * Earliest schedule departing at `depart` (not before tin): completion time at the end, or null
+ * when infeasible. With breaks without a place (vehicle v's, see {@link VrpBreak}), a forward
+ * dynamic programme over "breaks taken so far" (earliest time per count dominates) places them;
+ * `plan` receives where they were taken on the earliest-finishing schedule.
+ */
+export function scheduleStops(pb: Problem, v: number, seq: ArrayLike<number>, tin: number, tout: number, depart = tin, plan?: BreakVisit[]): number | null {
   const T = pb.time[pb.vProfile[v]];
   const N = pb.N;
-  let t = Math.max(depart, tin);
+  const b0 = pb.vBrOff[v];
+  const k = pb.vBrOff[v + 1] - b0;
+  if (plan) plan.length = 0;
+  if (k === 0 || seq.length === 0) {
+    let t = Math.max(depart, tin);
+    let prev = pb.vStartPl[v];
+    for (let i = 0; i < seq.length; i++) {
+      const s = seq[i];
+      const pl = pb.sPlace[s];
+      const a = t + T[prev * N + pl];
+      const st = serviceStart(pb, s, a);
+      if (st === null) return null;
+      t = st + pb.sService[s];
+      prev = pl;
+    }
+    const end = t + T[prev * N + pb.vEndPl[v]];
+    return end <= tout ? end : null;
+  }
+  if (dpT.length < k + 1) dpT = new Float64Array(2 * (k + 1));
+  if (dpG.length < (k + 1) * k) { dpG = new Int32Array(2 * (k + 1) * k); dpS = new Float64Array(2 * (k + 1) * k); }
+  const tt = dpT, G = dpG, S = dpS;
+  const A = pb.brA, B = pb.brB, W = pb.brW;
+  const track = plan !== undefined;
+  tt.fill(Infinity, 0, k + 1);
+  tt[0] = Math.max(depart, tin);
+  const gap = (g: number): void => {
+    for (let j = 0; j < k; j++) {
+      const t = tt[j];
+      if (t === Infinity) continue;
+      const st = t > A[b0 + j] ? t : A[b0 + j];
+      if (st > B[b0 + j]) continue;
+      const e = st + W[b0 + j];
+      if (e < tt[j + 1]) {
+        tt[j + 1] = e;
+        if (track) {
+          for (let x = 0; x < j; x++) { G[(j + 1) * k + x] = G[j * k + x]; S[(j + 1) * k + x] = S[j * k + x]; }
+          G[(j + 1) * k + j] = g; S[(j + 1) * k + j] = st;
+        }
+      }
+    }
+  };
+  gap(0);
   let prev = pb.vStartPl[v];
   for (let i = 0; i < seq.length; i++) {
     const s = seq[i];
     const pl = pb.sPlace[s];
-    const a = t + T[prev * N + pl];
-    const st = serviceStart(pb, s, a);
-    if (st === null) return null;
-    t = st + pb.sService[s];
+    const tr = T[prev * N + pl];
+    for (let j = 0; j <= k; j++) tt[j] += tr;
+    gap(2 * i + 1);
+    for (let j = 0; j <= k; j++) {
+      if (tt[j] === Infinity) continue;
+      const st = serviceStart(pb, s, tt[j]);
+      tt[j] = st === null ? Infinity : st + pb.sService[s];
+    }
+    gap(2 * i + 2);
     prev = pl;
   }
-  const end = t + T[prev * N + pb.vEndPl[v]];
-  return end <= tout ? end : null;
+  const tr = T[prev * N + pb.vEndPl[v]];
+  let best = Infinity, bestJ = -1;
+  for (let j = 0; j <= k; j++) {
+    if (tt[j] === Infinity) continue;
+    const e = tt[j] + tr;
+    if (e > tout) continue;
+    if (j < k && !(e < A[b0 + j])) continue; // break j (and later ones) still owed
+    if (e < best) { best = e; bestJ = j; }
+  }
+  if (bestJ < 0) return null;
+  if (track) for (let x = 0; x < bestJ; x++) plan.push({ br: b0 + x, gap: G[bestJ * k + x], start: S[bestJ * k + x] });
+  return best;
 }
 
 /** Service start at stop s for arrival a (first window that closes at or after a), or null. */
@@ -910,8 +1043,27 @@ export function serviceStart(pb: Problem, s: number, a: number): number | null {
   return null;
 }
 
-/** Latest departure from the start that still lets the route be served (multi-window aware), or null. */
+/**
+ * Latest departure from the start that still lets the route be served (multi-window aware, and
+ * with the vehicle's breaks without a place), or null. Feasibility only gets easier with an
+ * earlier departure, so with breaks a bisection below the break-free bound finds it.
+ */
 export function latestDeparture(pb: Problem, v: number, seq: ArrayLike<number>): number | null {
+  const ld = latestDepartureNoBreaks(pb, v, seq);
+  if (ld === null || seq.length === 0 || !hasBreaks(pb, v)) return ld;
+  const ok = (t: number): boolean => scheduleStops(pb, v, seq, pb.vTin[v], pb.vTout[v], t) !== null;
+  if (ok(ld)) return ld;
+  let lo = pb.vTin[v];
+  if (!ok(lo)) return null;
+  let hi = ld;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (ok(mid)) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+function latestDepartureNoBreaks(pb: Problem, v: number, seq: ArrayLike<number>): number | null {
   const T = pb.time[pb.vProfile[v]];
   const N = pb.N;
   let latest = pb.vTout[v]; // latest arrival at the next place

@@ -7,7 +7,7 @@
  * route end later — i.e. the earliest finish, and no avoidable waiting at the start. Route
  * duration = end arrival − start departure, waits and service included.
  */
-import { BIG, REASON_TEXT, latestDeparture, scheduleStops, serviceStart, type Problem, type UnassignedReason } from './model.js';
+import { BIG, REASON_TEXT, latestDeparture, scheduleStops, serviceStart, type BreakVisit, type Problem, type UnassignedReason } from './model.js';
 import { routeObjective } from './objective.js';
 import { EngineError } from '../core/errors.js';
 
@@ -27,9 +27,25 @@ export interface RouteStopVisit {
   load: number[];
 }
 
+/** A break without a place, as taken (see VrpBreak). */
+export interface BreakTaken {
+  /** Index into the vehicle's `breaks` (input order). */
+  index: number;
+  /**
+   * Where: `at` = -1 at the start after departure; otherwise at the route's stop `stops[at]`,
+   * on arrival before its service (`beforeService`) or after its service.
+   */
+  at: number;
+  beforeService: boolean;
+  start: number;
+  end: number;
+}
+
 export interface SolutionRoute {
   vehicle: number;
   stops: RouteStopVisit[];
+  /** Breaks without a place, in the order taken. */
+  breaks: BreakTaken[];
   /** Departure from the start place (or arrival at the first stop when the vehicle has no start). */
   startTime: number;
   /** Arrival at the end place (or departure from the last stop for open routes). */
@@ -43,6 +59,8 @@ export interface SolutionRoute {
   travelTime: number;
   serviceTime: number;
   waitTime: number;
+  /** Time spent on breaks without a place. */
+  breakTime: number;
   duration: number;
   /** Objective value of the route (objective.ts `routeObjective`: costFactor × objective matrix + fixed cost). */
   cost: number;
@@ -156,22 +174,42 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
     load.push(s0);
   }
   const startLoad = load.slice();
+  const plan: BreakVisit[] = [];
+  if (scheduleStops(pb, v, seq, -BIG, BIG, dep, plan) === null) throw new EngineError('Internal', `route of vehicle ${v} is infeasible`);
+  const breaks: BreakTaken[] = [];
+  let bi = 0;
+  let breakTime = 0;
   let t = dep;
+  /** Takes the breaks planned at gap g, from time t; returns the time after them. */
+  const takeBreaks = (g: number, at: number, beforeService: boolean): void => {
+    for (; bi < plan.length && plan[bi].gap === g; bi++) {
+      const b = plan[bi].br;
+      const start = Math.max(t, pb.brA[b]);
+      const end = start + pb.brW[b];
+      breaks.push({ index: pb.brIdx[b], at, beforeService, start, end });
+      breakTime += end - start;
+      t = end;
+    }
+  };
+  takeBreaks(0, -1, false);
   let prev = pb.vStartPl[v];
   let dist = 0, travel = 0, service = 0, wait = 0, cost = 0;
   const stops: RouteStopVisit[] = [];
-  for (const s of seq) {
+  for (const [i, s] of seq.entries()) {
     const pl = pb.sPlace[s];
     const lt = T[prev * N + pl];
     const ld = D[prev * N + pl];
     const arrival = t + lt;
-    const start = serviceStart(pb, s, arrival);
+    t = arrival;
+    takeBreaks(2 * i + 1, i, true);
+    const start = serviceStart(pb, s, t);
     if (start === null) throw new EngineError('Internal', `stop ${s} misses its window`);
     const departure = start + pb.sService[s];
     for (let k = 0; k < K; k++) load[k] += stopLoad(pb, s, k).delta;
-    stops.push({ stop: s, arrival, start, departure, wait: start - arrival, legDistance: ld, legTime: lt, load: load.slice() });
-    dist += ld; travel += lt; service += pb.sService[s]; wait += start - arrival; cost += C[prev * N + pl];
+    stops.push({ stop: s, arrival, start, departure, wait: start - t, legDistance: ld, legTime: lt, load: load.slice() });
+    dist += ld; travel += lt; service += pb.sService[s]; wait += start - t; cost += C[prev * N + pl];
     t = departure;
+    takeBreaks(2 * i + 2, i, false);
     prev = pl;
   }
   const el = T[prev * N + pb.vEndPl[v]];
@@ -179,10 +217,10 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
   cost += C[prev * N + pb.vEndPl[v]];
   dist += ed; travel += el;
   const end = t + el;
-  const startTime = pb.vHasStart[v] ? dep : stops.length > 0 ? stops[0].arrival : dep;
+  const startTime = pb.vHasStart[v] ? dep : stops.length > 0 ? Math.min(stops[0].arrival, breaks.length > 0 ? breaks[0].start : Infinity) : dep;
   return {
-    vehicle: v, stops, startTime, endTime: end, endLegDistance: ed, endLegTime: el, startLoad,
-    distance: dist, travelTime: travel, serviceTime: service, waitTime: wait, duration: end - startTime,
+    vehicle: v, stops, breaks, startTime, endTime: end, endLegDistance: ed, endLegTime: el, startLoad,
+    distance: dist, travelTime: travel, serviceTime: service, waitTime: wait, breakTime, duration: end - startTime,
     cost: routeObjective(pb.vCostMul[v], pb.vFixed[v], cost, seq.length > 0),
   };
 }

@@ -144,30 +144,50 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
       if (ws.length === 0) return true;
       return ws.some((w) => t >= w[0] - eps && t <= w[1] + eps);
     };
+    // breaks without a place: which apply (window closing before the shift starts: none), where taken
+    const brs = (ve.breaks ?? []).map((b, i) => ({ i, a: b.window ? b.window[0] : -INF, b: b.window ? b.window[1] : INF, w: b.duration }))
+      .filter((b) => b.b >= tin);
+    const taken = r.breaks ?? [];
+    for (const b of taken) if (!brs.some((x) => x.i === b.index)) out.push(`${tag}: break ${b.index} reported but the vehicle has no such break`);
     const runSchedule = (travel: (a: number | undefined, b: number | undefined) => number, eps: number, label: string, strict: boolean): void => {
       let t = r.startTime;
       if (t < tin - eps) out.push(`${tag}${label}: leaves at ${t}, before its shift starts (${tin})`);
       let prev = ve.start;
-      if (ve.start === undefined && seq.length > 0) t = r.stops[0].arrival; // starts at its first stop
+      if (ve.start === undefined && seq.length > 0) t = Math.min(r.stops[0].arrival, taken.length > 0 && taken[0].at === -1 ? taken[0].start : INF); // starts at its first stop
+      const breaksAt = (at: number, before: boolean): void => {
+        for (const b of taken) {
+          if (b.at !== at || b.beforeService !== before) continue;
+          const x = brs.find((y) => y.i === b.index);
+          if (!x) continue;
+          if (b.start < t - eps) out.push(`${tag}${label}: break ${b.index} starts at ${b.start}, before the driver is free (${t})`);
+          if (b.start < x.a - eps || b.start > x.b + eps) out.push(`${tag}${label}: break ${b.index} starts at ${b.start}, outside its window [${x.a}, ${x.b}]`);
+          if (Math.abs(b.end - b.start - x.w) > tol) out.push(`${tag}: break ${b.index} lasts ${b.end - b.start}, not ${x.w}`);
+          t = Math.max(t, b.start + x.w);
+        }
+      };
+      breaksAt(-1, false);
       for (const [i, s] of seq.entries()) {
         const pl = stops[s].place;
         const arrival = prev === undefined ? t : t + travel(prev, pl);
         const rep = r.stops[i];
-        // earliest feasible start given the arrival: first window closing at or after it
+        t = strict ? rep.arrival : arrival;
+        breaksAt(i, true);
+        // earliest feasible start given the arrival (and breaks): first window closing at or after it
         const ws = (stops[s].windows ?? []).filter((w) => !(w[0] === -Infinity && w[1] === Infinity)).slice().sort((a, b) => a[0] - b[0]);
-        let start = arrival;
+        let start = t;
         if (ws.length > 0) {
-          const w = ws.find((x) => arrival <= x[1] + eps);
-          if (!w) { out.push(`${tag}${label}: stop ${s} reached at ${arrival}, after its last window closes`); start = arrival; }
-          else start = Math.max(arrival, w[0]);
+          const w = ws.find((x) => t <= x[1] + eps);
+          if (!w) { out.push(`${tag}${label}: stop ${s} reached at ${t}, after its last window closes`); start = t; }
+          else start = Math.max(t, w[0]);
         }
         if (strict) {
           if (Math.abs(rep.arrival - arrival) > tol) out.push(`${tag}: reported arrival ${rep.arrival} at stop ${s} ≠ ${arrival}`);
-          if (rep.start < rep.arrival - tol) out.push(`${tag}: stop ${s} starts before arrival`);
+          if (rep.start < t - tol) out.push(`${tag}: stop ${s} starts before arrival (or before its break ends)`);
           if (!windowsOk(s, rep.start, tol)) out.push(`${tag}: stop ${s} served at ${rep.start}, outside its windows`);
           if (Math.abs(rep.departure - rep.start - (stops[s].service ?? 0)) > tol) out.push(`${tag}: stop ${s} departure ≠ start + service`);
           t = rep.departure;
         } else t = start + (stops[s].service ?? 0);
+        breaksAt(i, false);
         prev = pl;
       }
       const end = ve.end === undefined ? t : t + travel(prev, ve.end);
@@ -175,6 +195,12 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
       const md = ve.maxDuration ?? 0;
       if (md > 0 && md !== INF && end - r.startTime > md + eps) out.push(`${tag}${label}: duration ${end - r.startTime} exceeds ${md}`);
       if (strict && Math.abs(end - r.endTime) > tol) out.push(`${tag}: reported end ${r.endTime} ≠ ${end}`);
+      // every applicable break is taken once, unless the route is over before its window opens
+      if (strict) for (const x of brs) {
+        const n = taken.filter((b) => b.index === x.i).length;
+        if (n > 1) out.push(`${tag}: break ${x.i} taken ${n} times`);
+        if (n === 0 && !(end < x.a)) out.push(`${tag}: break ${x.i} (window [${x.a}, ${x.b}]) not taken though the route runs until ${end}`);
+      }
     };
     runSchedule((a, b) => rd(T, a, b), tol, '', true);
     if (opts.exact) runSchedule((a, b) => (a === undefined || b === undefined ? 0 : opts.exact!(a, b)), 1e-7, ' (exact)', false);

@@ -1,6 +1,6 @@
 /**
  * Property test over random small dispatches with the fleet rules switched on at random — modes,
- * MaxStops trips, constant speeds, breaks, DoNotEnter zones: every plan passes the independent
+ * MaxStops trips, constant speeds, breaks (at a place or without one), DoNotEnter zones: every plan passes the independent
  * checker, every stop is served exactly once or reported, no trip exceeds MaxStops, breaks start
  * in their windows, and no vehicle serves a stop inside its no-go zone. (RUNS=400 for more cases, unseeded.)
  */
@@ -16,7 +16,8 @@ const instance = fc.record({
   stops: fc.array(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: -50, max: 50 })), { minLength: 3, maxLength: 12 }),
   vehicles: fc.array(fc.record({ maxStops: fc.constantFrom(0, 0, 2, 3), speed: fc.constantFrom(0, 0, 30), zone: fc.boolean() }), { minLength: 1, maxLength: 3 }),
   mode: fc.constantFrom(...MODES),
-  lunch: fc.boolean(),
+  /** 0 none, 1 a Break at a place, 2 a Break without a place (taken where the driver is). */
+  lunch: fc.constantFrom(0, 1, 2),
 });
 
 describe('random dispatches with fleet rules', () => {
@@ -26,7 +27,7 @@ describe('random dispatches with fleet rules', () => {
       const zone = [ll(0.1, 0.1), ll(0.1, 0.5), ll(0.5, 0.5), ll(0.5, 0.1)];
       const zonePts = zone.map((p) => ({ lat: p.Latitude, lon: p.Longitude }));
       const Locations: Record<string, unknown>[] = c.stops.map(([a, b], i) => ({ Name: `S${i}`, LatLong: ll(a / 100, b / 100), Wait: 300 }));
-      if (c.lunch) Locations.push({ Name: 'Lunch', LocationType: 'Break', LatLong: ll(0, 0.01), Wait: 1200, TimeConstraintArrival: '2026-12-01T10:00:00', TimeConstraintDeparture: '2026-12-01T16:00:00' });
+      if (c.lunch) Locations.push({ Name: 'Lunch', LocationType: 'Break', ...(c.lunch === 1 ? { LatLong: ll(0, 0.01) } : {}), Wait: 1200, TimeConstraintArrival: '2026-12-01T10:00:00', TimeConstraintDeparture: '2026-12-01T16:00:00' });
       const Vehicles = c.vehicles.map((v, i) => ({
         Name: `V${i}`, StartLocation: depot, FinishLocation: depot, MaxStops: v.maxStops, Speed: v.speed, Tin: '2026-12-01T08:00:00',
         ...(v.zone ? { Shapes: [{ Points: zone, Restriction: 'DoNotEnter' }] } : {}),
