@@ -151,6 +151,8 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   return so;
 }
 
+/** At most this many reload stops per MidwayDrop (visits of one route or of several). */
+const MAX_DROP_COPIES = 64;
 /** Priority of a Break's stops: above any stop's, so that a plan leaves stops out before breaks. */
 const BREAK_PRIORITY = 1e9;
 
@@ -481,6 +483,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const stopOfLoc = new Map<number, number>();
   const breakStops = new Set<number>();
   const breakLoc: number[][] = [];
+  const dropLocs: number[] = [];
   const zonesByKey = new Map<string, Zone[]>();
   keyOf.forEach((k, i) => { if (k !== '') zonesByKey.set(k, zonesOf[i]); });
   const zoneClasses = new Map<string, { skill: string; bad: Set<string> }>();
@@ -491,7 +494,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     const type = l.LocationType ?? 'Midway';
     if (type === 'Start' || type === 'Finish') return;
     if (type === 'MidwayDrop') {
-      errors.push(`${nameOf(l, i)}: LocationType ${type} is not supported yet; the location was ignored`);
+      dropLocs.push(i);
       return;
     }
     if (type === 'Break') {
@@ -553,6 +556,53 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     stopLoc.push(i);
     stops.push(st);
   });
+  addDrops();
+
+  /**
+   * MidwayDrop locations: reload points that empty the vehicle (docs/dispatch-modes.md). Each is
+   * offered to the solver as optional reload stops, as many copies as a route could need; the
+   * solver visits one where a capacity would otherwise leave stops out.
+   */
+  function addDrops(): void {
+    if (dropLocs.length === 0) return;
+    const capped = model.some((mv) => Array.from(mv.capacity ?? []).some((c) => c > 0));
+    if (!capped) {
+      for (const i of dropLocs) errors.push(`${nameOf(locs[i]!, i)}: a MidwayDrop is visited only when MaxWeight, MaxVolume or MaxSkids would be exceeded, and no vehicle has any of them; it was ignored`);
+      return;
+    }
+    // copies: enough for the whole demand to pass through the smallest vehicle, one more per vehicle
+    let copies = 1;
+    for (let k = 0; k < 3; k++) {
+      const caps = model.map((mv) => mv.capacity?.[k] ?? 0).filter((c) => c > 0);
+      if (caps.length === 0) continue;
+      const total = stops.reduce((a, st) => a + (st.demand?.[k] ?? 0), 0);
+      copies = Math.max(copies, Math.ceil(total / Math.min(...caps)) + model.length);
+    }
+    copies = Math.min(copies, Math.max(1, stops.length), MAX_DROP_COPIES);
+    for (const i of dropLocs) {
+      const l = locs[i]!;
+      if (opts.unplaced?.has(i)) { errors.push(`${nameOf(l, i)}: the MidwayDrop could not be placed (${opts.unplaced.get(i)}); it was ignored`); continue; }
+      const a = rel(l.TimeConstraintArrival);
+      const d = rel(l.TimeConstraintDeparture);
+      const service = l.Wait ?? 0;
+      const st: VrpStop = { place: placeOfLoc.get(i)!, service, reload: true, optional: true, label: l.Name };
+      if (a !== null || d !== null) {
+        // open from A to D: unloading starts at A or later and ends by D
+        const win: [number, number] = [a ?? -Infinity, d !== null ? d - service : Infinity];
+        if (win[1] < win[0]) { errors.push(`${nameOf(l, i)}: the MidwayDrop closes before its Wait can end; it was ignored`); continue; }
+        st.windows = [win];
+      }
+      if (anyZones) {
+        const z = zoneSkill(l, i);
+        if (z === null) continue;
+        if (z !== undefined) st.skills = [z];
+      }
+      for (let c = 0; c < copies; c++) {
+        stopLoc.push(i);
+        stops.push(c === 0 ? st : { ...st });
+      }
+    }
+  }
   /**
    * The skill a stop needs under the vehicles' no-go zones: undefined when every vehicle may serve
    * it; a `zone-ok:<class>` skill that only the vehicles allowed there get; null when no vehicle
@@ -675,7 +725,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   };
   const modeCtx: ModeContext = {
     meanArc: meanArc(input.objective === 'distance' ? travel.distance : travel.time, stops2.map((x) => x.place)),
-    jobs: stops2.length - pairs2.filter((p) => p.nonStop !== false).length,
+    jobs: stops2.filter((x) => !x.reload).length - pairs2.filter((p) => p.nonStop !== false).length,
     vehicles: model.length,
   };
   const term = MODE_TERMS[mode];

@@ -72,7 +72,7 @@ export function savings(st: State, nb: Neighbours): boolean {
   kFirst.fill(-1);
   kLast.fill(-1);
   for (let u = 0; u < J; u++) {
-    if (st.excluded[u] || pb.jPairRole[u] === 2) continue;
+    if (st.excluded[u] || pb.jOptional[u] || pb.jPairRole[u] === 2) continue;
     head[u] = u;
     addNodeTo(u, u, true);
     if (pb.jPairRole[u] === 1) addNodeTo(u, pb.jMate[u], false);
@@ -106,7 +106,7 @@ export function savings(st: State, nb: Neighbours): boolean {
     for (let i = 0; i < kk; i++) {
       const w = nb.list[u0 * nb.k + i];
       if (w < 0) break;
-      if (st.excluded[w] || head[w] !== w || w === u0) continue;
+      if (st.excluded[w] || pb.jOptional[w] || head[w] !== w || w === u0) continue;
       const s = C[outRow[u] + inPl[en]] + C[outRow[sn] + inPl[w]] - C[outRow[u] + inPl[w]];
       if (s <= 0) continue;
       cand.push(u0, w);
@@ -244,7 +244,7 @@ export function regretInsert(st: State, ins: Insertion, full: boolean): Map<numb
     return true;
   };
   for (let u = 0; u < J; u++) {
-    if (st.routeOf[u] >= 0 || st.excluded[u] || pb.jPairRole[u] === 2) continue;
+    if (st.routeOf[u] >= 0 || st.excluded[u] || pb.jOptional[u] || pb.jPairRole[u] === 2) continue;
     if (price(u)) heap.push(u);
     else failed.set(u, ins.failReason);
   }

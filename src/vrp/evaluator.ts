@@ -64,6 +64,10 @@ export class Evaluator {
   private readonly dep: Float64Array;
   private readonly S: Float64Array;
   private readonly M: Float64Array;
+  /** Largest load of the segments closed by reload points so far. */
+  private readonly Cl: Float64Array;
+  /** The problem has reload points (the segment bookkeeping is needed). */
+  private readonly reloads: boolean;
   // vehicle
   private T!: Int32Array;
   private C!: Int32Array;
@@ -81,6 +85,8 @@ export class Evaluator {
     this.dep = new Float64Array(pb.K);
     this.S = new Float64Array(pb.K);
     this.M = new Float64Array(pb.K);
+    this.Cl = new Float64Array(pb.K);
+    this.reloads = pb.hasReset;
     this.seq = new Int32Array(2 * pb.J + 4);
     this.jobBuf = new Int32Array(pb.J + 1);
     this.stamp = new Int32Array(pb.J);
@@ -184,7 +190,8 @@ export class Evaluator {
     if (this.nst > pb.vMaxStops[v]) { this.reason = 'maxStops'; return false; }
     const K = pb.K;
     for (let q = 0; q < K; q++) {
-      if (this.dep[q] + this.M[q] > pb.vCap[v * K + q]) { this.reason = 'capacity'; return false; }
+      const cap = pb.vCap[v * K + q];
+      if (this.dep[q] + this.M[q] > cap || (this.reloads && this.Cl[q] > cap)) { this.reason = 'capacity'; return false; }
     }
     if (pb.hasPairs && !this.pairsOk(P)) { this.reason = 'pair'; return false; }
     if (this.nmulti > 0 || (this.nst > 0 && pb.vBrOff[v + 1] > pb.vBrOff[v])) {
@@ -217,6 +224,7 @@ export class Evaluator {
     this.dep.fill(0);
     this.S.fill(0);
     this.M.fill(0);
+    if (this.reloads) this.Cl.fill(0);
     this.work++;
   }
 
@@ -230,6 +238,7 @@ export class Evaluator {
     for (let q = 0; q < K; q++) {
       this.dep[q] = r.fDep[b * K + q]; this.S[q] = r.fS[b * K + q]; this.M[q] = r.fM[b * K + q];
     }
+    if (this.reloads) for (let q = 0; q < K; q++) this.Cl[q] = r.fC[b * K + q];
     this.work++;
   }
 
@@ -253,7 +262,20 @@ export class Evaluator {
       this.keep = r.lastKeep[r.len];
     }
     const K = pb.K;
-    for (let q = 0; q < K; q++) {
+    if (this.reloads && r.resetCum[r.len] > r.resetCum[a - 1]) {
+      // The open segment ends at the suffix's first reload. The suffix's last segment stays open
+      // (jobs may follow the suffix in a candidate): it is the route's own last segment, i.e. its
+      // prefix data at len. bC counts it too, harmlessly: a segment's largest load only grows as
+      // jobs are appended to it.
+      const e = r.len * K;
+      for (let q = 0; q < K; q++) {
+        const m = this.S[q] + r.bM[a * K + q];
+        const seg = this.dep[q] + r.bDep[a * K + q] + (m > this.M[q] ? m : this.M[q]);
+        const c = r.bC[a * K + q];
+        this.Cl[q] = Math.max(this.Cl[q], seg, c);
+        this.dep[q] = r.fDep[e + q]; this.S[q] = r.fS[e + q]; this.M[q] = r.fM[e + q];
+      }
+    } else for (let q = 0; q < K; q++) {
       const m = this.S[q] + r.bM[a * K + q];
       if (m > this.M[q]) this.M[q] = m;
       this.S[q] += r.bS[a * K + q];
@@ -283,7 +305,13 @@ export class Evaluator {
         this.keep = kr;
       }
       const K = pb.K;
-      for (let q = 0; q < K; q++) {
+      if (this.reloads && pb.jReset[u]) {
+        for (let q = 0; q < K; q++) {
+          const seg = this.dep[q] + this.M[q];
+          if (seg > this.Cl[q]) this.Cl[q] = seg;
+          this.dep[q] = 0; this.S[q] = 0; this.M[q] = 0;
+        }
+      } else for (let q = 0; q < K; q++) {
         const i = u * K + q;
         const m = this.S[q] + pb.jRise[i];
         if (m > this.M[q]) this.M[q] = m;
@@ -302,8 +330,10 @@ export class Evaluator {
     const now = ++this.stampNow;
     const stamp = this.stamp;
     let open = 0;
+    const reset = pb.jReset;
     const visit = (u: number): boolean => {
       const ro = role[u];
+      if (reset[u] && open > 0) return false; // no pair open across a reload point
       if (ro === 1) { stamp[u] = now; open++; }
       else if (ro === 2) {
         if (stamp[mate[u]] !== now) return false;
@@ -318,7 +348,10 @@ export class Evaluator {
       if (kind === P_NODE) { if (!visit(k[o + 2])) return false; continue; }
       const r = this.routes[k[o + 1]];
       const a = k[o + 2] === 0 ? 1 : k[o + 2], b = k[o + 3];
-      if (r.pairCum[b] - r.pairCum[a - 1] === 0) continue;
+      if (r.pairCum[b] - r.pairCum[a - 1] === 0) {
+        if (open > 0 && r.resetCum[b] > r.resetCum[a - 1]) return false;
+        continue;
+      }
       if (kind === P_RANGE) { for (let x = a; x <= b; x++) if (!visit(r.nodes[x])) return false; }
       else for (let x = b; x >= a; x--) if (!visit(r.nodes[x])) return false;
       this.work += b - a + 1;

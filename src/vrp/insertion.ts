@@ -77,7 +77,7 @@ export class Insertion {
       const intc = pb.nIntCost[prof * (pb.J + 2 * V) + u];
       let routeBest = Infinity;
       // quick capacity filter (loads only grow by insertion)
-      if (pb.hasLoad && !this.fitsLoad(u, v)) { this.note('capacity'); continue; }
+      if (pb.hasLoad && r.resetCum[r.len] === 0 && !this.fitsLoad(u, v)) { this.note('capacity'); continue; }
       if (pb.hasMaxStops && r.stops[r.len + 1] + pb.jStops[u] > pb.vMaxStops[v]) { this.note('maxStops'); continue; }
       for (let p = 0; p <= r.len; p++) {
         const a = r.nodes[p], b = r.nodes[p + 1];
@@ -273,6 +273,103 @@ export class Insertion {
     }
     if (this.bestV < 0) this.failReason = this.topReason();
     return this.bestV >= 0;
+  }
+
+  // ---------------------------------------------------------------- reload points (MidwayDrop)
+  private reloadGroups: Int32Array[] | null = null;
+  /** The reload job of the last {@link findWithReload}, and after which position it goes (bestP: the job's, in the original route). */
+  bestReload = -1;
+  bestReloadP = -1;
+  private bestJobFirst = false;
+
+  /** Reload jobs grouped by place and time data (copies of one reload point are interchangeable). */
+  private groups(): Int32Array[] {
+    if (this.reloadGroups !== null) return this.reloadGroups;
+    const pb = this.st.pb;
+    const by = new Map<string, number[]>();
+    for (let u = 0; u < pb.J; u++) {
+      if (!pb.jReset[u]) continue;
+      const key = `${pb.inPl[u]}|${pb.nE[u]}|${pb.nL[u]}|${pb.nD[u]}|${pb.jStop0[u] >= 0 ? pb.sWinCount[pb.jStop0[u]] : 0}`;
+      const l = by.get(key) ?? [];
+      l.push(u);
+      by.set(key, l);
+    }
+    this.reloadGroups = [...by.values()].map((l) => Int32Array.from(l));
+    return this.reloadGroups;
+  }
+
+  /**
+   * Job u (not a pair's) together with a visit to a free reload point, in one route: the best
+   * feasible (reload position, job position) over every route. Tried when u fits nowhere alone.
+   */
+  findWithReload(u: number): boolean {
+    const st = this.st;
+    const pb = st.pb;
+    this.bestCost = Infinity;
+    this.bestV = -1;
+    this.bestReload = -1;
+    if (!pb.hasReset || pb.jPairRole[u] !== 0 || pb.jReset[u]) return false;
+    const allowed = pb.allowed;
+    const V = pb.V;
+    const nr = this.candidateRoutes(true, u, -1);
+    const P = this.P;
+    for (const g of this.groups()) {
+      let d = -1;
+      for (let i = 0; i < g.length; i++) if (st.routeOf[g[i]] < 0 && !st.excluded[g[i]]) { d = g[i]; break; }
+      if (d < 0) continue;
+      for (let i = 0; i < nr; i++) {
+        const v = this.routeList[i];
+        if (allowed !== null && (allowed[u * V + v] === 0 || allowed[d * V + v] === 0)) continue;
+        const r = st.routes[v];
+        if (pb.hasMaxStops && r.stops[r.len + 1] + pb.jStops[u] > pb.vMaxStops[v]) continue;
+        for (let p = 0; p <= r.len; p++) {
+          for (let q = 0; q <= r.len; q++) {
+            // u after position q of the route; at q === p, u goes before the reload (jobFirst) or after it
+            for (let f = 0; f < (q === p ? 2 : 1); f++) {
+              const jobFirst = q < p || (q === p && f === 0);
+              if (jobFirst) P.clear().range(v, 0, q).node(u).range(v, q + 1, p).node(d).range(v, p + 1, r.len);
+              else P.clear().range(v, 0, p).node(d).range(v, p + 1, q).node(u).range(v, q + 1, r.len);
+              const c = st.ev.cost(v, P) - r.cost;
+              if (c >= this.bestCost) continue;
+              if (!st.ev.check(v, P)) continue;
+              this.bestCost = c; this.bestV = v; this.bestP = q; this.bestReload = d; this.bestReloadP = p; this.bestJobFirst = jobFirst;
+            }
+          }
+        }
+      }
+    }
+    return this.bestV >= 0;
+  }
+
+  /** Applies the last {@link findWithReload}. */
+  applyWithReload(u: number): void {
+    const v = this.bestV, p = this.bestReloadP, q = this.bestP, d = this.bestReload;
+    const r = this.st.routes[v];
+    const P = this.P;
+    if (this.bestJobFirst) P.clear().range(v, 0, q).node(u).range(v, q + 1, p).node(d).range(v, p + 1, r.len);
+    else P.clear().range(v, 0, p).node(d).range(v, p + 1, q).node(u).range(v, q + 1, r.len);
+    this.st.apply(v, P);
+  }
+
+  /** Removes, from the given routes, the reload visits the route no longer needs. Returns how many. */
+  dropUselessReloads(vs: Iterable<number>): number {
+    const st = this.st;
+    const pb = st.pb;
+    if (!pb.hasReset) return 0;
+    let n = 0;
+    for (const v of vs) {
+      for (let pos = 1; pos <= st.routes[v].len; pos++) {
+        const r = st.routes[v];
+        const u = r.nodes[pos];
+        if (!pb.jReset[u] || !pb.jOptional[u]) continue;
+        const P = this.P.clear().range(v, 0, pos - 1).range(v, pos + 1, r.len);
+        if (st.ev.cost(v, P) > r.cost || !st.ev.check(v, P)) continue;
+        st.apply(v, P);
+        n++;
+        pos--;
+      }
+    }
+    return n;
   }
 
   /** Applies the last found insertion of u. */

@@ -45,6 +45,17 @@ export interface VrpStop {
   vehicle?: number;
   /** Stops with this flag keep their input order relative to each other within a route. */
   keepOrder?: boolean;
+  /**
+   * A reload point (MidwayDrop): visiting it empties the vehicle — the load resets, and what is
+   * delivered afterwards is loaded there. Its demand must be 0; it cannot be in a pair, and no
+   * pair may be open across it. It does not count towards maxStops.
+   */
+  reload?: boolean;
+  /**
+   * May be left out at no penalty, and is then not reported unassigned; the solver serves it only
+   * where it pays (reload points are offered where a capacity blocks a stop).
+   */
+  optional?: boolean;
   /** Free-form label carried to the solution (e.g. the caller's name for it). */
   label?: string;
 }
@@ -217,6 +228,11 @@ export class Problem {
   jKeep!: Int32Array;
   /** Priority rank 0..R-1 (higher = more important). */
   jPrio!: Int32Array;
+  /** 1 = a reload job (the load resets there), per job. */
+  jReset!: Uint8Array;
+  /** 1 = an optional job (never counted or reported unassigned), per job. */
+  jOptional!: Uint8Array;
+  hasReset!: boolean;
   R!: number;
   /** Allowed[j * V + v] (skills, pre-assignment and isolation feasibility), or null when all allowed. */
   allowed!: Uint8Array | null;
@@ -467,6 +483,7 @@ function readStops(pb: Problem, stops: ReadonlyArray<VrpStop>, skillOf: (x: stri
     if (ws.length > 1) hasMulti = true;
     const dem = st.demand ?? [];
     if (dem.length > K) throw invalidInput(`${path}.demand`, `has more than ${K} dimensions`);
+    if (st.reload && Array.from(dem).some((q) => q !== 0)) throw invalidInput(`${path}.demand`, 'must be 0 for a reload point');
     for (let k = 0; k < dem.length; k++) {
       const q = dem[k];
       if (!(q >= 0) || !Number.isFinite(q)) throw invalidInput(`${path}.demand[${k}]`, 'must be a non-negative number');
@@ -506,6 +523,7 @@ function formJobs(pb: Problem, stops: ReadonlyArray<VrpStop>, pairs: ReadonlyArr
       if (pairOfStop[s] >= 0) throw invalidInput(`${path}.${f}`, `stop ${s} is already in another pair`);
     }
     if (p.pickup === p.delivery) throw invalidInput(path, 'pickup and delivery must be different stops');
+    if (stops[p.pickup].reload || stops[p.delivery].reload) throw invalidInput(path, 'a reload point cannot be a pickup or a delivery');
     pairOfStop[p.pickup] = i;
     pairOfStop[p.delivery] = i;
     const vp = stops[p.pickup].vehicle;
@@ -730,6 +748,8 @@ function jobNodes(pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList): Ui
   pb.jPrio = new Int32Array(J);
   pb.jInfeasible = new Int32Array(J).fill(-1);
   pb.hasPairs = jobRole.some((r) => r !== 0);
+  pb.jReset = new Uint8Array(J);
+  pb.jOptional = new Uint8Array(J);
   let loadMonotone = true;
   const hullOf = (s: number): [number, number] => {
     const c = pb.sWinCount[s];
@@ -741,7 +761,9 @@ function jobNodes(pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList): Ui
     const [a, b] = jobStops[j];
     pb.jStop0[j] = a;
     pb.jStop1[j] = b;
-    pb.jStops[j] = b >= 0 ? 2 : 1;
+    pb.jStops[j] = b >= 0 ? 2 : stops[a].reload ? 0 : 1;
+    pb.jReset[j] = b < 0 && stops[a].reload ? 1 : 0;
+    pb.jOptional[j] = b < 0 && stops[a].optional ? 1 : 0;
     pb.inPl[j] = pb.sPlace[a];
     pb.outPl[j] = pb.sPlace[b >= 0 ? b : a];
     pb.nMulti[j] = pb.sWinCount[a] > 1 || (b >= 0 && pb.sWinCount[b] > 1) ? 1 : 0;
@@ -788,7 +810,8 @@ function jobNodes(pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList): Ui
       }
     }
   }
-  pb.loadMonotone = loadMonotone;
+  pb.hasReset = pb.jReset.some((x) => x === 1);
+  pb.loadMonotone = loadMonotone && !pb.hasReset;
   pb.hasLoad = K > 0 && (pb.vCap.some((c) => c !== Infinity));
   pb.hasKeep = pb.jKeep.some((r) => r >= 0);
   return compositeBad;

@@ -46,6 +46,14 @@ export class Route {
   bDep!: Float64Array;
   bS!: Float64Array;
   bM!: Float64Array;
+  /**
+   * Reload points (MidwayDrop) split the load into segments. The prefix/suffix load triples above are
+   * those of the prefix's last segment / the suffix's first one; fC/bC hold the largest load of
+   * the segments closed before it (prefix) / after it, to the end (suffix); resetCum counts reloads.
+   */
+  fC!: Float64Array;
+  bC!: Float64Array;
+  resetCum!: Int32Array;
   /** Cost of the route ({@link routeObjective} of its arc and internal costs; 0 when empty). */
   cost = 0;
   /** Last iteration stamp at which this route changed (local search bookkeeping). */
@@ -84,6 +92,9 @@ export class Route {
     this.bDep = new Float64Array(cap * K);
     this.bS = new Float64Array(cap * K);
     this.bM = new Float64Array(cap * K);
+    this.fC = new Float64Array(cap * K);
+    this.bC = new Float64Array(cap * K);
+    this.resetCum = new Int32Array(cap);
   }
 
   /** Replaces the jobs of the route (positions 1..len) and rebuilds the caches. */
@@ -123,12 +134,15 @@ export class Route {
     const arcF = this.arcF, arcR = this.arcR, icum = this.icum;
     const fE = this.fE, fL = this.fL, fD = this.fD;
     let ok = true;
+    /** Reload points in the problem: the segment caches (fC, bC, resetCum) are kept; else they stay 0. */
+    const reloads = pb.hasReset;
 
     const s0 = nodes[0];
     arcF[0] = 0; arcR[0] = 0; icum[0] = 0;
     fE[0] = nE[off + s0]; fL[0] = nL[off + s0]; fD[0] = 0;
     this.stops[0] = 0; this.multi[0] = 0; this.pairCum[0] = 0; this.lastKeep[0] = -1;
-    for (let k = 0; k < K; k++) { this.fDep[k] = 0; this.fS[k] = 0; this.fM[k] = 0; }
+    for (let k = 0; k < K; k++) { this.fDep[k] = 0; this.fS[k] = 0; this.fM[k] = 0; this.fC[k] = 0; }
+    this.resetCum[0] = 0;
 
     for (let pos = 1; pos <= len + 1; pos++) {
       const u = nodes[pos];
@@ -153,14 +167,35 @@ export class Route {
         this.pairCum[pos] = this.pairCum[pos - 1] + (pb.jPairRole[u] !== 0 ? 1 : 0);
         const kr = pb.jKeep[u];
         this.lastKeep[pos] = kr >= 0 ? kr : this.lastKeep[pos - 1];
-        for (let k = 0; k < K; k++) {
-          const i = pos * K + k, j = (pos - 1) * K + k, q = u * K + k;
-          this.fDep[i] = this.fDep[j] + pb.jDep[q];
-          const m = this.fS[j] + pb.jRise[q];
-          this.fM[i] = m > this.fM[j] ? m : this.fM[j];
-          this.fS[i] = this.fS[j] + pb.jDelta[q];
+        if (!reloads) {
+          for (let k = 0; k < K; k++) {
+            const i = pos * K + k, j = (pos - 1) * K + k, q = u * K + k;
+            this.fDep[i] = this.fDep[j] + pb.jDep[q];
+            const m = this.fS[j] + pb.jRise[q];
+            this.fM[i] = m > this.fM[j] ? m : this.fM[j];
+            this.fS[i] = this.fS[j] + pb.jDelta[q];
+          }
+        } else if (pb.jReset[u]) {
+          this.resetCum[pos] = this.resetCum[pos - 1] + 1;
+          for (let k = 0; k < K; k++) {
+            const i = pos * K + k, j = (pos - 1) * K + k;
+            const seg = this.fDep[j] + this.fM[j];
+            this.fC[i] = seg > this.fC[j] ? seg : this.fC[j];
+            this.fDep[i] = 0; this.fS[i] = 0; this.fM[i] = 0;
+          }
+        } else {
+          this.resetCum[pos] = this.resetCum[pos - 1];
+          for (let k = 0; k < K; k++) {
+            const i = pos * K + k, j = (pos - 1) * K + k, q = u * K + k;
+            this.fDep[i] = this.fDep[j] + pb.jDep[q];
+            const m = this.fS[j] + pb.jRise[q];
+            this.fM[i] = m > this.fM[j] ? m : this.fM[j];
+            this.fS[i] = this.fS[j] + pb.jDelta[q];
+            this.fC[i] = this.fC[j];
+          }
         }
       } else {
+        if (reloads) this.resetCum[pos] = this.resetCum[pos - 1];
         this.stops[pos] = this.stops[pos - 1];
         this.multi[pos] = this.multi[pos - 1];
         this.pairCum[pos] = this.pairCum[pos - 1];
@@ -168,6 +203,7 @@ export class Route {
         for (let k = 0; k < K; k++) {
           const i = pos * K + k, j = (pos - 1) * K + k;
           this.fDep[i] = this.fDep[j]; this.fS[i] = this.fS[j]; this.fM[i] = this.fM[j];
+          if (reloads) this.fC[i] = this.fC[j];
         }
       }
     }
@@ -177,7 +213,7 @@ export class Route {
     const bE = this.bE, bL = this.bL, bD = this.bD;
     this.firstKeep[len + 1] = NO_RANK;
     bE[len + 1] = -BIG; bL[len + 1] = BIG; bD[len + 1] = 0;
-    for (let k = 0; k < K; k++) { const i = (len + 1) * K + k; this.bDep[i] = 0; this.bS[i] = 0; this.bM[i] = 0; }
+    for (let k = 0; k < K; k++) { const i = (len + 1) * K + k; this.bDep[i] = 0; this.bS[i] = 0; this.bM[i] = 0; this.bC[i] = 0; }
     for (let pos = len; pos >= 1; pos--) {
       const u = nodes[pos];
       const o = off + u;
@@ -195,12 +231,27 @@ export class Route {
       }
       const kr = pb.jKeep[u];
       this.firstKeep[pos] = kr >= 0 ? kr : this.firstKeep[pos + 1];
-      for (let k = 0; k < K; k++) {
+      if (!reloads) for (let k = 0; k < K; k++) {
         const i = pos * K + k, j = (pos + 1) * K + k, q = u * K + k;
         this.bDep[i] = pb.jDep[q] + this.bDep[j];
         const m = pb.jDelta[q] + this.bM[j];
         this.bM[i] = m > pb.jRise[q] ? m : pb.jRise[q];
         this.bS[i] = pb.jDelta[q] + this.bS[j];
+      } else if (pb.jReset[u]) {
+        // the suffix's first segment is empty; the one after the reload is now closed
+        for (let k = 0; k < K; k++) {
+          const i = pos * K + k, j = (pos + 1) * K + k;
+          const seg = this.bDep[j] + this.bM[j];
+          this.bC[i] = seg > this.bC[j] ? seg : this.bC[j];
+          this.bDep[i] = 0; this.bS[i] = 0; this.bM[i] = 0;
+        }
+      } else for (let k = 0; k < K; k++) {
+        const i = pos * K + k, j = (pos + 1) * K + k, q = u * K + k;
+        this.bDep[i] = pb.jDep[q] + this.bDep[j];
+        const m = pb.jDelta[q] + this.bM[j];
+        this.bM[i] = m > pb.jRise[q] ? m : pb.jRise[q];
+        this.bS[i] = pb.jDelta[q] + this.bS[j];
+        this.bC[i] = this.bC[j];
       }
     }
     const travel = arcF[len + 1] + icum[len + 1];
@@ -208,7 +259,7 @@ export class Route {
     return ok;
   }
 
-  /** Total load from the depot (dimension k) — the load on board at departure. */
+  /** Total load from the depot (dimension k) — the load on board at departure (without reloads). */
   depLoad(k: number): number {
     return this.fDep[(this.len + 1) * this.pb.K + k];
   }

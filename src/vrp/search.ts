@@ -147,6 +147,7 @@ export class Search {
     const bestUn = new Int32Array(this.pb.R);
     let bestReasons = new Map<number, string>();
     const consider = (reasons: Map<number, string>): void => {
+      this.reloadPass();
       this.ls.run();
       const c = st.totalCost();
       const cmp = bestSnap === null ? -1 : State.compareUnassigned(st.unassigned, bestUn);
@@ -199,7 +200,7 @@ export class Search {
     const nRuined = removed.length;
     const open = this.openJobs;
     open.length = 0;
-    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !this.drop[u]) open.push(u);
+    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u] && !this.drop[u]) open.push(u);
     if (open.length <= this.params.offerAll) {
       for (const u of open) { removed.push(u); this.drop[u] = 1; }
     } else {
@@ -209,7 +210,7 @@ export class Search {
         const r = removed[i];
         for (let k = 0; k < kk; k++) {
           const w = nb.list[r * nb.k + k];
-          if (w >= 0 && st.routeOf[w] < 0 && !st.excluded[w] && !this.drop[w]) { removed.push(w); this.drop[w] = 1; }
+          if (w >= 0 && st.routeOf[w] < 0 && !st.excluded[w] && !pb.jOptional[w] && !this.drop[w]) { removed.push(w); this.drop[w] = 1; }
         }
       }
       for (let t = 0; t < this.params.offerRandom; t++) {
@@ -218,6 +219,7 @@ export class Search {
       }
     }
     this.recreate();
+    if (pb.hasReset) this.ins.dropUselessReloads(st.touched().slice());
     if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) {
       this.ls.run(removed, this.params.swapStar && this.rng.next() < this.params.swapStarRate);
     }
@@ -304,7 +306,8 @@ export class Search {
   }
 
   private mark(u: number): void {
-    if (this.drop[u]) return;
+    // Reload visits stay (removing one could overload its route); dropUselessReloads removes them.
+    if (this.drop[u] || this.pb.jOptional[u]) return;
     this.drop[u] = 1;
     this.removed.push(u);
   }
@@ -327,6 +330,19 @@ export class Search {
       if (st.routeOf[u] >= 0) continue; // a pair's mate inserted with it
       if (this.ins.find(u, full, blink, this.rng)) this.ins.apply(u);
       else if (blink > 0 && this.ins.find(u, full, 0, null)) this.ins.apply(u);
+      else if (pb.hasReset && this.ins.findWithReload(u)) this.ins.applyWithReload(u);
+    }
+  }
+
+  /** Unassigned jobs that fit with a visit to a reload point get one (construction). */
+  private reloadPass(): void {
+    const st = this.st;
+    const pb = this.pb;
+    if (!pb.hasReset) return;
+    for (let u = 0; u < pb.J; u++) {
+      if (st.routeOf[u] >= 0 || st.excluded[u] || pb.jOptional[u] || pb.jPairRole[u] !== 0) continue;
+      if (this.ins.find(u, this.full)) this.ins.apply(u);
+      else if (this.ins.findWithReload(u)) this.ins.applyWithReload(u);
     }
   }
 

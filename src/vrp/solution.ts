@@ -167,12 +167,15 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
   const C = pb.cost[pb.vProfile[v]];
   const N = pb.N;
   const K = pb.K;
-  const load: number[] = [];
-  for (let k = 0; k < K; k++) {
-    let s0 = 0;
-    for (const s of seq) s0 += stopLoad(pb, s, k).dep;
-    load.push(s0);
+  // What leaves the depot, and what is loaded at each reload point (MidwayDrop) for the stops after it.
+  const segDep: number[][] = [new Array<number>(K).fill(0)];
+  for (const s of seq) {
+    if (pb.jReset[pb.stopJob[s]]) { segDep.push(new Array<number>(K).fill(0)); continue; }
+    const cur = segDep[segDep.length - 1];
+    for (let k = 0; k < K; k++) cur[k] += stopLoad(pb, s, k).dep;
   }
+  let seg = 0;
+  const load = segDep[0].slice();
   const startLoad = load.slice();
   const plan: BreakVisit[] = [];
   if (scheduleStops(pb, v, seq, -BIG, BIG, dep, plan) === null) throw new EngineError('Internal', `route of vehicle ${v} is infeasible`);
@@ -205,7 +208,11 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
     const start = serviceStart(pb, s, t);
     if (start === null) throw new EngineError('Internal', `stop ${s} misses its window`);
     const departure = start + pb.sService[s];
-    for (let k = 0; k < K; k++) load[k] += stopLoad(pb, s, k).delta;
+    if (pb.jReset[pb.stopJob[s]]) {
+      // emptied, then loaded with what the next stops need (pairs never span a reload point)
+      seg++;
+      for (let k = 0; k < K; k++) load[k] = segDep[seg][k];
+    } else for (let k = 0; k < K; k++) load[k] += stopLoad(pb, s, k).delta;
     stops.push({ stop: s, arrival, start, departure, wait: start - t, legDistance: ld, legTime: lt, load: load.slice() });
     dist += ld; travel += lt; service += pb.sService[s]; wait += start - t; cost += C[prev * N + pl];
     t = departure;

@@ -259,7 +259,7 @@ export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats, a
   // Last chance: insert what fits now (highest priority first), to report reasons that hold for the returned routes.
   const ins = new Insertion(st, buildNeighbours(pb, 1), 1);
   const open: number[] = [];
-  for (let j = 0; j < pb.J; j++) if (st.routeOf[j] < 0 && !st.excluded[j] && pb.jPairRole[j] !== 2) open.push(j);
+  for (let j = 0; j < pb.J; j++) if (st.routeOf[j] < 0 && !st.excluded[j] && !pb.jOptional[j] && pb.jPairRole[j] !== 2) open.push(j);
   open.sort((a, b) => pb.jPrio[b] - pb.jPrio[a] || a - b);
   const why = new Map<number, UnassignedReason>();
   ins.classify = true; // exact attribution of time failures (shift / own window / other stops' windows)
@@ -270,6 +270,9 @@ export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats, a
       continue;
     }
     if (ins.find(u, true)) { ins.apply(u); continue; }
+    const why0 = ins.failReason;
+    if (pb.hasReset && ins.findWithReload(u)) { ins.applyWithReload(u); continue; }
+    ins.failReason = why0;
     const r = (REASON_CODES as readonly string[]).includes(ins.failReason) ? (ins.failReason as UnassignedReason) : 'notInserted';
     why.set(u, r);
     if (pb.jPairRole[u] === 1) why.set(pb.jMate[u], r);
@@ -286,7 +289,7 @@ export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats, a
   const unassigned: Solution['unassigned'] = [];
   for (let s = 0; s < pb.nStops; s++) {
     const j = pb.stopJob[s];
-    if (st.routeOf[j] >= 0) continue;
+    if (st.routeOf[j] >= 0 || pb.jOptional[j]) continue; // optional stops left out are not reported
     const code = pb.jInfeasible[j] >= 0 ? REASON_CODES[pb.jInfeasible[j]] : why.get(j) ?? 'notInserted';
     unassigned.push(unassignedStop(s, code));
   }

@@ -4,7 +4,8 @@
  * on rejection, so rejecting a ruin-and-recreate step costs only the touched routes).
  *
  * Solutions are compared lexicographically: first by unassigned jobs per priority rank, from
- * the highest rank down (fewer is better), then by cost.
+ * the highest rank down (fewer is better), then by cost. Optional jobs (reload points) are never
+ * counted.
  */
 import type { Problem } from './model.js';
 import { Route } from './route.js';
@@ -54,7 +55,7 @@ export class State {
     this.excluded = new Uint8Array(pb.J);
     for (let j = 0; j < pb.J; j++) {
       if (pb.jInfeasible[j] >= 0) this.excluded[j] = 1;
-      else this.unassigned[pb.jPrio[j]]++;
+      else if (!pb.jOptional[j]) this.unassigned[pb.jPrio[j]]++;
     }
     this.saved = new Array(pb.V).fill(null);
     this.savedLen = new Int32Array(pb.V);
@@ -139,7 +140,7 @@ export class State {
     }
     // recount unassigned
     this.unassigned.fill(0);
-    for (let j = 0; j < pb.J; j++) if (this.routeOf[j] < 0 && !this.excluded[j]) this.unassigned[pb.jPrio[j]]++;
+    for (let j = 0; j < pb.J; j++) if (this.routeOf[j] < 0 && !this.excluded[j] && !pb.jOptional[j]) this.unassigned[pb.jPrio[j]]++;
     this.logging = false;
     this.savedList.length = 0;
   }
@@ -158,12 +159,12 @@ export class State {
     for (let i = 1; i <= r.len; i++) routeOf[r.nodes[i]] = -2;
     for (let i = 0; i < len; i++) {
       const u = jobs[i];
-      if (routeOf[u] === -1) this.unassigned[pb.jPrio[u]]--;
+      if (routeOf[u] === -1 && !pb.jOptional[u]) this.unassigned[pb.jPrio[u]]--;
       routeOf[u] = -3;
     }
     for (let i = 1; i <= r.len; i++) {
       const u = r.nodes[i];
-      if (routeOf[u] === -2) { routeOf[u] = -1; this.posOf[u] = -1; this.unassigned[pb.jPrio[u]]++; }
+      if (routeOf[u] === -2) { routeOf[u] = -1; this.posOf[u] = -1; if (!pb.jOptional[u]) this.unassigned[pb.jPrio[u]]++; }
     }
     r.setJobs(jobs, len, routeOf, this.posOf);
     r.stamp = ++this.clock;
@@ -227,6 +228,6 @@ export class State {
       this.changed(v);
     }
     this.unassigned.fill(0);
-    for (let j = 0; j < pb.J; j++) if (this.routeOf[j] < 0 && !this.excluded[j]) this.unassigned[pb.jPrio[j]]++;
+    for (let j = 0; j < pb.J; j++) if (this.routeOf[j] < 0 && !this.excluded[j] && !pb.jOptional[j]) this.unassigned[pb.jPrio[j]]++;
   }
 }

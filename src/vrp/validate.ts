@@ -76,7 +76,8 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
     unassigned.add(u.stop);
     if (!u.reason) out.push(`stop ${u.stop} is unassigned without a reason`);
   }
-  for (let s = 0; s < stops.length; s++) if (seen[s] < 0 && !unassigned.has(s)) out.push(`stop ${s} is neither routed nor reported unassigned`);
+  for (let s = 0; s < stops.length; s++) if (seen[s] < 0 && !unassigned.has(s) && !stops[s].optional) out.push(`stop ${s} is neither routed nor reported unassigned`);
+  for (const u of sol.unassigned) if (stops[u.stop]?.optional) out.push(`optional stop ${u.stop} is reported unassigned`);
 
   // ---- pairs
   for (const [i, p] of (input.pairs ?? []).entries()) {
@@ -113,17 +114,34 @@ export function validateSolution(input: VrpInput, sol: Solution, opts: ValidateO
     let lastKeep = -1;
     for (const s of seq) if (stops[s].keepOrder) { if (s < lastKeep) out.push(`${tag}: keep-order stop ${s} comes after stop ${lastKeep}`); lastKeep = s; }
     // stops limit
-    if ((ve.maxStops ?? 0) > 0 && seq.length > ve.maxStops!) out.push(`${tag}: ${seq.length} stops exceed MaxStops ${ve.maxStops}`);
-    // loads
+    const nStops = seq.filter((s) => !stops[s].reload).length; // reload points are not stops of the vehicle's work
+    if ((ve.maxStops ?? 0) > 0 && nStops > ve.maxStops!) out.push(`${tag}: ${nStops} stops exceed MaxStops ${ve.maxStops}`);
+    // loads: what the stops up to the next reload point need leaves the depot (or that reload point)
+    const needUntilReload = (from: number, k: number): number => {
+      let q = 0;
+      for (let i = from; i < seq.length && !stops[seq[i]].reload; i++) if (!pairRole.has(seq[i])) q += stops[seq[i]].demand?.[k] ?? 0;
+      return q;
+    };
+    {
+      const open = new Set<number>();
+      for (const s of seq) {
+        const pr = pairRole.get(s);
+        if (stops[s].reload && open.size > 0) out.push(`${tag}: reload stop ${s} visited while a pickup/delivery pair is open`);
+        if (pr?.role === 'p') open.add(s);
+        else if (pr?.role === 'd') open.delete(pr.other);
+      }
+    }
     for (let k = 0; k < K; k++) {
       const cap = ve.capacity && k < ve.capacity.length && ve.capacity[k] > 0 ? ve.capacity[k] : INF;
-      let load = 0;
-      for (const s of seq) if (!pairRole.has(s)) load += stops[s].demand?.[k] ?? 0;
+      let load = needUntilReload(0, k);
       if (load > cap + 1e-9) out.push(`${tag}: load ${load} at the start exceeds capacity ${cap} (dimension ${k})`);
       if (Math.abs(load - (r.startLoad[k] ?? 0)) > tol) out.push(`${tag}: reported start load ${r.startLoad[k]} ≠ ${load} (dimension ${k})`);
       for (const [i, s] of seq.entries()) {
         const pr = pairRole.get(s);
-        if (!pr) load -= stops[s].demand?.[k] ?? 0;
+        if (stops[s].reload) {
+          load = needUntilReload(i + 1, k);
+          if (load > cap + 1e-9) out.push(`${tag}: load ${load} after reload stop ${s} exceeds capacity ${cap} (dimension ${k})`);
+        } else if (!pr) load -= stops[s].demand?.[k] ?? 0;
         else {
           const pk = pr.role === 'p' ? s : pr.other;
           const dl = pr.role === 'p' ? pr.other : s;

@@ -232,7 +232,7 @@ describe('dispatchOnMatrix', () => {
     expect(names(res)[0]).toHaveLength(5);
   });
 
-  it('bad input fails with the field path; unsupported location types are reported and ignored', async () => {
+  it('bad input fails with the field path; a MidwayDrop with no capacity anywhere is reported and ignored', async () => {
     const { spec, travel } = setup({
       Vehicles: [{ Name: 'V', StartLocation: depot }],
       Locations: [{ Name: 'P', LatLong: ll(0, 0.01), Delivery: 'Nowhere' }],
@@ -246,6 +246,7 @@ describe('dispatchOnMatrix', () => {
     });
     const res2 = await dispatchOnMatrix(b.spec, b.travel);
     expect(res2.Status).toBe('SuccessWithErrors');
+    expect(res2.Errors!.map((e) => e.Message)).toEqual(["'Drop' (Locations[1]): a MidwayDrop is visited only when MaxWeight, MaxVolume or MaxSkids would be exceeded, and no vehicle has any of them; it was ignored"]);
     expect(names(res2)).toEqual([['Depot', 'A']]);
     const wrong = await dispatchOnMatrix(b.spec, { time: [0], distance: [0] });
     expect(wrong.Status).toBe('Failed');

@@ -36,8 +36,9 @@ function refCost(pb: Problem, v: number, jobs: number[]): number {
 function refFeasible(pb: Problem, v: number, jobs: number[]): boolean {
   const K = pb.K;
   if (pb.allowed) for (const u of jobs) if (!pb.allowed[u * pb.V + v]) return false;
+  const reload = (u: number): boolean => pb.jStop1[u] < 0 && pb.jReset[u] === 1;
   let nst = 0;
-  for (const u of jobs) nst += pb.jStop1[u] >= 0 ? 2 : 1;
+  for (const u of jobs) nst += pb.jStop1[u] >= 0 ? 2 : reload(u) ? 0 : 1;
   if (nst > pb.vMaxStops[v]) return false;
   // pairs
   const pos = new Map<number, number>();
@@ -51,14 +52,31 @@ function refFeasible(pb: Problem, v: number, jobs: number[]): boolean {
   // keep order
   let last = -1;
   for (const u of jobs) if (pb.jKeep[u] >= 0) { if (pb.jKeep[u] < last) return false; last = pb.jKeep[u]; }
-  // loads: stop by stop
+  // no pair open across a reload point
+  let openPairs = 0;
+  for (const u of jobs) {
+    if (reload(u) && openPairs > 0) return false;
+    if (pb.jPairRole[u] === 1) openPairs++;
+    else if (pb.jPairRole[u] === 2) openPairs--;
+  }
+  // loads: stop by stop; at a reload point the vehicle is emptied and loaded for the stops up to the next one
+  const need = (from: number, k: number): number => {
+    let q = 0;
+    for (let i = from; i < jobs.length && !reload(jobs[i]); i++) {
+      const u = jobs[i];
+      if (pb.jPairRole[u] === 0 && pb.jStop1[u] < 0) q += pb.sDemand[pb.jStop0[u] * K + k];
+    }
+    return q;
+  };
   for (let k = 0; k < K; k++) {
     const cap = pb.vCap[v * K + k];
-    let load = 0;
-    for (const u of jobs) if (pb.jPairRole[u] === 0 && pb.jStop1[u] < 0) load += pb.sDemand[pb.jStop0[u] * K + k];
+    let load = need(0, k);
     if (load > cap) return false;
-    for (const u of jobs) {
-      if (pb.jStop1[u] >= 0) {
+    for (const [i, u] of jobs.entries()) {
+      if (reload(u)) {
+        load = need(i + 1, k);
+        if (load > cap) return false;
+      } else if (pb.jStop1[u] >= 0) {
         const q = pb.sDemand[pb.jStop0[u] * K + k] + pb.sDemand[pb.jStop1[u] * K + k];
         if (load + q > cap) return false;
       } else if (pb.jPairRole[u] === 1) {
@@ -130,6 +148,53 @@ describe('evaluator', () => {
     expect(nOk).toBeGreaterThan(200);
     expect(nBad).toBeGreaterThan(200);
     expect(nMulti).toBeGreaterThan(10);
+  });
+
+  it('agrees with the recomputation with reload points (MidwayDrop) in the routes', () => {
+    let nOk = 0, nBad = 0, withReload = 0;
+    for (let seed = 1; seed <= 120; seed++) {
+      const input = randomInstance(seed, { reloads: 2, reloadCopies: 3, stops: [6, 16] });
+      const pb = buildProblem(input);
+      const st = new State(pb);
+      // routes: random sequences that include reload jobs, kept only when feasible (routes are materialised feasible)
+      const rng = new Rng(seed);
+      for (let v = 0; v < pb.V; v++) {
+        const jobs: number[] = [];
+        for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && pb.jPairRole[u] === 0 && rng.chance(0.5)) jobs.push(u);
+        for (let i = jobs.length - 1; i > 0; i--) { const j = rng.int(i + 1); [jobs[i], jobs[j]] = [jobs[j], jobs[i]]; }
+        while (jobs.length > 0 && !refFeasible(pb, v, jobs)) jobs.pop();
+        if (jobs.length > 0) st.setRoute(v, Int32Array.from(jobs), jobs.length);
+      }
+      const P = new Pieces();
+      for (let t = 0; t < 80; t++) {
+        const v = rng.int(pb.V), w = rng.int(pb.V);
+        const ra = st.routes[v], rb = st.routes[w];
+        const a = rng.int(ra.len + 1);
+        const b = a + rng.int(ra.len - a + 1);
+        const c = 1 + rng.int(Math.max(1, rb.len));
+        const d = c + rng.int(Math.max(1, rb.len - c + 1));
+        const u = rng.int(pb.J);
+        P.clear();
+        const shape = rng.int(6);
+        if (shape === 5 && a < ra.len) P.range(v, 0, a).range(v, a + 1, ra.len).node(u); // a job after a suffix
+        else if (shape === 0) P.range(v, 0, a).node(u).range(v, a + 1, ra.len);
+        else if (shape === 1) P.range(v, 0, a).range(v, b + 1, ra.len);
+        else if (shape === 2 && rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len));
+        else if (shape === 3 && b > a) P.range(v, 0, a).rev(v, a + 1, b).range(v, b + 1, ra.len);
+        else if (rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len)).range(v, a + 1, ra.len);
+        else continue;
+        const jobs = materialize(st, P);
+        if (new Set(jobs).size !== jobs.length || jobs.some((x) => st.excluded[x])) continue;
+        const ok = st.ev.check(v, P);
+        const ref = refFeasible(pb, v, jobs);
+        if (ok !== ref) throw new Error(`seed ${seed}: evaluator says ${ok}, reference ${ref} for vehicle ${v} jobs ${jobs} (reason ${st.ev.reason})`);
+        if (ok) nOk++; else nBad++;
+        if (ok && jobs.some((x) => pb.jReset[x]) && jobs.some((x) => !pb.jReset[x])) withReload++;
+      }
+    }
+    expect(nOk).toBeGreaterThan(300);
+    expect(nBad).toBeGreaterThan(300);
+    expect(withReload).toBeGreaterThan(100);
   });
 
   it('keeps cached routes consistent after edits (rebuild = reference)', () => {

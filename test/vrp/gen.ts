@@ -14,6 +14,9 @@ export interface GenOptions {
   pKeep?: number;
   /** Allow open starts/ends, profiles, max duration, max stops, shifts. */
   rich?: boolean;
+  /** Reload points (MidwayDrop): this many places, each offered as `reloadCopies` optional reload stops. */
+  reloads?: number;
+  reloadCopies?: number;
 }
 
 export function randomInstance(seed: number, o: GenOptions = {}): VrpInput {
@@ -61,6 +64,11 @@ export function randomInstance(seed: number, o: GenOptions = {}): VrpInput {
     // a pair may not be pre-assigned to two vehicles
     if (stops[s].vehicle !== undefined) stops[s + 1].vehicle = stops[s].vehicle;
     else delete stops[s + 1].vehicle;
+  }
+  for (let r = 0; r < (o.reloads ?? 0); r++) {
+    const place = rng.int(n);
+    const service = rng.int(10);
+    for (let c = 0; c < (o.reloadCopies ?? 3); c++) stops.push({ place, service, reload: true, optional: true });
   }
   const vehicles: VrpVehicle[] = [];
   for (let v = 0; v < V; v++) {
