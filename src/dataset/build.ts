@@ -15,6 +15,7 @@ import { Snapper } from '../graph/snap.js';
 import { OsmPbfFile } from '../osm/pbf.js';
 import { buildGeocodeIndexWithStats } from '../geocode/build.js';
 import { PoiLayer } from './poi.js';
+import { CchTopology } from '../ch/cch.js';
 import type { Executor } from '../core/executor.js';
 import '../ch/tasks.js';
 import { DATASET_TAG, DATASET_VERSION, SECTION, type DatasetMeta } from './dataset.js';
@@ -82,6 +83,11 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
     mark('geocode');
   }
 
+  progress({ phase: 'cch', done: 0, total: 1 });
+  const cch = CchTopology.build(graph);
+  progress({ phase: 'cch', done: 1, total: 1 });
+  mark('cch');
+
   progress({ phase: 'landmarks', done: 0, total: 1 });
   const landmarks = PoiLayer.fromOsm(osm);
   progress({ phase: 'landmarks', done: 1, total: 1 });
@@ -94,6 +100,7 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
   snapper.toSections(w, SECTION.snap);
   geocodeIndex?.toSections(w, SECTION.geocode);
   landmarks.toSections(w, SECTION.poi);
+  cch.toSections(w, SECTION.cch);
   mark('sections');
 
   const bb = graph.bbox();
@@ -110,7 +117,7 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
     engineVersion: ENGINE_VERSION,
     profile: 'car',
     attribution: ODBL_ATTRIBUTION,
-    counts: { nodes: graph.numNodes, arcs: graph.numArcs, edges: graph.numEdges, chTimeArcs: chTime.numArcs, chDistArcs: chDist.numArcs, ...(geocodeStats ? { geocodeAddresses: Number(geocodeStats.addresses ?? 0), geocodeStreets: Number(geocodeStats.streets ?? 0) } : {}), landmarks: landmarks.size },
+    counts: { nodes: graph.numNodes, arcs: graph.numArcs, edges: graph.numEdges, chTimeArcs: chTime.numArcs, chDistArcs: chDist.numArcs, cchArcs: cch.numArcs, ...(geocodeStats ? { geocodeAddresses: Number(geocodeStats.addresses ?? 0), geocodeStreets: Number(geocodeStats.streets ?? 0) } : {}), landmarks: landmarks.size },
     bbox: bb,
     timingsMs: timings,
     stats: { graph: stats as unknown as Record<string, unknown>, ...(geocodeStats ? { geocode: geocodeStats } : {}) },

@@ -1,6 +1,6 @@
 /**
  * The dataset file (`*.dkds`): one buffer holding the road graph, a contraction hierarchy per
- * metric, the snapping index and (when built) the geocoder, as named typed-array sections with a
+ * metric, the customizable hierarchy's topology, the snapping index and (when built) the geocoder, as named typed-array sections with a
  * magic/version header (core/binfile.ts). Opening does not parse: every array is a view onto the
  * buffer, which is shared with worker threads as is.
  */
@@ -12,6 +12,7 @@ import { Snapper } from '../graph/snap.js';
 import { GeocodeIndex } from '../geocode/geocode-index.js';
 import { Geocoder } from '../geocode/search.js';
 import { PoiLayer } from './poi.js';
+import { CchTopology } from '../ch/cch.js';
 
 /** "DKDS" — the dataset kind inside the container. */
 export const DATASET_TAG = 0x53444b44;
@@ -25,6 +26,7 @@ export const SECTION = {
   snap: 's.',
   geocode: 'geo',
   poi: 'poi.',
+  cch: 'cch.',
 } as const;
 
 export interface DatasetMeta {
@@ -34,7 +36,7 @@ export interface DatasetMeta {
   engineVersion: string;
   profile: 'car';
   attribution: string;
-  counts: { nodes: number; arcs: number; edges: number; chTimeArcs: number; chDistArcs: number; geocodeAddresses?: number; geocodeStreets?: number; landmarks?: number };
+  counts: { nodes: number; arcs: number; edges: number; chTimeArcs: number; chDistArcs: number; geocodeAddresses?: number; geocodeStreets?: number; landmarks?: number; cchArcs?: number };
   bbox: { minLat: number; minLon: number; maxLat: number; maxLon: number };
   timingsMs: Record<string, number>;
   stats?: Record<string, unknown>;
@@ -50,6 +52,8 @@ export class Dataset {
   readonly geocoder: Geocoder | null;
   /** Named landmarks for directions' hints (null in datasets built before the layer). */
   readonly landmarks: PoiLayer | null;
+  /** The customizable hierarchy's topology, for routing around no-go zones (null in datasets built before it). */
+  readonly cch: CchTopology | null;
 
   private constructor(readonly file: BinFile, snapRadiusM?: number) {
     if (file.formatTag !== DATASET_TAG) throw file.error('this file is not a dispatchkit dataset (it holds another kind of data)', { offset: 8 });
@@ -66,6 +70,8 @@ export class Dataset {
       ? load(file, 'geocoder', SECTION.geocode, () => new Geocoder(GeocodeIndex.fromSections(file, SECTION.geocode)))
       : null;
     this.landmarks = PoiLayer.has(file, SECTION.poi) ? load(file, 'landmark layer', SECTION.poi, () => PoiLayer.fromSections(file, SECTION.poi)) : null;
+    this.cch = CchTopology.has(file, SECTION.cch) ? load(file, 'customizable hierarchy', SECTION.cch, () => CchTopology.fromSections(file, SECTION.cch)) : null;
+    if (this.cch && this.cch.arcOf.length !== this.graph.numArcs) throw file.error('the customizable hierarchy does not match the road graph', { section: `${SECTION.cch}arcOf` });
   }
 
   /**

@@ -62,6 +62,12 @@ export interface TravelMatrix {
 export interface MatrixRequestOptions extends ExecutorOptions {
   /** Memory bound for the matrix (TooBig past it). */
   maxMatrixBytes?: number;
+  /**
+   * How a matrix avoiding blocked arcs is computed: 'auto' (the default: the customizable
+   * hierarchy when the dataset has one and the matrix has enough rows, else a Dijkstra per row),
+   * or 'dijkstra' (per row; for comparisons).
+   */
+  restricted?: 'auto' | 'dijkstra';
 }
 
 /** A leg's best path with its polyline (from the source's snapped point to the target's). */

@@ -107,13 +107,38 @@ describe('restricted matrices on the worker pool', () => {
       const blocked = travel.blockedArcs([{ points: zone, restriction: 'DoNotEnter' }]);
       const many = [...places, ...places.slice(0, 10)]; // ≥ 32 sources: the parallel path
       for (const metric of ['time', 'distance'] as const) {
-        const here = await travel.matrix(many, { metric, blockedArcs: blocked });
-        const there = await travel.matrix(many, { metric, blockedArcs: blocked }, { executor: pool });
+        const here = await travel.matrix(many, { metric, blockedArcs: blocked }, { restricted: 'dijkstra' });
+        const there = await travel.matrix(many, { metric, blockedArcs: blocked }, { executor: pool, restricted: 'dijkstra' });
         expect(Array.from(there.timeS)).toEqual(Array.from(here.timeS));
         expect(Array.from(there.distanceM)).toEqual(Array.from(here.distanceM));
       }
     } finally {
       await pool.close();
     }
+  });
+
+  it('the customizable hierarchy gives the per-row Dijkstra matrix (random zones, both metrics)', async () => {
+    const rng = new Rng(5);
+    let differ = 0, cells = 0;
+    for (let k = 0; k < 6; k++) {
+      const la = 43.728 + rng.next() * 0.012, lo = 7.412 + rng.next() * 0.015, s = 0.0015 + rng.next() * 0.003;
+      const zone = [{ lat: la, lon: lo }, { lat: la, lon: lo + s }, { lat: la + s, lon: lo + s }, { lat: la + s, lon: lo }];
+      const blocked = travel.blockedArcs([{ points: zone, restriction: rng.chance(0.8) ? 'DoNotEnter' : 'DoNotExit' }]);
+      for (const metric of ['time', 'distance'] as const) {
+        const cch = await travel.matrix(places, { metric, blockedArcs: blocked });
+        const dij = await travel.matrix(places, { metric, blockedArcs: blocked }, { restricted: 'dijkstra' });
+        const main = metric === 'time' ? 'timeS' : 'distanceM';
+        const other = metric === 'time' ? 'distanceM' : 'timeS';
+        expect(Array.from(cch[main])).toEqual(Array.from(dij[main]));
+        for (let i = 0; i < cch[other].length; i++) {
+          cells++;
+          // equal best cost; the other figure is that of a best path (the hierarchy takes the smallest among ties)
+          if (cch[other][i] !== dij[other][i]) { differ++; expect(cch[other][i]).toBeLessThan(dij[other][i]); }
+        }
+      }
+    }
+    expect(places.length).toBeGreaterThanOrEqual(16); // the hierarchy's path
+    expect(ds.cch).not.toBeNull();
+    expect(differ / cells).toBeLessThan(0.02);
   });
 });
