@@ -12,9 +12,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '../src/engine.js';
-import { dateToSeconds, type DispatchResult } from '../src/records/index.js';
 import { sharedData, table, writeSection } from './lib/report.js';
-import { makePortoSpec as makeSpec, type PortoCase as Case } from './lib/porto-spec.js';
+import { checkPortoResult as checkResult, makePortoSpec as makeSpec, type PortoCase as Case } from './lib/porto-spec.js';
 
 const DATASET = fileURLToPath(new URL('out/porto.dkds', import.meta.url));
 
@@ -22,42 +21,6 @@ const CASES: Case[] = [
   { name: '1,000 stops / 20 vehicles', stops: 1000, vehicles: 20, timeLimitS: 20, waitS: 300 },
   { name: '5,000 stops / 50 vehicles', stops: 5000, vehicles: 50, timeLimitS: 140, waitS: 120 },
 ];
-
-/** Independent record-level check of a DispatchResult against its specification. */
-function checkResult(spec: any, r: DispatchResult): string[] {
-  const problems: string[] = [];
-  const byName = new Map<string, any>(spec.Locations.map((l: any) => [l.Name, l]));
-  const seen = new Set<string>();
-  for (const it of r.Items ?? []) {
-    const veh = spec.Vehicles.find((v: any) => v.Name === it.Vehicle?.Name);
-    let load = 0;
-    let prevT = -Infinity;
-    for (const l of it.Locations ?? []) {
-      const t = dateToSeconds(l.TimeEstimatedArrival);
-      if (t === null) { problems.push(`${it.Vehicle?.Name}: ${l.Name} has no arrival time`); continue; }
-      if (t + 1e-6 < prevT + l.Time - 1) problems.push(`${it.Vehicle?.Name}: ${l.Name} arrives before the leg could end`);
-      const s = byName.get(l.Name!);
-      // Early arrival at a closed window waits for it to open; service (Wait) starts then.
-      const opens = s && s.CanArriveEarly === false ? dateToSeconds(s.TimeConstraintArrival)! : -Infinity;
-      prevT = Math.max(t, opens) + (s?.Wait ?? 0);
-      if (!s) continue;
-      if (seen.has(l.Name!)) problems.push(`${l.Name} served twice`);
-      seen.add(l.Name!);
-      load += s.Weight;
-      if (s.CanArriveEarly === false) {
-        const a = dateToSeconds(s.TimeConstraintArrival)!, d = dateToSeconds(s.TimeConstraintDeparture)!;
-        if (Math.max(t, a) > d + 1) problems.push(`${l.Name} arrives ${l.TimeEstimatedArrival} after its window closes`);
-      }
-    }
-    if (veh && load > veh.MaxWeight + 1e-9) problems.push(`${veh.Name}: load ${load} > ${veh.MaxWeight}`);
-    const last = it.Locations?.[it.Locations.length - 1];
-    if (veh && last && dateToSeconds(last.TimeEstimatedArrival)! > dateToSeconds(veh.Tout)! + 1) problems.push(`${veh.Name}: ends after Tout`);
-  }
-  const reported = (r.Errors ?? []).length;
-  const unserved = spec.Locations.length - seen.size;
-  if (unserved !== reported) problems.push(`${unserved} stops unserved but ${reported} errors reported`);
-  return problems;
-}
 
 // ---- child: one case --------------------------------------------------------------------------
 if (process.argv[2] === '--child') {

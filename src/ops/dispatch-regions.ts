@@ -14,7 +14,7 @@
  *
  * Pure functions on the solver's input (records are mapped already); deterministic.
  */
-import type { VrpInput, VrpStop, VrpVehicle } from '../vrp/model.js';
+import { UNREACHABLE, type VrpInput, type VrpStop, type VrpVehicle } from '../vrp/model.js';
 
 export type RegionKind = 'nearest' | 'clusters';
 
@@ -32,7 +32,7 @@ function timeMatrix(input: VrpInput): ArrayLike<number> {
 /** Travel time a → b, Infinity when unreachable. */
 function tt(m: ArrayLike<number>, n: number, a: number, b: number): number {
   const x = m[a * n + b];
-  return x >= 0 && Number.isFinite(x) ? x : Infinity;
+  return x >= 0 && x < UNREACHABLE ? x : Infinity; // negative, non-finite or the rounded matrices' unreachable
 }
 
 /** Cost of serving `place` from a vehicle (its start → the stop, else the stop → its end). */

@@ -23,7 +23,7 @@ import { constantSpeedSeconds, metresPerUnit, METRES_PER_KILOMETRE, roundDistanc
 import { assemble, searchBest, solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../vrp/solve.js';
 import { buildProblem, Problem, REASON_TEXT, type VrpBreak, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
 import type { Solution, SolveStats } from '../vrp/solution.js';
-import type { PlaceQuery, Placement } from '../route/travel.js';
+import { ROUNDED_UNREACHABLE, type PlaceQuery, type Placement } from '../route/travel.js';
 import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
 import { hasPlace, placeQuery, profileFor } from './locations.js';
 import { chooseDispatchMode, MODE_TERMS, REFERENCE_SHARE, type ModeContext } from './dispatch-modes.js';
@@ -54,6 +54,8 @@ export interface DispatchOptions {
   seed?: number;
   /** Runs the solver's searches (and, on large problems, its build and assembly) as tasks. */
   executor?: Executor;
+  /** Also build and assemble the solver's problem on the executor (SolveOptions.offload). */
+  offload?: boolean;
   workers?: number;
   /**
    * Overrides MinimumOptimization's budget: a hard wall-clock bound on the whole dispatch (from the
@@ -137,7 +139,7 @@ export function dispatchOverheadMs(places: number, stops: number, limitMs: numbe
  * it depends on sizes only, not on measured times).
  */
 function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing: Timing, stops: number): SolveOptions {
-  const so: SolveOptions = { seed: opts.seed ?? 1, executor: opts.executor, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress };
+  const so: SolveOptions = { seed: opts.seed ?? 1, executor: opts.executor, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress, offload: opts.offload };
   if (opts.timeLimitMs !== undefined) {
     const limit = Math.max(0, opts.timeLimitMs);
     const over = dispatchOverheadMs(timing.places, stops, limit);
@@ -151,6 +153,14 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   return so;
 }
 
+/**
+ * From this many places the dispatch's matrices are computed in whole seconds and metres (what the
+ * solver uses) on shared memory: a 10,000-place matrix in fractional form would first-touch 1.6 GB
+ * more, which costs seconds.
+ */
+const ROUNDED_MIN_PLACES = 2000;
+/** A travel figure that is a path (negative, non-finite and the rounded matrices' unreachable are not). */
+const reachable = (x: number): boolean => x >= 0 && x < ROUNDED_UNREACHABLE;
 /** At most this many reload stops per MidwayDrop (visits of one route or of several). */
 const MAX_DROP_COPIES = 64;
 /** Priority of a Break's stops: above any stop's, so that a plan leaves stops out before breaks. */
@@ -215,7 +225,7 @@ export function meanArc(m: ArrayLike<number>, places: readonly number[]): number
     const i = Math.floor(x / k), j = x % k;
     if (i === j) continue;
     const v = m[places[i] * n + places[j]];
-    if (v >= 0 && Number.isFinite(v)) { sum += v; cnt++; }
+    if (reachable(v)) { sum += v; cnt++; }
   }
   return cnt > 0 ? Math.max(1, sum / cnt) : 1;
 }
@@ -247,8 +257,9 @@ async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: B
     const [first, rest] = splitBudget(so, 1 - REFERENCE_SHARE);
     sol = await solve(input, first);
     if (sol.unassigned.length > 0) {
+      // The second solve starts from the first plan (still valid: relaxing only lets more vehicles in).
       relaxRegions(input, sol.unassigned.map((u) => u.stop));
-      sol = await solve(input, rest);
+      sol = await solve(input, { ...rest, initial: sol.routes.map((r) => ({ vehicle: r.vehicle, stops: r.stops.map((x) => x.stop) })) });
     }
   } else sol = await solve(input, so);
   reportStop(opts, sol.stats);
@@ -392,7 +403,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       if (speed > 0) {
         const m = new Float64Array(n * n);
         const u = spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile';
-        for (let q = 0; q < n * n; q++) { const d = base.distance[q]; m[q] = d >= 0 && Number.isFinite(d) ? constantSpeedSeconds(d, speed, u) : -1; }
+        for (let q = 0; q < n * n; q++) { const d = base.distance[q]; m[q] = reachable(d) ? constantSpeedSeconds(d, speed, u) : -1; }
         time = m;
       }
       p = timeProfiles.length;
@@ -455,7 +466,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     let startLeg = 0;
     if (v.OnTheRoad === true && base.start !== undefined) {
       const m = objective === 'distance' ? distProfiles[base.timeProfile ?? 0] : timeProfiles[base.timeProfile ?? 0];
-      for (let q = 0; q < n; q++) { const x = m[base.start * n + q]; if (x >= 0 && Number.isFinite(x) && x > startLeg) startLeg = x; }
+      for (let q = 0; q < n; q++) { const x = m[base.start * n + q]; if (reachable(x) && x > startLeg) startLeg = x; }
       startLeg = Math.round(startLeg * (base.costFactor ?? 1));
     }
     for (let k = 2; k <= T; k++) {
@@ -922,13 +933,21 @@ async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (
   const idx: number[] = [];
   placed.forEach((p, i) => { if (p) idx.push(i); });
   const n = idx.length;
-  const m = await ctx.travel.matrix(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), {
+  const N = placed.length;
+  const mopts = {
     // computeMatrix keeps small matrices in this thread and tiles large ones on the executor.
     executor: ctx.executor,
     signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
-  });
-  const N = placed.length;
-  const out: DispatchTravel = spread(m.timeS, m.distanceM, idx, N);
+  };
+  let out: DispatchTravel;
+  if (n >= (ctx.roundedMatrixFrom ?? ROUNDED_MIN_PLACES) && n === N && ctx.travel.matrixRounded) {
+    // Very large: whole seconds and metres from the start, shared with the solver as they are.
+    const m = await ctx.travel.matrixRounded(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), mopts);
+    out = { time: m.time, distance: m.distance };
+  } else {
+    const m = await ctx.travel.matrix(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), mopts);
+    out = spread(m.timeS, m.distanceM, idx, N);
+  }
   // Vehicles with no-go zones: the matrices of paths that avoid the roads their zones block,
   // one per distinct set of zones (vehicles sharing one share them).
   const sets = new Map<string, Zone[]>();
@@ -978,7 +997,10 @@ export interface DispatchPrepareTask {
   spec: unknown;
 }
 
-export type DispatchPrepared = { result: DispatchResult } | { spec: DispatchSpecification; b: Bookkeeping; problem: Record<string, unknown> };
+export type DispatchPrepared = { result: DispatchResult }
+  | { spec: DispatchSpecification; b: Bookkeeping; problem: Record<string, unknown>; input?: undefined }
+  /** Modes solved in phases: the solver's input itself (its large matrices are on shared memory). */
+  | { spec: DispatchSpecification; b: Bookkeeping; input: VrpInput; problem?: undefined };
 
 export interface DispatchFinishTask {
   spec: DispatchSpecification;
@@ -1001,6 +1023,11 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
   try {
     const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), spec }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
+    if (prep.input) {
+      // A mode solved in phases (a balancing mode's reference plan, regions then the rest): the
+      // phases run here as in dispatchOp, the solver's build, searches and assembly on the executor.
+      return await solveAndReport(prep.spec, prep.input, prep.b, { ...opts, executor: ex, offload: true }, { started, places: dispatchPlaces(prep.spec).length });
+    }
     const pb = Problem.fromTransfer(prep.problem);
     const so = solveOptions(prep.spec, { ...opts, executor: ex }, { started, places: dispatchPlaces(prep.spec).length }, pb.nStops);
     const best = await searchBest(pb, so, started);
@@ -1015,6 +1042,8 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
 export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv): Promise<DispatchPrepared> {
   const p = await prepareDispatch(contextInTask(t.source, env), t.spec, { onProgress: env.progress }, undefined);
   if ('Status' in p) return { result: p };
+  const term = MODE_TERMS[p.b.mode];
+  if ((term.reference || term.regions) && p.b.modeCtx.vehicles > 1 && p.input.stops.length > 1) return { spec: p.spec, b: p.b, input: p.input };
   try {
     return { spec: p.spec, b: p.b, problem: buildProblem(p.input).toTransfer() };
   } catch (e) {

@@ -70,6 +70,16 @@ export interface MatrixRequestOptions extends ExecutorOptions {
   restricted?: 'auto' | 'dijkstra';
 }
 
+/** Unreachable in a {@link RoundedMatrix} (the solver's own "unreachable", vrp/model.ts UNREACHABLE). */
+export const ROUNDED_UNREACHABLE = 1_000_000_000;
+
+export interface RoundedMatrix {
+  size: number;
+  /** Whole seconds / whole metres, row-major; {@link ROUNDED_UNREACHABLE} = no path. */
+  time: Int32Array;
+  distance: Int32Array;
+}
+
 /** A leg's best path with its polyline (from the source's snapped point to the target's). */
 export interface RoutePath {
   found: boolean;
@@ -106,4 +116,11 @@ export interface TravelProvider {
   blockedArcs(zones: readonly Zone[]): Uint8Array;
   /** The square matrix over `places` under the profile. */
   matrix(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<TravelMatrix>;
+  /**
+   * The same matrix in whole seconds and whole metres (rounded as the solver rounds), on shared
+   * memory, with {@link ROUNDED_UNREACHABLE} where no path exists — for very large dispatches,
+   * where the fractional copy would cost gigabytes of fresh memory. Optional; only for profiles
+   * without blocked arcs or a constant speed (callers fall back to {@link matrix}).
+   */
+  matrixRounded?(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<RoundedMatrix>;
 }

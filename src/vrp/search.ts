@@ -22,6 +22,8 @@ import { State } from './state.js';
 import { Insertion } from './insertion.js';
 import { LocalSearch } from './localsearch.js';
 import { regretInsert, savings } from './construct.js';
+import { Pieces } from './evaluator.js';
+import { Route } from './route.js';
 
 export interface SearchParams {
   /** Granular neighbourhood size for local search. */
@@ -174,9 +176,58 @@ export class Search {
     this.curUn.set(st.unassigned);
     this.saveBest();
     // temperature scale: mean arc cost of the first solution (fixed vehicle costs excluded)
+    this.setTemperatures();
+  }
+
+  /**
+   * Starts from given routes instead of {@link construct}: each route is kept when it is feasible
+   * for its vehicle here (else its jobs are set free), then the free jobs are inserted (regret),
+   * and the local search runs.
+   */
+  warmStart(routes: Int32Array[]): void {
+    const st = this.st;
+    const pb = this.pb;
+    const keep: Int32Array[] = [];
+    const used = new Uint8Array(pb.J);
+    for (let v = 0; v < pb.V; v++) {
+      const jobs = (routes[v] ?? new Int32Array(0)).filter((u) => u >= 0 && u < pb.J && !st.excluded[u] && !used[u]);
+      let ok = jobs.length === 0 || this.feasibleRoute(v, jobs);
+      if (ok && pb.hasPairs) for (const u of jobs) { const m = pb.jMate[u]; if (m >= 0 && !jobs.includes(m)) { ok = false; break; } }
+      keep.push(ok ? jobs : new Int32Array(0));
+      if (ok) for (const u of jobs) used[u] = 1;
+    }
+    st.load(keep);
+    const reasons = regretInsert(st, this.ins, this.full);
+    this.reloadPass();
+    this.ls.run();
+    this.reasons = reasons;
+    this.curCost = st.totalCost();
+    this.curUn.set(st.unassigned);
+    this.saveBest();
+    this.setTemperatures();
+  }
+
+  /** Whether a job sequence is feasible for vehicle v (every constraint), via a scratch route. */
+  private feasibleRoute(v: number, jobs: Int32Array): boolean {
+    const pb = this.pb;
+    if (pb.allowed !== null) for (const u of jobs) if (pb.allowed[u * pb.V + v] === 0) return false;
+    const r = new Route(pb, v, jobs.length + 2);
+    r.setJobs(jobs, jobs.length, new Int32Array(pb.J), new Int32Array(pb.J));
+    if (!r.rebuild()) return false; // windows (hull), maximum duration
+    const saved = this.st.routes[v];
+    (this.st.routes as Route[])[v] = r;
+    try {
+      // capacity, stops, pairs, exact windows and breaks, as for any candidate
+      return this.st.ev.check(v, new Pieces().range(v, 0, r.len));
+    } finally {
+      (this.st.routes as Route[])[v] = saved;
+    }
+  }
+
+  private setTemperatures(): void {
     let arcs = 0;
     let travel = 0;
-    for (const r of st.routes) if (r.len > 0) { arcs += r.len + 1; travel += this.pb.vCostMul[r.v] * (r.arcF[r.len + 1] + r.icum[r.len + 1]); }
+    for (const r of this.st.routes) if (r.len > 0) { arcs += r.len + 1; travel += this.pb.vCostMul[r.v] * (r.arcF[r.len + 1] + r.icum[r.len + 1]); }
     const mean = arcs > 0 && travel > 0 ? travel / arcs : 1;
     this.t0 = this.params.t0 * mean;
     this.tf = this.params.tf * mean;

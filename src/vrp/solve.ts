@@ -79,6 +79,12 @@ export interface SolveOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** Search parameter overrides (tuning, tests). */
   params?: Partial<SearchParams>;
+  /**
+   * A warm start: stop indices per route, by vehicle index (`Solution.routes` of an earlier solve
+   * of the same stops and vehicles, e.g. before some constraints were relaxed). Routes that are
+   * not feasible under this input, and stops not in them, are inserted again.
+   */
+  initial?: ReadonlyArray<{ vehicle: number; stops: ReadonlyArray<number> }>;
 }
 
 /** Iterations per search for an effort level (MinimumOptimization): 0 at level 1, 20·jobs at level 4, doubling per level. */
@@ -100,6 +106,8 @@ export function effortMs(effort: number, jobs: number): number {
 export interface SearchTaskSpec {
   seed: number;
   params: SearchParams;
+  /** Start from these routes (job ids per vehicle) instead of constructing ({@link SolveOptions.initial}). */
+  initial?: Int32Array[];
   /** deadlineAt: wall-clock end ({@link wallNow} scale, the same instant on every thread). */
   budget: { iterations?: number; work?: number; deadlineAt?: number };
 }
@@ -118,7 +126,8 @@ export async function runSearch(
   const s = new Search(pb, spec.params, spec.seed);
   const { deadlineAt, ...b } = spec.budget;
   s.setBudget(deadlineAt === undefined ? b : { ...b, timeLimitMs: deadlineAt - performance.timeOrigin - start }, start);
-  s.construct();
+  if (spec.initial) s.warmStart(spec.initial);
+  else s.construct();
   let stoppedBy: string;
   for (;;) {
     stoppedBy = s.runSlice(yieldEveryMs > 0 ? performance.now() + yieldEveryMs : Infinity, cancelled, tick);
@@ -160,8 +169,9 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
   const budget = searchBudget(pb, opts, started, !ex || !ex.offThread ? W : 1);
   if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
 
+  const initial = opts.initial ? initialRoutes(pb, opts.initial) : undefined;
   const specs: SearchTaskSpec[] = [];
-  for (let i = 0; i < W; i++) specs.push({ seed: Rng.derive(seed, i), params, budget });
+  for (let i = 0; i < W; i++) specs.push({ seed: Rng.derive(seed, i), params, budget, ...(initial ? { initial } : {}) });
   const results: SearchTaskResult[] = [];
   const progress = (done: number, best: number, it: number): void => {
     opts.onProgress?.({ phase: 'dispatch', done, total: W * (budget.iterations ?? budget.work ?? 0), info: { bestCost: best, iterations: it } });
@@ -217,6 +227,23 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
     perWorker: results.map((r) => ({ iterations: r.iterations, cost: r.cost, unassigned: r.unassigned.reduce((a, b) => a + b, 0), stoppedBy: r.stoppedBy })),
   };
   return { routes: best.routes, stats };
+}
+
+/** Stop lists per vehicle → job lists per vehicle (a composite pickup/delivery job once). */
+function initialRoutes(pb: Problem, routes: NonNullable<SolveOptions['initial']>): Int32Array[] {
+  const out: Int32Array[] = Array.from({ length: pb.V }, () => new Int32Array(0));
+  const seen = new Uint8Array(pb.J);
+  for (const r of routes) {
+    if (!(r.vehicle >= 0 && r.vehicle < pb.V)) throw new EngineError('InvalidInput', `initial: vehicle ${r.vehicle} does not exist`, { path: 'initial' });
+    const jobs: number[] = [];
+    for (const s of r.stops) {
+      if (!(s >= 0 && s < pb.nStops)) throw new EngineError('InvalidInput', `initial: stop ${s} does not exist`, { path: 'initial' });
+      const j = pb.stopJob[s];
+      if (!seen[j]) { seen[j] = 1; jobs.push(j); }
+    }
+    out[r.vehicle] = Int32Array.from(jobs);
+  }
+  return out;
 }
 
 /** The budget of each search from the options (see the file comment); `started` = when the time limit began ({@link wallNow}). */

@@ -4,7 +4,7 @@ import { Rng } from '../../src/core/rng.js';
 import { DatasetTravel } from '../../src/dataset/travel.js';
 import type { Dataset } from '../../src/dataset/dataset.js';
 import { Dijkstra } from '../../src/graph/dijkstra.js';
-import type { Placement, TravelProfile } from '../../src/route/travel.js';
+import { ROUNDED_UNREACHABLE, type Placement, type TravelProfile } from '../../src/route/travel.js';
 import { fixtureDataset } from '../helpers/datasets.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 
@@ -95,6 +95,29 @@ describe('DatasetTravel', () => {
     expect('snap' in out[0]).toBe(true);
     expect(out[1]).toMatchObject({ error: { code: 'InvalidInput', path: 'b.LatLong.Latitude' } });
     expect(out[2]).toMatchObject({ error: { code: 'NoSegment' } });
+  });
+});
+
+describe('rounded matrices (whole seconds and metres on shared memory)', () => {
+  it('equal the fractional matrix rounded, in both metrics, in this thread and on the pool; no path = the solver\'s unreachable', async () => {
+    const { buffer } = await fixtureDataset('monaco');
+    const pool = new WorkerPool({ threads: 2, shared: { dataset: buffer } });
+    try {
+      for (const metric of ['time', 'distance'] as const) {
+        const f = await travel.matrix(places, { metric });
+        for (const executor of [undefined, pool]) {
+          const r = await travel.matrixRounded(places, { metric }, { executor, restricted: undefined, ...(executor ? { } : {}) });
+          expect(r.time.buffer).toBeInstanceOf(SharedArrayBuffer);
+          for (let i = 0; i < f.timeS.length; i++) {
+            expect(r.time[i]).toBe(Number.isFinite(f.timeS[i]) ? Math.round(f.timeS[i]) : ROUNDED_UNREACHABLE);
+            expect(r.distance[i]).toBe(Number.isFinite(f.distanceM[i]) ? Math.round(f.distanceM[i]) : ROUNDED_UNREACHABLE);
+          }
+        }
+      }
+      await expect(travel.matrixRounded(places, { metric: 'time', speedMps: 10 })).rejects.toThrow(/constant speed/);
+    } finally {
+      await pool.close();
+    }
   });
 });
 

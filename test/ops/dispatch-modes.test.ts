@@ -210,14 +210,17 @@ describe('every mode end to end on the Monaco fixture', () => {
   });
   afterAll(() => engine.close());
   const stops = [[43.7395, 7.428], [43.7276, 7.4155], [43.7335, 7.4205], [43.745, 7.4365], [43.7311, 7.4135], [43.739, 7.42], [43.735, 7.4225], [43.7405, 7.4275]];
-  it.each(['Auto', 'Optima', 'EqualStop', 'BalanceLocation', 'EqualHour', 'BalanceTime', 'EqualDistance', 'Central', 'SingleRegion', 'MultipleRegion', 'TimeWindow', 'TimeWindowDepot', 'MinimumVehicles'])('%s', async (mode) => {
+  it.each(['Auto', 'Optima', 'EqualStop', 'BalanceLocation', 'EqualHour', 'BalanceTime', 'EqualDistance', 'Central', 'SingleRegion', 'MultipleRegion', 'TimeWindow', 'TimeWindowDepot', 'MinimumVehicles'])('%s (the same plan offloaded, as a server runs it)', async (mode) => {
     const d = { Name: 'Depot', LatLong: ll(43.7314, 7.42) };
-    const r = await engine.dispatch({
+    const spec = {
       DispatchMode: mode, DistanceUnit: 'Kilometer', CurrentTime: '2026-12-01T09:00:00',
       Vehicles: [{ Name: 'A', StartLocation: d, FinishLocation: d }, { Name: 'B', StartLocation: d, FinishLocation: d }],
       Locations: stops.map(([la, lo], i) => ({ Name: `S${i}`, LatLong: ll(la, lo), Wait: 120 })),
-    }, { seed: 1 });
+    };
+    const r = await engine.dispatch(spec, { seed: 1 });
     expect(r.Status, JSON.stringify(r.Errors)).toBe('Success');
+    // modes solved in phases (reference plan, regions) run the same phases off the calling thread
+    expect(await engine.dispatch(spec, { seed: 1, offload: true })).toEqual(r);
     const served = (r.Items ?? []).flatMap((it) => (it.Locations ?? []).map((l) => l.Name)).filter((n) => n !== 'Depot');
     expect(served.sort()).toEqual(stops.map((_, i) => `S${i}`).sort());
   });
