@@ -111,6 +111,11 @@ export class Search {
   private readonly deadlineOf: Float64Array;
   private readonly demandOf: Float64Array;
   reasons = new Map<number, string>();
+  /**
+   * Decomposition: the vehicles this search works on (null = all). Ruins start and spread only on
+   * their routes; the problem's `allowed` keeps the other routes' jobs where they are.
+   */
+  focus: Uint8Array | null = null;
 
   constructor(readonly pb: Problem, readonly params: SearchParams, seed: number) {
     this.rng = new Rng(seed);
@@ -306,13 +311,16 @@ export class Search {
     const lsMax = Math.min(p.lMax, avgLen);
     const ksMax = (4 * p.cBar) / (1 + lsMax) - 1;
     const ks = Math.floor(this.rng.next() * ksMax) + 1;
-    // seed: a random assigned job
+    // seed: a random assigned job (on a focus route)
+    const focus = this.focus;
+    const seedOk = (u: number): boolean => st.routeOf[u] >= 0 && (focus === null || focus[st.routeOf[u]] === 1);
     let seed = -1;
     for (let tries = 0; tries < 100 && seed < 0; tries++) {
       const u = this.rng.int(pb.J);
-      if (st.routeOf[u] >= 0) seed = u;
+      if (seedOk(u)) seed = u;
     }
-    if (seed < 0) for (let u = 0; u < pb.J; u++) if (st.routeOf[u] >= 0) { seed = u; break; }
+    if (seed < 0) for (let u = 0; u < pb.J; u++) if (seedOk(u)) { seed = u; break; }
+    if (seed < 0) return;
     const ruined = this.ruined;
     const touched: number[] = [];
     let done = 0;
@@ -321,7 +329,7 @@ export class Search {
       const c = i < 0 ? seed : nb.list[seed * nb.k + i];
       if (c < 0) break;
       const v = st.routeOf[c];
-      if (v < 0 || ruined[v]) continue;
+      if (v < 0 || ruined[v] || (focus !== null && focus[v] === 0)) continue;
       ruined[v] = 1;
       touched.push(v);
       const r = st.routes[v];

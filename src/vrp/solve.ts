@@ -29,6 +29,7 @@ import { Insertion } from './insertion.js';
 import { buildNeighbours } from './neighbours.js';
 import { describeRoute, unassignedStop, type Solution, type SolveStats } from './solution.js';
 import { State } from './state.js';
+import { cutParts, focusedProblem, mergeParts } from './decompose.js';
 
 /** Calibrated work units per millisecond of one search on one idle core of the reference machine (see docs/vrp.md). */
 export const WORK_PER_MS = 18000;
@@ -80,6 +81,11 @@ export interface SolveOptions {
   /** Search parameter overrides (tuning, tests). */
   params?: Partial<SearchParams>;
   /**
+   * Cooperative rounds on parts after the independent searches (decompose.ts), with 2+ off-thread
+   * workers: by default from 1,000 jobs; true = at any size, false = never.
+   */
+  decompose?: boolean;
+  /**
    * A warm start: stop indices per route, by vehicle index (`Solution.routes` of an earlier solve
    * of the same stops and vehicles, e.g. before some constraints were relaxed). Routes that are
    * not feasible under this input, and stops not in them, are inserted again.
@@ -106,6 +112,10 @@ export function effortMs(effort: number, jobs: number): number {
 export interface SearchTaskSpec {
   seed: number;
   params: SearchParams;
+  /** Decomposition ({@link decomposeRounds}): the vehicles this search may change (1 = yes). */
+  focus?: Uint8Array;
+  /** Decomposition: `allowed` for this search (jobs kept to their part), replacing the problem's. */
+  allowed?: Uint8Array;
   /** Start from these routes (job ids per vehicle) instead of constructing ({@link SolveOptions.initial}). */
   initial?: Int32Array[];
   /** deadlineAt: wall-clock end ({@link wallNow} scale, the same instant on every thread). */
@@ -123,7 +133,9 @@ export async function runSearch(
   pb: Problem, spec: SearchTaskSpec, cancelled: () => boolean, tick?: (s: Search) => void, yieldEveryMs = 0,
 ): Promise<SearchTaskResult> {
   const start = performance.now();
+  if (spec.allowed && spec.focus) pb = focusedProblem(pb, spec.allowed, spec.focus);
   const s = new Search(pb, spec.params, spec.seed);
+  if (spec.focus) s.focus = spec.focus;
   const { deadlineAt, ...b } = spec.budget;
   s.setBudget(deadlineAt === undefined ? b : { ...b, timeLimitMs: deadlineAt - performance.timeOrigin - start }, start);
   if (spec.initial) s.warmStart(spec.initial);
@@ -170,8 +182,15 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
   if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
 
   const initial = opts.initial ? initialRoutes(pb, opts.initial) : undefined;
+  // Large problems on several threads: independent searches first, then cooperative rounds on parts (decompose.ts).
+  const decompose = ex !== undefined && ex.offThread && W >= 2 && pb.V >= 2 && opts.decompose !== false && (opts.decompose === true || pb.J >= DECOMPOSE_MIN_JOBS);
+  const share = (b: typeof budget, f: number): typeof budget => ({
+    ...b,
+    ...(b.iterations !== undefined ? { iterations: Math.max(1, Math.round(b.iterations * f)) } : {}),
+    ...(b.work !== undefined ? { work: Math.max(1, Math.round(b.work * f)) } : {}),
+  });
   const specs: SearchTaskSpec[] = [];
-  for (let i = 0; i < W; i++) specs.push({ seed: Rng.derive(seed, i), params, budget, ...(initial ? { initial } : {}) });
+  for (let i = 0; i < W; i++) specs.push({ seed: Rng.derive(seed, i), params, budget: decompose ? share(budget, FIRST_SHARE) : budget, ...(initial ? { initial } : {}) });
   const results: SearchTaskResult[] = [];
   const progress = (done: number, best: number, it: number): void => {
     opts.onProgress?.({ phase: 'dispatch', done, total: W * (budget.iterations ?? budget.work ?? 0), info: { bestCost: best, iterations: it } });
@@ -198,8 +217,9 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
     const stats = new Float64Array(control, 8, 3 * W);
     const onAbort = (): void => { Atomics.store(flag, 0, 1); };
     opts.signal?.addEventListener('abort', onAbort);
+    let doneBase = 0, itBase = 0;
     const timer = opts.onProgress ? setInterval(() => {
-      let best = Infinity, done = 0, it = 0;
+      let best = Infinity, done = doneBase, it = itBase;
       for (let i = 0; i < W; i++) { done += stats[3 * i]; it += stats[3 * i + 1]; if (stats[3 * i + 2] > 0) best = Math.min(best, stats[3 * i + 2]); }
       progress(done, best, it);
     }, 200) : null;
@@ -207,17 +227,32 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
       const problem = pb.toTransfer();
       const out = await Promise.all(specs.map((spec, index) => ex.run('vrp-search', { problem, spec, control, index })));
       results.push(...out);
+      if (decompose && !opts.signal?.aborted) {
+        let routes = pickBest(results).routes;
+        const rng = new Rng(Rng.derive(seed, 999));
+        const roundBudget = share(budget, (1 - FIRST_SHARE) / ROUNDS);
+        for (let round = 0; round < ROUNDS; round++) {
+          if (opts.signal?.aborted || (budget.deadlineAt !== undefined && wallNow() >= budget.deadlineAt)) break;
+          for (const r of results.slice(-W)) { doneBase += budget.iterations !== undefined ? r.iterations : r.work; itBase += r.iterations; }
+          stats.fill(0);
+          const parts = cutParts(pb, routes, W, rng);
+          const base = routes;
+          const outs = await Promise.all(parts.focus.map((focus, w) => ex.run('vrp-search', {
+            problem, control, index: w,
+            spec: { seed: Rng.derive(seed, 1000 + round * W + w), params, budget: roundBudget, initial: base, focus, allowed: parts.allowed[w] },
+          })));
+          routes = mergeParts(pb, base, parts, outs.map((o) => o.routes));
+          results.push(...outs);
+        }
+        results.push(resultOf(pb, routes, results));
+      }
     } finally {
       if (timer) clearInterval(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     }
   }
-  // best by (unassigned profile, cost, index)
-  let bi = 0;
-  for (let i = 1; i < results.length; i++) {
-    const c = State.compareUnassigned(results[i].unassigned, results[bi].unassigned);
-    if (c < 0 || (c === 0 && results[i].cost < results[bi].cost)) bi = i;
-  }
+  // best by (unassigned profile, cost, index); after a decomposition, its merged plan (the last result)
+  const bi = decompose && results.length > W ? results.length - 1 : pickBestIndex(results);
   const best = results[bi];
   // The clock ending any search makes the choice of the best depend on timing: say so.
   const stoppedBy = results.some((r) => r.stoppedBy === 'time') ? 'time' : best.stoppedBy;
@@ -227,6 +262,37 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
     perWorker: results.map((r) => ({ iterations: r.iterations, cost: r.cost, unassigned: r.unassigned.reduce((a, b) => a + b, 0), stoppedBy: r.stoppedBy })),
   };
   return { routes: best.routes, stats };
+}
+
+/** Problems from this many jobs are decomposed after the independent searches (with 2+ threads). */
+const DECOMPOSE_MIN_JOBS = 1000;
+/** Share of the budget the independent searches get before the cooperative rounds. */
+const FIRST_SHARE = 0.4;
+/** Cooperative rounds (each cuts the plan elsewhere). */
+const ROUNDS = 4;
+
+function pickBestIndex(results: readonly SearchTaskResult[]): number {
+  let bi = 0;
+  for (let i = 1; i < results.length; i++) {
+    const c = State.compareUnassigned(results[i].unassigned, results[bi].unassigned);
+    if (c < 0 || (c === 0 && results[i].cost < results[bi].cost)) bi = i;
+  }
+  return bi;
+}
+
+function pickBest(results: readonly SearchTaskResult[]): SearchTaskResult {
+  return results[pickBestIndex(results)];
+}
+
+/** The merged plan of a decomposition as a search result (cost and unassigned recomputed). */
+function resultOf(pb: Problem, routes: Int32Array[], parts: readonly SearchTaskResult[]): SearchTaskResult {
+  const st = new State(pb);
+  st.load(routes);
+  return {
+    routes, cost: st.totalCost(), unassigned: st.unassigned.slice(), iterations: 0, work: 0,
+    improvements: parts.reduce((a, r) => a + r.improvements, 0), reasons: pickBest(parts.slice(0, 1)).reasons,
+    stoppedBy: parts[parts.length - 1].stoppedBy,
+  };
 }
 
 /** Stop lists per vehicle → job lists per vehicle (a composite pickup/delivery job once). */
