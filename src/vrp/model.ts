@@ -295,6 +295,12 @@ export class Problem {
   /** The balancing term of the search's objective, or null. */
   balance!: BalanceTerm | null;
 
+  /**
+   * Set by a solve whose searches run in rounds on the same threads (decomposition): lets a thread
+   * reuse what it derived from this problem in an earlier round (its neighbour lists).
+   */
+  cacheKey?: string;
+
   stopLabels!: (string | undefined)[];
   vehicleLabels!: (string | undefined)[];
 

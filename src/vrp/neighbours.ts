@@ -3,7 +3,8 @@
  * objective's arc cost plus, when time windows matter, penalties for the waiting and the
  * lateness that visiting one right after the other would cause (Vidal et al. 2013's measure,
  * the smaller of both directions). Time penalties are converted to cost units with the
- * matrices' mean cost/time ratio. O(J²) time, O(J·k) memory; no J×J arrays.
+ * matrices' mean cost/time ratio. O(J²) time (each unordered pair once), O(J·k) memory; no J×J
+ * arrays.
  */
 import type { Problem } from './model.js';
 import { BIG, UNREACHABLE } from './model.js';
@@ -35,8 +36,6 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array): 
   const useTime = pb.hasTime;
   const gWT = 0.2 * ratio;
   const gTW = 1.0 * ratio;
-  const prox = new Float64Array(J);
-  const idx = new Int32Array(J);
   const nE = pb.nE, nL = pb.nL, nD = pb.nD;
   const dir = (a: number, b: number): number => {
     const ab = pb.outRow[a] + pb.inPl[b];
@@ -50,67 +49,65 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array): 
     return p;
   };
   void NN;
-  // Rows in blocks: for a block of jobs u, one pass over every v reads v's row at the block's
-  // columns (contiguous) and the block's rows at v's column — no J strided column walks per job,
-  // which on a 10,000-job matrix cost a cache miss per pair.
-  const B = 64;
-  const blockProx = new Float64Array(B * J);
+  // Each unordered pair once: blocks of jobs against blocks (upper triangle), the correlation (the
+  // smaller of both directions) offered to both jobs' bounded max-heaps of their k best so far,
+  // ordered by (correlation, id) as the lists are. Blocks keep the matrix reads contiguous.
+  const hk = new Float64Array(J * k);
+  const hi = new Int32Array(J * k);
+  const hn = new Int32Array(J);
+  /** (p1, v1) ranks after (p2, v2): a larger correlation, or equal and a larger id. */
+  const gt = (p1: number, v1: number, p2: number, v2: number): boolean => p1 > p2 || (p1 === p2 && v1 > v2);
+  /** Offers v (correlation p) to u's heap of its k best: a max-heap on (p, id), the worst at the root. */
+  const offer = (u: number, p: number, v: number): void => {
+    const o = u * k;
+    const n = hn[u];
+    let c: number;
+    if (n < k) {
+      c = n;
+      hn[u] = n + 1;
+      while (c > 0) {
+        const par = (c - 1) >> 1;
+        if (!gt(p, v, hk[o + par], hi[o + par])) break;
+        hk[o + c] = hk[o + par]; hi[o + c] = hi[o + par];
+        c = par;
+      }
+    } else {
+      if (!gt(hk[o], hi[o], p, v)) return; // no better than the worst kept
+      c = 0;
+      for (;;) {
+        const l = 2 * c + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        const m = r < n && gt(hk[o + r], hi[o + r], hk[o + l], hi[o + l]) ? r : l;
+        if (!gt(hk[o + m], hi[o + m], p, v)) break;
+        hk[o + c] = hk[o + m]; hi[o + c] = hi[o + m];
+        c = m;
+      }
+    }
+    hk[o + c] = p; hi[o + c] = v;
+  };
+  const B = 128;
   for (let u0 = 0; u0 < J; u0 += B) {
-    const ub = Math.min(B, J - u0);
-    for (let v = 0; v < J; v++) {
-      const skipV = excluded !== undefined && excluded[v] === 1;
-      for (let i = 0; i < ub; i++) {
-        const u = u0 + i;
-        if (v === u || skipV) { blockProx[i * J + v] = NaN; continue; }
-        const a = dir(u, v);
-        const b = dir(v, u);
-        blockProx[i * J + v] = a < b ? a : b;
+    const u1 = Math.min(J, u0 + B);
+    for (let v0 = u0; v0 < J; v0 += B) {
+      const v1 = Math.min(J, v0 + B);
+      for (let u = u0; u < u1; u++) {
+        if (excluded && excluded[u]) continue;
+        for (let v = v0 === u0 ? u + 1 : v0; v < v1; v++) {
+          if (excluded && excluded[v]) continue;
+          const a = dir(u, v);
+          const b = dir(v, u);
+          const p = a < b ? a : b;
+          offer(u, p, v);
+          offer(v, p, u);
+        }
       }
     }
-    for (let i = 0; i < ub; i++) {
-      const u = u0 + i;
-      if (excluded && excluded[u]) continue;
-      let m = 0;
-      const o = i * J;
-      for (let v = 0; v < J; v++) {
-        const p = blockProx[o + v];
-        if (p !== p) continue; // NaN: self or excluded
-        prox[m] = p;
-        idx[m] = v;
-        m++;
-      }
-      const kk = Math.min(k, m);
-      selectSmallest(prox, idx, m, kk);
-      // sort the first kk by (prox, id)
-      const order = Array.from({ length: kk }, (_, x) => x).sort((x, y) => prox[x] - prox[y] || idx[x] - idx[y]);
-      for (let x = 0; x < kk; x++) list[u * k + x] = idx[order[x]];
-    }
+  }
+  for (let u = 0; u < J; u++) {
+    const n = hn[u], o = u * k;
+    const order = Array.from({ length: n }, (_, x) => x).sort((x, y) => hk[o + x] - hk[o + y] || hi[o + x] - hi[o + y]);
+    for (let x = 0; x < n; x++) list[o + x] = hi[o + order[x]];
   }
   return { k, list };
-}
-
-/** Partial quickselect: moves the kk smallest (by key, then id) of key[0..m) to the front. */
-function selectSmallest(key: Float64Array, id: Int32Array, m: number, kk: number): void {
-  if (kk >= m) return;
-  let lo = 0;
-  let hi = m - 1;
-  const less = (i: number, j: number): boolean => key[i] < key[j] || (key[i] === key[j] && id[i] < id[j]);
-  const swap = (i: number, j: number): void => {
-    const a = key[i]; key[i] = key[j]; key[j] = a;
-    const b = id[i]; id[i] = id[j]; id[j] = b;
-  };
-  while (hi > lo) {
-    // median of three pivot, deterministic
-    const mid = (lo + hi) >> 1;
-    if (less(mid, lo)) swap(mid, lo);
-    if (less(hi, lo)) swap(hi, lo);
-    if (less(hi, mid)) swap(hi, mid);
-    swap(mid, hi);
-    let store = lo;
-    for (let i = lo; i < hi; i++) if (less(i, hi)) swap(i, store++);
-    swap(store, hi);
-    if (store === kk) return;
-    if (store < kk) lo = store + 1;
-    else hi = store - 1;
-  }
 }

@@ -167,15 +167,7 @@ export class Route {
         this.pairCum[pos] = this.pairCum[pos - 1] + (pb.jPairRole[u] !== 0 ? 1 : 0);
         const kr = pb.jKeep[u];
         this.lastKeep[pos] = kr >= 0 ? kr : this.lastKeep[pos - 1];
-        if (!reloads) {
-          for (let k = 0; k < K; k++) {
-            const i = pos * K + k, j = (pos - 1) * K + k, q = u * K + k;
-            this.fDep[i] = this.fDep[j] + pb.jDep[q];
-            const m = this.fS[j] + pb.jRise[q];
-            this.fM[i] = m > this.fM[j] ? m : this.fM[j];
-            this.fS[i] = this.fS[j] + pb.jDelta[q];
-          }
-        } else if (pb.jReset[u]) {
+        if (reloads && pb.jReset[u]) {
           this.resetCum[pos] = this.resetCum[pos - 1] + 1;
           for (let k = 0; k < K; k++) {
             const i = pos * K + k, j = (pos - 1) * K + k;
@@ -184,14 +176,14 @@ export class Route {
             this.fDep[i] = 0; this.fS[i] = 0; this.fM[i] = 0;
           }
         } else {
-          this.resetCum[pos] = this.resetCum[pos - 1];
+          if (reloads) this.resetCum[pos] = this.resetCum[pos - 1];
           for (let k = 0; k < K; k++) {
             const i = pos * K + k, j = (pos - 1) * K + k, q = u * K + k;
             this.fDep[i] = this.fDep[j] + pb.jDep[q];
             const m = this.fS[j] + pb.jRise[q];
             this.fM[i] = m > this.fM[j] ? m : this.fM[j];
             this.fS[i] = this.fS[j] + pb.jDelta[q];
-            this.fC[i] = this.fC[j];
+            if (reloads) this.fC[i] = this.fC[j];
           }
         }
       } else {

@@ -25,6 +25,20 @@ import { regretInsert, savings } from './construct.js';
 import { Pieces } from './evaluator.js';
 import { Route } from './route.js';
 
+/** The last neighbour lists built in this thread, by {@link Problem.cacheKey} (decomposition rounds reuse them). */
+let lastNeighbours: { key: string; k: number; nb: Neighbours } | null = null;
+
+function neighboursOf(pb: Problem, k: number, excluded: Uint8Array): Neighbours {
+  if (pb.cacheKey !== undefined && lastNeighbours !== null && lastNeighbours.key === pb.cacheKey && lastNeighbours.k === k) return lastNeighbours.nb;
+  const nb = buildNeighbours(pb, k, excluded);
+  if (pb.cacheKey !== undefined) lastNeighbours = { key: pb.cacheKey, k, nb };
+  return nb;
+}
+
+/** From this many jobs the ruin sometimes removes a whole short route, with this probability per iteration. */
+const ROUTE_RUIN_MIN_JOBS = 1000;
+const ROUTE_RUIN_RATE = 0.05;
+
 export interface SearchParams {
   /** Granular neighbourhood size for local search. */
   kLs: number;
@@ -120,7 +134,7 @@ export class Search {
   constructor(readonly pb: Problem, readonly params: SearchParams, seed: number) {
     this.rng = new Rng(seed);
     this.st = new State(pb);
-    this.nb = buildNeighbours(pb, params.kList, this.st.excluded);
+    this.nb = neighboursOf(pb, params.kList, this.st.excluded);
     this.ins = new Insertion(this.st, this.nb, params.kIns);
     this.ls = new LocalSearch(this.st, this.nb, this.rng.fork(1), { k: params.kLs, swapStar: params.swapStar });
     this.bestUn = new Int32Array(pb.R);
@@ -189,7 +203,7 @@ export class Search {
    * for its vehicle here (else its jobs are set free), then the free jobs are inserted (regret),
    * and the local search runs.
    */
-  warmStart(routes: Int32Array[]): void {
+  warmStart(routes: Int32Array[], fullLocalSearch = true): void {
     const st = this.st;
     const pb = this.pb;
     const keep: Int32Array[] = [];
@@ -204,7 +218,7 @@ export class Search {
     st.load(keep);
     const reasons = regretInsert(st, this.ins, this.full);
     this.reloadPass();
-    this.ls.run();
+    if (fullLocalSearch) this.ls.run();
     this.reasons = reasons;
     this.curCost = st.totalCost();
     this.curUn.set(st.unassigned);
@@ -311,8 +325,26 @@ export class Search {
     const lsMax = Math.min(p.lMax, avgLen);
     const ksMax = (4 * p.cBar) / (1 + lsMax) - 1;
     const ks = Math.floor(this.rng.next() * ksMax) + 1;
-    // seed: a random assigned job (on a focus route)
     const focus = this.focus;
+    // Large problems: now and then a whole short route goes (fleet reduction; on R1-type G&H
+    // instances every route saved is distance saved). Smaller problems never draw this.
+    if (pb.J >= ROUTE_RUIN_MIN_JOBS && this.rng.next() < ROUTE_RUIN_RATE) {
+      let pick = -1;
+      for (let t = 0; t < 3; t++) {
+        const v = this.rng.int(pb.V);
+        const r = st.routes[v];
+        if (r.len === 0 || (focus !== null && focus[v] === 0)) continue;
+        if (pick < 0 || r.len < st.routes[pick].len) pick = v;
+      }
+      if (pick >= 0) {
+        const r = st.routes[pick];
+        for (let x = 1; x <= r.len; x++) this.mark(r.nodes[x]);
+        for (let i = 0; i < removed.length; i++) { const m = pb.jMate[removed[i]]; if (m >= 0) this.mark(m); }
+        st.removeJobs(pick, this.drop);
+        return;
+      }
+    }
+    // seed: a random assigned job (on a focus route)
     const seedOk = (u: number): boolean => st.routeOf[u] >= 0 && (focus === null || focus[st.routeOf[u]] === 1);
     let seed = -1;
     for (let tries = 0; tries < 100 && seed < 0; tries++) {

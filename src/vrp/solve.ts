@@ -138,7 +138,8 @@ export async function runSearch(
   if (spec.focus) s.focus = spec.focus;
   const { deadlineAt, ...b } = spec.budget;
   s.setBudget(deadlineAt === undefined ? b : { ...b, timeLimitMs: deadlineAt - performance.timeOrigin - start }, start);
-  if (spec.initial) s.warmStart(spec.initial);
+  // a decomposition round starts from a plan the local search has been through already
+  if (spec.initial) s.warmStart(spec.initial, !spec.focus);
   else s.construct();
   let stoppedBy: string;
   for (;;) {
@@ -224,6 +225,7 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
       progress(done, best, it);
     }, 200) : null;
     try {
+      if (decompose) pb.cacheKey = `${performance.timeOrigin}:${++solveCounter}`;
       const problem = pb.toTransfer();
       const out = await Promise.all(specs.map((spec, index) => ex.run('vrp-search', { problem, spec, control, index })));
       results.push(...out);
@@ -264,6 +266,8 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
   return { routes: best.routes, stats };
 }
 
+/** Numbers the decomposed solves of this thread ({@link Problem.cacheKey}). */
+let solveCounter = 0;
 /** Problems from this many jobs are decomposed after the independent searches (with 2+ threads). */
 const DECOMPOSE_MIN_JOBS = 1000;
 /** Share of the budget the independent searches get before the cooperative rounds. */
