@@ -37,7 +37,7 @@ function neighboursOf(pb: Problem, k: number, excluded: Uint8Array): Neighbours 
 
 /** From this many jobs the ruin sometimes removes a whole short route, with this probability per iteration. */
 const ROUTE_RUIN_MIN_JOBS = 1000;
-const ROUTE_RUIN_RATE = 0.05;
+const ROUTE_RUIN_RATE = 0.1;
 
 export interface SearchParams {
   /** Granular neighbourhood size for local search. */
