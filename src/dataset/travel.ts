@@ -317,15 +317,10 @@ export class DatasetTravel implements TravelProvider {
     };
     const src = places.map((_, i) => seeds(i, false));
     const dst = places.map((_, i) => seeds(i, true));
-    const cost = new Float64Array(n * n), aux = new Float64Array(n * n);
-    q.manyToMany(src, dst, cost, aux);
+    // milliseconds and centimetres (Infinity where unreachable) straight into the result, then scaled in place
     const timeS = new Float64Array(n * n), distanceM = new Float64Array(n * n);
-    for (let i = 0; i < n * n; i++) {
-      const c = cost[i];
-      if (c === Infinity) { timeS[i] = Infinity; distanceM[i] = Infinity; continue; }
-      timeS[i] = msToSeconds(time ? c : aux[i]);
-      distanceM[i] = cmToMetres(time ? aux[i] : c);
-    }
+    q.manyToMany(src, dst, time ? timeS : distanceM, time ? distanceM : timeS);
+    for (let i = 0; i < n * n; i++) { timeS[i] = msToSeconds(timeS[i]); distanceM[i] = cmToMetres(distanceM[i]); }
     return { size: n, timeS, distanceM };
   }
 

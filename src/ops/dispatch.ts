@@ -238,11 +238,19 @@ function reportStop(opts: DispatchOptions, stats: SolveStats): void {
   });
 }
 
+/** The solve phases of the dispatch's mode: a balancing mode's reference plan first; regions, then the rest. */
+function modePhases(input: VrpInput, b: Bookkeeping): { reference: boolean; regions: boolean } {
+  const term = MODE_TERMS[b.mode];
+  const several = b.modeCtx.vehicles > 1;
+  return { reference: !!term.reference && several && input.stops.length > 1, regions: !!term.regions && several && input.stops.length > 0 };
+}
+
 async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
   opts.onProgress?.({ phase: 'dispatch-mode', done: 1, total: 1, info: { requested: spec.DispatchMode ?? 'Auto', mode: b.mode, reason: b.modeReason } });
   let so = solveOptions(spec, opts, timing, input.stops.length);
   const term = MODE_TERMS[b.mode];
-  if (term.reference && b.modeCtx.vehicles > 1 && input.stops.length > 1) {
+  const phases = modePhases(input, b);
+  if (phases.reference) {
     // A balancing mode's target comes from an Optima plan of the same input, made first with part of the budget.
     const [first, rest] = splitBudget(so);
     const ref = await solve(input, first);
@@ -252,7 +260,7 @@ async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: B
     so = rest;
   }
   let sol: Solution;
-  if (term.regions && input.stops.length > 0 && b.modeCtx.vehicles > 1) {
+  if (phases.regions) {
     // Regions first; what they cannot take is set free for a second solve with the rest of the budget.
     const [first, rest] = splitBudget(so, 1 - REFERENCE_SHARE);
     sol = await solve(input, first);
@@ -1042,8 +1050,8 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
 export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv): Promise<DispatchPrepared> {
   const p = await prepareDispatch(contextInTask(t.source, env), t.spec, { onProgress: env.progress }, undefined);
   if ('Status' in p) return { result: p };
-  const term = MODE_TERMS[p.b.mode];
-  if ((term.reference || term.regions) && p.b.modeCtx.vehicles > 1 && p.input.stops.length > 1) return { spec: p.spec, b: p.b, input: p.input };
+  const phases = modePhases(p.input, p.b);
+  if (phases.reference || phases.regions) return { spec: p.spec, b: p.b, input: p.input };
   try {
     return { spec: p.spec, b: p.b, problem: buildProblem(p.input).toTransfer() };
   } catch (e) {

@@ -12,10 +12,11 @@ import { Rng } from '../core/rng.js';
 import { Problem } from './model.js';
 import { State } from './state.js';
 
-/** Parts of one round: the vehicles (1 = in the part) and the unassigned jobs each part may insert. */
+/** Parts of one round: per part, its vehicles (1 = in the part) and its `allowed`; per job, the part that owns it. */
 export interface RoundParts {
   focus: Uint8Array[];
   allowed: Uint8Array[];
+  owner: Int32Array;
 }
 
 /** The middle job's place of each used route (-1 for an empty route). */
@@ -78,7 +79,7 @@ export function cutParts(pb: Problem, routes: readonly Int32Array[], W: number, 
     focus.push(f);
     allowed.push(a);
   }
-  return { focus, allowed };
+  return { focus, allowed, owner };
 }
 
 /**
@@ -102,22 +103,16 @@ export function focusedProblem(pb: Problem, allowed: Uint8Array, focus: Uint8Arr
 export function mergeParts(pb: Problem, base: readonly Int32Array[], parts: RoundParts, results: readonly (readonly Int32Array[])[]): Int32Array[] {
   const merged = base.map((r) => r.slice());
   const st = new State(pb);
-  const score = (routes: readonly Int32Array[], focus: Uint8Array, owned: (u: number) => boolean): { un: Int32Array; cost: number } => {
+  const score = (routes: readonly Int32Array[], focus: Uint8Array, w: number): { un: Int32Array; cost: number } => {
     const only = routes.map((r, v) => (focus[v] ? r : new Int32Array(0)));
     st.load(only);
     const un = new Int32Array(pb.R);
-    for (let u = 0; u < pb.J; u++) if (owned(u) && st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) un[pb.jPrio[u]]++;
+    for (let u = 0; u < pb.J; u++) if (parts.owner[u] === w && st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) un[pb.jPrio[u]]++;
     return { un, cost: st.totalCost() };
   };
   parts.focus.forEach((focus, w) => {
-    const allowed = parts.allowed[w];
-    // the part's jobs: those allowed on one of its vehicles
-    const owned = (u: number): boolean => {
-      for (let v = 0; v < pb.V; v++) if (focus[v] && allowed[u * pb.V + v]) return true;
-      return false;
-    };
-    const before = score(base, focus, owned);
-    const after = score(results[w], focus, owned);
+    const before = score(base, focus, w);
+    const after = score(results[w], focus, w);
     const c = State.compareUnassigned(after.un, before.un);
     if (c < 0 || (c === 0 && after.cost <= before.cost)) {
       for (let v = 0; v < pb.V; v++) if (focus[v]) merged[v] = results[w][v].slice();

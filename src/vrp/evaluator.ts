@@ -11,7 +11,7 @@
  * Objective per route: {@link routeObjective} (objective.ts) of the candidate's arc and internal
  * costs. New route-level terms (balancing, …) belong in objective.ts / {@link Evaluator.check}.
  */
-import { BIG, exactCheckStops, type Problem, type UnassignedReason } from './model.js';
+import { BIG, exactCheckStops, hasBreaks, type Problem, type UnassignedReason } from './model.js';
 import { balancePenalty, routeObjective } from './objective.js';
 import { NO_RANK, type Route } from './route.js';
 
@@ -194,7 +194,7 @@ export class Evaluator {
       if (this.dep[q] + this.M[q] > cap || (this.reloads && this.Cl[q] > cap)) { this.reason = 'capacity'; return false; }
     }
     if (pb.hasPairs && !this.pairsOk(P)) { this.reason = 'pair'; return false; }
-    if (this.nmulti > 0 || (this.nst > 0 && pb.vBrOff[v + 1] > pb.vBrOff[v])) {
+    if (this.nmulti > 0 || (this.nst > 0 && hasBreaks(pb, v))) {
       // two-window stops, or breaks without a place: the exact schedule
       const n = this.expandStops(P);
       const r = exactCheckStops(pb, v, this.seq.subarray(0, n));

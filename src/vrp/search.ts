@@ -208,10 +208,10 @@ export class Search {
     const pb = this.pb;
     const keep: Int32Array[] = [];
     const used = new Uint8Array(pb.J);
+    const scratch = { routeOf: new Int32Array(pb.J), posOf: new Int32Array(pb.J) };
     for (let v = 0; v < pb.V; v++) {
       const jobs = (routes[v] ?? new Int32Array(0)).filter((u) => u >= 0 && u < pb.J && !st.excluded[u] && !used[u]);
-      let ok = jobs.length === 0 || this.feasibleRoute(v, jobs);
-      if (ok && pb.hasPairs) for (const u of jobs) { const m = pb.jMate[u]; if (m >= 0 && !jobs.includes(m)) { ok = false; break; } }
+      const ok = jobs.length === 0 || this.feasibleRoute(v, jobs, scratch);
       keep.push(ok ? jobs : new Int32Array(0));
       if (ok) for (const u of jobs) used[u] = 1;
     }
@@ -227,16 +227,16 @@ export class Search {
   }
 
   /** Whether a job sequence is feasible for vehicle v (every constraint), via a scratch route. */
-  private feasibleRoute(v: number, jobs: Int32Array): boolean {
+  private feasibleRoute(v: number, jobs: Int32Array, scratch: { routeOf: Int32Array; posOf: Int32Array }): boolean {
     const pb = this.pb;
     if (pb.allowed !== null) for (const u of jobs) if (pb.allowed[u * pb.V + v] === 0) return false;
     const r = new Route(pb, v, jobs.length + 2);
-    r.setJobs(jobs, jobs.length, new Int32Array(pb.J), new Int32Array(pb.J));
+    r.setJobs(jobs, jobs.length, scratch.routeOf, scratch.posOf);
     if (!r.rebuild()) return false; // windows (hull), maximum duration
     const saved = this.st.routes[v];
     (this.st.routes as Route[])[v] = r;
     try {
-      // capacity, stops, pairs, exact windows and breaks, as for any candidate
+      // capacity, stops, pairs (both ends here, pickup first), exact windows and breaks, as for any candidate
       return this.st.ev.check(v, new Pieces().range(v, 0, r.len));
     } finally {
       (this.st.routes as Route[])[v] = saved;

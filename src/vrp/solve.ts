@@ -112,7 +112,7 @@ export function effortMs(effort: number, jobs: number): number {
 export interface SearchTaskSpec {
   seed: number;
   params: SearchParams;
-  /** Decomposition ({@link decomposeRounds}): the vehicles this search may change (1 = yes). */
+  /** Decomposition (decompose.ts): the vehicles this search may change (1 = yes). */
   focus?: Uint8Array;
   /** Decomposition: `allowed` for this search (jobs kept to their part), replacing the problem's. */
   allowed?: Uint8Array;
@@ -294,7 +294,7 @@ function resultOf(pb: Problem, routes: Int32Array[], parts: readonly SearchTaskR
   st.load(routes);
   return {
     routes, cost: st.totalCost(), unassigned: st.unassigned.slice(), iterations: 0, work: 0,
-    improvements: parts.reduce((a, r) => a + r.improvements, 0), reasons: pickBest(parts.slice(0, 1)).reasons,
+    improvements: parts.reduce((a, r) => a + r.improvements, 0), reasons: parts[0].reasons,
     stoppedBy: parts[parts.length - 1].stoppedBy,
   };
 }

@@ -33,6 +33,7 @@ describe('decomposition', () => {
           const on = Array.from({ length: pb.V }, (_, v) => v).filter((v) => parts.allowed[w][u * pb.V + v]);
           for (const v of on) expect(parts.focus[w][v] === 1 || v === routeOf[u]).toBe(true);
           if (routeOf[u] >= 0) expect(on).toContain(routeOf[u]);
+          if (routeOf[u] >= 0) expect(parts.focus[parts.owner[u]][routeOf[u]]).toBe(1); // a routed job belongs to its route's part
           const m = pb.jMate[u];
           if (m >= 0 && routeOf[u] < 0) expect(on.length > 0).toBe(Array.from({ length: pb.V }, (_, v) => parts.allowed[w][m * pb.V + v]).some(Boolean));
         }
