@@ -34,6 +34,19 @@ export type ErrorCode =
    * feature it lacks (an OSM PBF compression or required feature, a VRPLIB edge weight type).
    */
   | 'Unsupported'
+  /** Service: no key, or a key that names no account or session (HTTP 401). */
+  | 'Unauthorized'
+  /** Service: the account is blocked or expired, or its credit does not cover the request (HTTP 403). */
+  | 'Forbidden'
+  /** Service: a name already taken (an account), or a state that forbids the change. */
+  | 'Conflict'
+  /** Service: the caller's request rate is over its limit (HTTP 429, with the seconds to wait in `details.retryAfter`). */
+  | 'RateLimited'
+  /**
+   * The service's database failed or cannot be used: unreachable, or written by a newer version
+   * of dispatchkit (`details: { version, supported }`), or a migration failed.
+   */
+  | 'Storage'
   /**
    * A bug: an invariant of the engine did not hold. Never the outcome of bad input data: readers
    * map every failure of their input (including RangeErrors and zlib errors) to a code above.
@@ -91,7 +104,8 @@ export function toErrorRecord(e: unknown): ErrorRecord {
 }
 
 export const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'InvalidInput', 'NoSegment', 'NoRoute', 'TooBig', 'Cancelled', 'DatasetFormat', 'Infeasible', 'Unsupported', 'Internal',
+  'InvalidInput', 'NoSegment', 'NoRoute', 'TooBig', 'Cancelled', 'DatasetFormat', 'Infeasible', 'Unsupported',
+  'Unauthorized', 'Forbidden', 'Conflict', 'RateLimited', 'Storage', 'Internal',
 ]);
 
 export function invalidInput(path: string, message: string, details?: Record<string, unknown>): EngineError {

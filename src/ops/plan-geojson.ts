@@ -10,7 +10,7 @@
  * TimeEstimatedArrival, Distance, Time. A leg with no path gives the route `geometry: null` and
  * an `error` property; a Failed result gives no features.
  */
-import { DispatchSpecificationSchema, type DispatchResult, type Vehicle } from '../records/index.js';
+import { DispatchSpecificationSchema, type DispatchResult, type Location, type Vehicle } from '../records/index.js';
 import type { TravelProfile } from '../route/travel.js';
 import type { OpsContext } from './context.js';
 import { vehicleZones } from './dispatch.js';
@@ -20,6 +20,15 @@ import { profileFor } from './locations.js';
 const PALETTE = ['#00a9eb', '#e6194b', '#3cb44b', '#f58231', '#911eb4', '#008080', '#f032e6', '#800000', '#000080', '#aa6e28'];
 const r7 = (x: number): number => Math.round(x * 1e7) / 1e7;
 const isEnd = (endName: string | undefined, name: string | undefined): boolean => endName !== undefined && endName === name;
+
+/**
+ * How many of a VehicleItem's Locations are visits: all but the vehicle's own start (first) and
+ * finish (last), and Locations of type Start or Finish.
+ */
+export function visitsOf(locs: readonly Location[], vehicle: Pick<Vehicle, 'StartLocation' | 'FinishLocation'> | undefined): number {
+  return locs.filter((l, k) => !(k === 0 && locs[0].TimeEstimatedArrival !== undefined && isEnd(vehicle?.StartLocation?.Name, l.Name))
+    && !(k === locs.length - 1 && k > 0 && isEnd(vehicle?.FinishLocation?.Name, l.Name)) && l.LocationType !== 'Start' && l.LocationType !== 'Finish').length;
+}
 
 /** The plan of `result` (made from `spec`) as a FeatureCollection. */
 export function dispatchResultToGeoJson(ctx: OpsContext, spec: unknown, result: DispatchResult): GeoJsonFeatureCollection {
@@ -86,8 +95,7 @@ export function dispatchResultToGeoJson(ctx: OpsContext, spec: unknown, result: 
     const props: Record<string, unknown> = {
       kind: 'vehicle-route', vehicle: name, index, color: PALETTE[index % PALETTE.length],
       // the vehicle's own start and finish (first and last, when it has them) are not stops
-      stops: locs.filter((l, k) => !(k === 0 && locs[0].TimeEstimatedArrival !== undefined && isEnd(vehicle?.StartLocation?.Name, l.Name))
-        && !(k === locs.length - 1 && k > 0 && isEnd(vehicle?.FinishLocation?.Name, l.Name)) && l.LocationType !== 'Start' && l.LocationType !== 'Finish').length,
+      stops: visitsOf(locs, vehicle),
       Distance: Math.round(locs.reduce((a, l) => a + (l.Distance ?? 0), 0) * 1e6) / 1e6,
       Time: locs.reduce((a, l) => a + (l.Time ?? 0), 0),
     };

@@ -292,6 +292,27 @@ export const TrackResultSchema = extendRecord(ResultSchema, 'TrackResult', {
   TrackPoints: t.list(TrackPointSchema),
 });
 
+// ----------------------------------------------------------------------------- extensions (not in the original contract)
+/**
+ * Extension: GPS points sent to the service (the contract shows only their retrieval, GetTrack).
+ * Account names the track within the caller's account (default: the account's own name), as
+ * TrackSpecification.Account does.
+ */
+export const TrackPointsSpecificationSchema = defineRecord('TrackPointsSpecification', {
+  Account: t.string(),
+  TrackPoints: t.list(TrackPointSchema),
+}, 'Extension: GPS points to record (UTC time stamps) on a track of the caller\'s account.');
+
+export const TrackPointsResultSchema = extendRecord(ResultSchema, 'TrackPointsResult', {
+  Count: t.int().req().describe('Points recorded.'),
+}, 'Extension: the outcome of recording track points.');
+
+/** Extension: Login's two parameters as one JSON body (REST `POST /rest/login`, as the legacy REST API took them). */
+export const LoginSpecificationSchema = defineRecord('LoginSpecification', {
+  UserName: t.string(),
+  Password: t.string(),
+}, 'Extension: Login over REST (userName, password).');
+
 /** Every record, in dependency order (for schema/XSD generation). */
 export const RECORDS = [
   ErrorSchema, ResultSchema, SessionIDHeaderSchema, LoginResultSchema, LatLongSchema, AddressSchema, MapSizeSchema,
@@ -301,4 +322,5 @@ export const RECORDS = [
   DispatchResultSchema, GeocodeSpecificationSchema, GeocodeItemSchema, GeocodeResultSchema, DistanceSpecificationSchema,
   DistanceResultSchema, CreditResultSchema, RouteListSpecificationSchema, RouteListItemSchema, RouteListResultSchema,
   GetRouteSpecificationSchema, TrackSpecificationSchema, TrackPointSchema, TrackResultSchema,
+  TrackPointsSpecificationSchema, TrackPointsResultSchema, LoginSpecificationSchema,
 ] as const;

@@ -51,7 +51,10 @@ export type GetRouteSpecification = Parsed<typeof C.GetRouteSpecificationSchema>
 export type TrackSpecification = Parsed<typeof C.TrackSpecificationSchema>;
 export type TrackPoint = Parsed<typeof C.TrackPointSchema>;
 export type TrackResult = Parsed<typeof C.TrackResultSchema>;
+export type TrackPointsSpecification = Parsed<typeof C.TrackPointsSpecificationSchema>;
+export type TrackPointsResult = Parsed<typeof C.TrackPointsResultSchema>;
 export type LoginResult = Parsed<typeof C.LoginResultSchema>;
+export type LoginSpecification = Parsed<typeof C.LoginSpecificationSchema>;
 export type ErrorItem = Parsed<typeof C.ErrorSchema>;
 
 export type MatchCodeName = C.MatchCodeName;

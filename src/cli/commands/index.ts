@@ -4,6 +4,7 @@
  */
 import type { Command } from '../command.js';
 import { OPERATIONS, type OperationName } from '../../ops/table.js';
+import { accountsCommand } from './accounts.js';
 import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
 import { demoCommand } from './demo.js';
@@ -11,6 +12,7 @@ import { geocodeCommand } from './geocode.js';
 import { operationCommand } from './operation.js';
 import { routeCommand } from './route.js';
 import { schemaCommand } from './schema.js';
+import { serveCommand } from './serve.js';
 import { solveCommand } from './solve.js';
 
 /** Operations whose command has options of its own (Geocode: CSV, reverse geocoding, an index from an extract; CalculateRoute: directions, maps, GeoJSON). */
@@ -21,6 +23,8 @@ export const COMMANDS: Command[] = [
   buildCommand,
   ...(Object.keys(OPERATIONS) as OperationName[]).map((name) => OWN_COMMAND[name] ?? operationCommand(name)),
   checkCommand,
+  serveCommand,
+  accountsCommand,
   schemaCommand,
   solveCommand,
 ];

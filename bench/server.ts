@@ -1,0 +1,102 @@
+/**
+ * Load bench of the HTTP server (`dispatchkit serve`) on the Monaco dataset: REST
+ * CalculateDistance and Geocode throughput and latency with autocannon (50 connections), and
+ * dispatch requests per minute. The server runs in its own process (built JS when present, else
+ * tsx) on a fresh SQLite database with one account; autocannon runs in this process — both on the
+ * same 2 cores, so the figures include the load generator's share of the machine.
+ *
+ *   node --import tsx bench/server.ts [--seconds 10] [--connections 50] [--only distance,geocode,dispatch]
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { table, writeSection } from './lib/report.js';
+import { ensureDemoDataset, DEMO_PLACES } from '../src/cli/commands/demo.js';
+import { openStore } from '../src/store/index.js';
+import { keyHash, newApiKey } from '../src/store/hash.js';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+
+interface Row { name: string; connections: number; seconds: number; rps: number; p50: number; p99: number; max: number; ok: number; errors: number; non2xx: number }
+
+async function startServer(data: string, db: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const built = join(ROOT, 'dist/cli/main.js');
+  const args = existsSync(built) ? [built] : ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')];
+  const child = spawn(process.execPath, [...args, 'serve', '--data', data, '--db', db, '--port', '0', '--rate-limit', '0', '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /serving .* on (http:\/\/\S+)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (c) => reject(new Error(`server exited ${c}: ${err}`)));
+  });
+  return {
+    url,
+    stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }),
+  };
+}
+
+async function load(name: string, url: string, path: string, body: unknown, key: string, connections: number, seconds: number): Promise<Row> {
+  const r = await autocannon({
+    url: `${url}${path}`, method: 'POST', connections, duration: seconds, pipelining: 1,
+    headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body),
+  });
+  return {
+    name, connections, seconds, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max,
+    ok: r['2xx'], errors: r.errors + r.timeouts, non2xx: r.non2xx,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, only: { type: 'string' } } });
+  const seconds = Number(values.seconds), connections = Number(values.connections);
+  const only = values.only ? new Set(values.only.split(',')) : null;
+  const data = await ensureDemoDataset(true);
+  const dir = mkdtempSync(join(tmpdir(), 'dk-bench-server-'));
+  const db = `sqlite:${join(dir, 'bench.db')}`;
+  const store = await openStore(db);
+  const key = newApiKey();
+  await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e12, now: Date.now() });
+  await store.close();
+  const server = await startServer(data, db);
+  const rows: Row[] = [];
+  try {
+    const p = (i: number) => ({ LatLong: { Latitude: DEMO_PLACES[i].lat, Longitude: DEMO_PLACES[i].lon } });
+    // warm-up (JIT, worker threads)
+    await load('warm-up', server.url, '/rest/distance', { StartLocation: p(0), FinishLocation: p(3), DistanceUnit: 1 }, key, connections, 2);
+    if (!only || only.has('distance')) {
+      rows.push(await load('REST CalculateDistance', server.url, '/rest/distance', { StartLocation: p(0), FinishLocation: p(3), DistanceUnit: 1 }, key, connections, seconds));
+    }
+    if (!only || only.has('geocode')) {
+      rows.push(await load('REST Geocode (1 address)', server.url, '/rest/geocode', { Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }] }, key, connections, seconds));
+    }
+    if (!only || only.has('dispatch')) {
+      const spec = {
+        CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 1, MinimumOptimization: 4,
+        Vehicles: [{ Name: 'V1', StartLocation: p(1) }, { Name: 'V2', StartLocation: p(1) }],
+        Locations: DEMO_PLACES.map((q, i) => ({ Name: `S${i}`, LatLong: { Latitude: q.lat, Longitude: q.lon }, Wait: 120 })),
+      };
+      rows.push(await load('REST Dispatch (7 stops, 2 vehicles)', server.url, '/rest/dispatch', spec, key, 4, Math.max(seconds, 20)));
+    }
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const r of rows) console.log(`${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ${r.ok} ok, ${r.non2xx} non-2xx, ${r.errors} errors`);
+  const body = [
+    '`node --import tsx bench/server.ts`: `dispatchkit serve` (own process, SQLite with synchronous=FULL, every call authenticated and charged: a reservation and a settlement per paid request, group-committed) on the Monaco dataset; autocannon in the bench process on the same 2 cores. Requests/s is autocannon\'s mean over the run; latencies in ms.',
+    '',
+    table(['case', 'connections', 's', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors'],
+      rows.map((r) => [r.name, r.connections, r.seconds, r.name.includes('Dispatch') ? `${r.rps.toFixed(1)} (${(r.rps * 60).toFixed(0)}/min)` : r.rps.toFixed(0), r.p50, r.p99, r.max, r.ok, r.non2xx, r.errors])),
+    '',
+    `Targets (issue #11): CalculateDistance ≥ 3,000 requests/s with p99 ≤ 20 ms; Geocode ≥ 1,500/s. Load average at end: ${loadavg()[0].toFixed(2)}.`,
+  ].join('\n');
+  if (!only) writeSection('server', 'HTTP server under load (`bench/server.ts`)', body);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

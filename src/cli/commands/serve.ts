@@ -1,0 +1,147 @@
+/**
+ * `dispatchkit serve`: the service over HTTP (REST, the OpenAPI document, the schema browser) on
+ * a dataset and a database. Stops gracefully on SIGTERM/SIGINT: no new requests, running ones
+ * finish (a dispatch within its time limit), then the pool and the database close.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Command } from '../command.js';
+import { EXIT } from '../command.js';
+import { EngineError } from '../../core/errors.js';
+import { Engine } from '../../engine.js';
+import { openStore } from '../../store/index.js';
+import { hashPassword, keyHash, newApiKey } from '../../store/hash.js';
+import type { Store } from '../../store/types.js';
+import { Service } from '../../service/service.js';
+import { loadPrices } from '../../service/prices.js';
+import { buildServer } from '../../server/http.js';
+import { parseCommandArgs, parseThreads } from '../io.js';
+import { ensureDemoDataset } from './demo.js';
+import { defaultDbFor } from './accounts.js';
+
+const version: string = createRequire(import.meta.url)('../../../package.json').version;
+
+function int(s: string | undefined, fallback: number, option: string, min: number, max: number): number {
+  if (s === undefined) return fallback;
+  const n = Number(s);
+  if (!Number.isFinite(n) || n < min || n > max) throw new EngineError('InvalidInput', `${option} must be a number from ${min} to ${max} (got ${JSON.stringify(s)})`, { path: option.replace(/^-+/, '') });
+  return n;
+}
+
+/**
+ * The demo account (name and password `demo`, a million credits), created on first start; its
+ * API key is kept in `<keyFile>` (mode 0600) so every start can print it. Returns the key.
+ */
+export async function ensureDemoAccount(store: Store, keyFile: string): Promise<{ key: string; created: boolean }> {
+  const existing = await store.accountByName('demo');
+  let key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
+  if (existing && key && (await store.accountByKeyHash(keyHash(key)))?.id === existing.id) return { key, created: false };
+  key = newApiKey();
+  if (existing) await store.updateAccount('demo', { keyHash: keyHash(key) });
+  else await store.createAccount({ name: 'demo', keyHash: keyHash(key), passwordHash: await hashPassword('demo'), credit: 1_000_000, now: Date.now() });
+  writeFileSync(keyFile, key + '\n', { mode: 0o600 });
+  return { key, created: !existing };
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Run the service over HTTP: REST operations with accounts, credit, stored routes and tracks (SQLite or PostgreSQL)',
+  usage: 'dispatchkit serve [--data <dataset.dkds>] [--db sqlite:<file> | postgres://…] [--port 8080] [--host 127.0.0.1]',
+  options: [
+    { flag: '--data <dataset.dkds>', description: 'the dataset to answer on', default: 'data/monaco-latest.dkds, built from the embedded extract on first run' },
+    { flag: '--db <sqlite:file | postgres://…>', description: 'the database (created and migrated on start)', default: 'sqlite:<dataset>.db beside the dataset' },
+    { flag: '--port N', description: 'TCP port (0 = any free port)', default: '8080' },
+    { flag: '--host ADDR', description: 'address to listen on', default: '127.0.0.1' },
+    { flag: '--threads N', description: 'worker threads for matrices, dispatch and geocoding', default: 'one per core' },
+    { flag: '--demo', description: "create the demo account (user 'demo', password 'demo', 1,000,000 credits) on first start and print its API key" },
+    { flag: '--prices <file.json>', description: 'credits per unit of work, e.g. {"Dispatch": 2, "Geocode": 1}', default: 'docs/service.md' },
+    { flag: '--rate-limit N', description: 'requests per second per account (bursts of 2N; 0 = no limit)', default: '1000' },
+    { flag: '--dispatch-time-limit S', description: 'a dispatch returns its best plan after this many seconds', default: '120' },
+    { flag: '--timeout S', description: 'other operations are cancelled after this many seconds (Status Failed)', default: '60' },
+    { flag: '--body-limit MB', description: 'largest request body (413 past it)', default: '32' },
+    { flag: '--stale-after S', description: 'refund the open reservations of instances silent for this long (crashed)', default: '30' },
+    { flag: '--cors <origin,…>', description: 'browser origins allowed to call the API (exact matches)', default: 'none' },
+    { flag: '--log-level LEVEL', description: 'fatal, error, warn, info, debug (keys are never logged)', default: 'info' },
+  ],
+  examples: [
+    'dispatchkit serve --demo',
+    'dispatchkit serve --data porto.dkds --db postgres://localhost/dispatch --port 8080 --host 0.0.0.0',
+    'dispatchkit serve --data porto.dkds --prices prices.json --rate-limit 200 --dispatch-time-limit 60',
+  ],
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      data: { type: 'string', short: 'd' }, db: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' },
+      threads: { type: 'string' }, demo: { type: 'boolean' }, prices: { type: 'string' }, 'rate-limit': { type: 'string' },
+      'dispatch-time-limit': { type: 'string' }, timeout: { type: 'string' }, 'body-limit': { type: 'string' },
+      cors: { type: 'string' }, 'log-level': { type: 'string' }, 'stale-after': { type: 'string' },
+    });
+    // every option is checked before any work starts
+    const port = int(values.port, 8080, '--port', 0, 65535);
+    const host = values.host ?? '127.0.0.1';
+    const threads = values.threads !== undefined ? parseThreads(values.threads, 2) : undefined;
+    const prices = values.prices ? loadPrices(values.prices) : undefined;
+    const rate = int(values['rate-limit'], 1000, '--rate-limit', 0, 1e9);
+    const dispatchLimit = int(values['dispatch-time-limit'], 120, '--dispatch-time-limit', 1, 86400);
+    const timeout = int(values.timeout, 60, '--timeout', 1, 86400);
+    const staleS = int(values['stale-after'], 30, '--stale-after', 0, 86400);
+    const bodyMb = int(values['body-limit'], 32, '--body-limit', 0.001, 1024);
+    const level = values['log-level'] ?? 'info';
+    if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new EngineError('InvalidInput', `--log-level: one of fatal, error, warn, info, debug, silent (got ${level})`, { path: 'log-level' });
+
+    const dataPath = values.data ?? (await ensureDemoDataset());
+    const engine = await Engine.open(dataPath, { offload: true, ...(threads ? { threads } : {}) });
+    const dbSpec = values.db ?? defaultDbFor(dataPath);
+    let store: Store;
+    try {
+      store = await openStore(dbSpec);
+    } catch (e) {
+      await engine.close();
+      throw e;
+    }
+    const service = new Service(engine, store, {
+      ...(prices ? { prices } : {}), rateLimit: { perSecond: rate }, dispatchTimeLimitMs: dispatchLimit * 1000, staleMs: staleS * 1000,
+    });
+    await service.start();
+    const demo = values.demo ? await ensureDemoAccount(store, `${dataPath}.demo-key`) : null;
+    const app = buildServer(service, {
+      bodyLimit: Math.round(bodyMb * 1024 * 1024), operationTimeoutMs: timeout * 1000, version,
+      corsOrigins: values.cors ? values.cors.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      logger: level === 'silent' ? false : { level },
+    });
+    // start the threads now, not on the first request: the server says it listens once they run
+    const workers = engine.workers();
+    await Promise.all(Array.from({ length: 2 * workers.threads }, () => workers.run('echo', { value: 0 })));
+    let address: string;
+    try {
+      address = await app.listen({ port, host });
+    } catch (e) {
+      await service.close();
+      await Promise.all([engine.close(), store.close()]);
+      throw new EngineError('InvalidInput', `cannot listen on ${host}:${port}: ${(e as Error).message}`, { path: 'port' });
+    }
+    const m = engine.dataset.meta;
+    process.stderr.write([
+      `dispatchkit ${version} serving ${m.name} on ${address}`,
+      `  database: ${store.location}`,
+      `  REST: POST ${address}/rest/<operation> with X-API-Key · API browser: ${address}/docs · OpenAPI: ${address}/openapi.json`,
+      ...(demo ? [`  demo account: user 'demo', password 'demo'${demo.created ? ' (created now)' : ''}; API key: ${demo.key}`] : []),
+      '',
+    ].join('\n'));
+
+    return await new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string): void => {
+        if (stopping) { process.stderr.write(`${signal} again: exiting now.\n`); process.exit(EXIT.failed); }
+        stopping = true;
+        process.stderr.write(`${signal}: finishing ${service.inFlight} running request(s) …\n`);
+        (async () => {
+          await app.close();
+          await service.close();
+          await Promise.all([engine.close(), store.close()]);
+        })().then(() => resolve(EXIT.ok), (e) => { process.stderr.write(`error while stopping: ${(e as Error).message}\n`); resolve(EXIT.failed); });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+  },
+};

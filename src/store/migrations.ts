@@ -1,0 +1,201 @@
+/**
+ * The database schema as versioned migrations, one SQL text per backend. Append new migrations
+ * at the end with the next version; never edit one that has shipped (databases already have it).
+ * A database whose newest applied version is above the last one here was written by a newer
+ * dispatchkit and is refused (see `Store.migrate`).
+ *
+ * Tables:
+ * - `dk_schema_migrations` (version, description, applied_at): what was applied, when.
+ * - `dk_accounts`: `name` as given; `name_key` its lower case (JavaScript's `toLowerCase`, the same
+ *   on both backends whatever the database's locale), unique, so names are unique ignoring case;
+ *   `key_hash` the SHA-256 of the API key (32 bytes, unique); `balance` the credit, changed only
+ *   together with a ledger entry.
+ * - `dk_sessions`: Login sessions by the SHA-256 of their key, with their last use (sliding expiry).
+ * - `dk_ledger`: append-only (triggers refuse UPDATE and DELETE); Σ delta = balance per account.
+ * - `dk_reservations`: credit taken before an operation; `open` → `settled` (at `cost`) or
+ *   `released` (refunded as stale) → `settled` (charged after all).
+ * - `dk_instances`: server instances' heartbeats.
+ * - `dk_routes`: stored dispatch results (`id` is the RouteID; `name_key`/`owner_key` the lower
+ *   case of `name`/`owner`, for the case-insensitive filters).
+ * - `dk_track_points`: GPS points by account and track name.
+ */
+
+export interface Migration {
+  version: number;
+  description: string;
+  /** Statements for SQLite, run in order in one transaction. */
+  sqlite: string[];
+  /** Statements for PostgreSQL, run in order in one transaction. */
+  postgres: string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'initial schema: accounts, sessions, ledger, reservations, instances, routes, track points',
+    sqlite: [
+      `CREATE TABLE dk_schema_migrations (
+        version     INTEGER PRIMARY KEY,
+        description TEXT    NOT NULL,
+        applied_at  INTEGER NOT NULL
+      )`,
+      `CREATE TABLE dk_accounts (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        name          TEXT    NOT NULL CHECK (length(name) > 0),
+        name_key      TEXT    NOT NULL UNIQUE,
+        key_hash      BLOB    NOT NULL UNIQUE CHECK (length(key_hash) = 32),
+        password_hash TEXT,
+        blocked       INTEGER NOT NULL DEFAULT 0 CHECK (blocked IN (0, 1)),
+        expires_at    INTEGER,
+        created_at    INTEGER NOT NULL,
+        balance       INTEGER NOT NULL DEFAULT 0
+      )`,
+      `CREATE TABLE dk_sessions (
+        key_hash   BLOB    PRIMARY KEY CHECK (length(key_hash) = 32),
+        account_id INTEGER NOT NULL REFERENCES dk_accounts (id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        last_used  INTEGER NOT NULL
+      ) WITHOUT ROWID`,
+      `CREATE INDEX dk_sessions_account ON dk_sessions (account_id)`,
+      `CREATE TABLE dk_reservations (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id INTEGER NOT NULL REFERENCES dk_accounts (id),
+        amount     INTEGER NOT NULL CHECK (amount > 0),
+        operation  TEXT    NOT NULL,
+        instance   TEXT    NOT NULL,
+        state      TEXT    NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'settled', 'released')),
+        cost       INTEGER CHECK (cost >= 0),
+        created_at INTEGER NOT NULL
+      )`,
+      `CREATE INDEX dk_reservations_open ON dk_reservations (instance) WHERE state = 'open'`,
+      `CREATE TABLE dk_ledger (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id     INTEGER NOT NULL REFERENCES dk_accounts (id),
+        delta          INTEGER NOT NULL,
+        kind           TEXT    NOT NULL CHECK (kind IN ('grant', 'reserve', 'refund', 'charge')),
+        note           TEXT    NOT NULL,
+        reservation_id INTEGER REFERENCES dk_reservations (id),
+        created_at     INTEGER NOT NULL
+      )`,
+      `CREATE INDEX dk_ledger_account ON dk_ledger (account_id, id)`,
+      `CREATE INDEX dk_ledger_reservation ON dk_ledger (reservation_id) WHERE reservation_id IS NOT NULL`,
+      `CREATE TRIGGER dk_ledger_no_update BEFORE UPDATE ON dk_ledger
+        BEGIN SELECT RAISE(ABORT, 'dk_ledger is append-only'); END`,
+      `CREATE TRIGGER dk_ledger_no_delete BEFORE DELETE ON dk_ledger
+        BEGIN SELECT RAISE(ABORT, 'dk_ledger is append-only'); END`,
+      `CREATE TABLE dk_instances (
+        id        TEXT    PRIMARY KEY,
+        heartbeat INTEGER NOT NULL
+      ) WITHOUT ROWID`,
+      `CREATE TABLE dk_routes (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id INTEGER NOT NULL REFERENCES dk_accounts (id),
+        name       TEXT    NOT NULL,
+        name_key   TEXT    NOT NULL,
+        owner      TEXT    NOT NULL,
+        owner_key  TEXT    NOT NULL,
+        distance   REAL    NOT NULL,
+        time       REAL    NOT NULL,
+        stops      INTEGER NOT NULL,
+        vehicles   INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        result     TEXT    NOT NULL
+      )`,
+      `CREATE INDEX dk_routes_account_created ON dk_routes (account_id, created_at)`,
+      `CREATE TABLE dk_track_points (
+        id         INTEGER PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES dk_accounts (id),
+        track      TEXT    NOT NULL,
+        ts         INTEGER NOT NULL,
+        lat        REAL    NOT NULL,
+        lon        REAL    NOT NULL
+      )`,
+      `CREATE INDEX dk_track_points_track ON dk_track_points (account_id, track, ts)`,
+    ],
+    postgres: [
+      `CREATE TABLE dk_schema_migrations (
+        version     INTEGER PRIMARY KEY,
+        description TEXT    NOT NULL,
+        applied_at  BIGINT  NOT NULL
+      )`,
+      `CREATE TABLE dk_accounts (
+        id            BIGINT  GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        name          TEXT    NOT NULL CHECK (length(name) > 0),
+        name_key      TEXT    NOT NULL UNIQUE,
+        key_hash      BYTEA   NOT NULL UNIQUE CHECK (length(key_hash) = 32),
+        password_hash TEXT,
+        blocked       BOOLEAN NOT NULL DEFAULT FALSE,
+        expires_at    BIGINT,
+        created_at    BIGINT  NOT NULL,
+        balance       BIGINT  NOT NULL DEFAULT 0
+      )`,
+      `CREATE TABLE dk_sessions (
+        key_hash   BYTEA  PRIMARY KEY CHECK (length(key_hash) = 32),
+        account_id BIGINT NOT NULL REFERENCES dk_accounts (id) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        last_used  BIGINT NOT NULL
+      )`,
+      `CREATE INDEX dk_sessions_account ON dk_sessions (account_id)`,
+      `CREATE TABLE dk_reservations (
+        id         BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES dk_accounts (id),
+        amount     BIGINT NOT NULL CHECK (amount > 0),
+        operation  TEXT   NOT NULL,
+        instance   TEXT   NOT NULL,
+        state      TEXT   NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'settled', 'released')),
+        cost       BIGINT CHECK (cost >= 0),
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX dk_reservations_open ON dk_reservations (instance) WHERE state = 'open'`,
+      `CREATE TABLE dk_ledger (
+        id             BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        account_id     BIGINT NOT NULL REFERENCES dk_accounts (id),
+        delta          BIGINT NOT NULL,
+        kind           TEXT   NOT NULL CHECK (kind IN ('grant', 'reserve', 'refund', 'charge')),
+        note           TEXT   NOT NULL,
+        reservation_id BIGINT REFERENCES dk_reservations (id),
+        created_at     BIGINT NOT NULL
+      )`,
+      `CREATE INDEX dk_ledger_account ON dk_ledger (account_id, id)`,
+      `CREATE INDEX dk_ledger_reservation ON dk_ledger (reservation_id) WHERE reservation_id IS NOT NULL`,
+      `CREATE FUNCTION dk_ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'dk_ledger is append-only'; END $$`,
+      `CREATE TRIGGER dk_ledger_append_only BEFORE UPDATE OR DELETE ON dk_ledger
+        FOR EACH ROW EXECUTE FUNCTION dk_ledger_append_only()`,
+      `CREATE TABLE dk_instances (
+        id        TEXT   PRIMARY KEY,
+        heartbeat BIGINT NOT NULL
+      )`,
+      `CREATE TABLE dk_routes (
+        id         BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES dk_accounts (id),
+        name       TEXT   NOT NULL,
+        name_key   TEXT   NOT NULL,
+        owner      TEXT   NOT NULL,
+        owner_key  TEXT   NOT NULL,
+        distance   DOUBLE PRECISION NOT NULL,
+        time       DOUBLE PRECISION NOT NULL,
+        stops      INTEGER NOT NULL,
+        vehicles   INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        result     TEXT   NOT NULL
+      )`,
+      `CREATE INDEX dk_routes_account_created ON dk_routes (account_id, created_at)`,
+      `CREATE TABLE dk_track_points (
+        id         BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES dk_accounts (id),
+        track      TEXT   NOT NULL,
+        ts         BIGINT NOT NULL,
+        lat        DOUBLE PRECISION NOT NULL,
+        lon        DOUBLE PRECISION NOT NULL
+      )`,
+      `CREATE INDEX dk_track_points_track ON dk_track_points (account_id, track, ts)`,
+    ],
+  },
+];
+
+/** The newest migration this code knows. */
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** The name of the migrations table (the same on both backends). */
+export const MIGRATIONS_TABLE = 'dk_schema_migrations';

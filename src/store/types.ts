@@ -1,0 +1,185 @@
+/**
+ * The service's state behind one interface: accounts, Login sessions, the credit ledger, stored
+ * dispatch results and GPS track points. Two backends implement it and pass one test suite
+ * (`test/store/store.suite.ts`): SQLite (`sqlite.ts`, better-sqlite3, the embedded default) and
+ * PostgreSQL (`postgres.ts`, pg, for several server instances sharing state).
+ *
+ * Conventions:
+ * - Instants are whole milliseconds since the Unix epoch (UTC), passed in by the caller (`now`),
+ *   so tests control the clock. Stored as integers (BIGINT in PostgreSQL).
+ * - Credit amounts are whole numbers (integers). The balance is kept on the account row and
+ *   changed only in the same transaction as the ledger entry that explains it, so that
+ *   `balance == sum(ledger.delta)` for every account at every commit (`ledgerSum`).
+ * - Secrets are never stored: API and session keys as SHA-256 digests (`keyHash`, 32 bytes),
+ *   passwords as scrypt strings made by `hash.ts`.
+ * - Failures of the database are thrown as `EngineError('Storage', …)`; a name already taken as
+ *   `EngineError('Conflict', …)`.
+ */
+
+/** An account as the service sees it (no secrets). */
+export interface Account {
+  id: number;
+  name: string;
+  /** Blocked accounts are refused (HTTP 403) and cannot reserve credit. */
+  blocked: boolean;
+  /** The account expires at this instant (ms), or never (null). */
+  expiresAt: number | null;
+  createdAt: number;
+  balance: number;
+  /** A Login password is set. */
+  hasPassword: boolean;
+}
+
+export interface NewRoute {
+  name: string;
+  owner: string;
+  /** In the dispatch's DistanceUnit, as the result reports it. */
+  distance: number;
+  /** Seconds. */
+  time: number;
+  stops: number;
+  vehicles: number;
+  /** The full DispatchResult as JSON text (enum names), returned as is by getRoute. */
+  result: string;
+}
+
+export interface StoredRoute {
+  /** RouteID: positive, increasing with creation, unique across the database. */
+  routeId: number;
+  accountId: number;
+  name: string;
+  owner: string;
+  distance: number;
+  time: number;
+  stops: number;
+  vehicles: number;
+  createdAt: number;
+}
+
+export interface RouteFilter {
+  /** Created at or after (ms). */
+  from?: number;
+  /** Created at or before (ms). */
+  to?: number;
+  /** Owner equal to this, case-insensitively. */
+  owner?: string;
+  /** RouteName containing this, case-insensitively. */
+  name?: string;
+  /** At most this many, newest first (default 1000). */
+  limit?: number;
+}
+
+export interface TrackPoint {
+  lat: number;
+  lon: number;
+  /** UTC, ms. */
+  ts: number;
+}
+
+export type LedgerKind = 'grant' | 'reserve' | 'refund' | 'charge';
+
+export interface LedgerEntry {
+  id: number;
+  accountId: number;
+  /** Signed: + adds credit, − takes it. */
+  delta: number;
+  /**
+   * grant: credit added or taken by an operator; reserve: taken before an operation;
+   * refund: the unused part of a reservation (or all of it: failed, cancelled, or released after
+   * a crash) given back; charge: taken after the fact for a reservation that had already been
+   * released as stale (the operation did finish).
+   */
+  kind: LedgerKind;
+  /** The operation (reserve/refund/charge) or the operator's note (grant). */
+  note: string;
+  reservationId: number | null;
+  createdAt: number;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where it is, for logs (never a password). */
+  readonly location: string;
+
+  /**
+   * Applies the migrations this code knows (`migrations.ts`) that the database lacks, in order,
+   * each in its own transaction, safely when several processes start at once. Throws
+   * `EngineError('Storage')` (details `{ version, supported }`) when the database was written by a
+   * newer version of dispatchkit (a migration this code does not know), touching nothing.
+   */
+  migrate(): Promise<{ from: number; to: number }>;
+  /** The newest migration applied (0 = empty database). */
+  schemaVersion(): Promise<number>;
+  /** Resolves when the database answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // ------------------------------------------------------------------ accounts
+  /** Creates an account whose initial credit is one 'grant' ledger entry (none when 0). Conflict when the name is taken (case-insensitively). */
+  createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account>;
+  accountByKeyHash(keyHash: Buffer): Promise<Account | null>;
+  /** Case-insensitive. With the password hash, for Login. */
+  accountByName(name: string): Promise<(Account & { passwordHash: string | null }) | null>;
+  accountById(id: number): Promise<Account | null>;
+  /** Every account, by name. */
+  listAccounts(): Promise<Account[]>;
+  /** Changes the given fields of the named account; null when there is no such account. Conflict when the key hash is taken. */
+  updateAccount(name: string, patch: { blocked?: boolean; keyHash?: Buffer; passwordHash?: string | null; expiresAt?: number | null }): Promise<Account | null>;
+
+  // ------------------------------------------------------------------ Login sessions
+  createSession(p: { keyHash: Buffer; accountId: number; now: number }): Promise<void>;
+  /**
+   * The session's account when it was last used less than `ttlMs` before `now`: its last use
+   * becomes `now` (sliding expiry). Null when unknown or expired; an expired session is deleted.
+   */
+  touchSession(keyHash: Buffer, now: number, ttlMs: number): Promise<Account | null>;
+  /** Ends a session; whether there was one. */
+  deleteSession(keyHash: Buffer): Promise<boolean>;
+
+  // ------------------------------------------------------------------ credit
+  /** Adds (negative: takes) credit as one 'grant' entry with `note`; the new balance. Null when there is no such account. */
+  grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null>;
+  /**
+   * Takes `amount` (> 0) from the balance before an operation runs, atomically, only when the
+   * account exists, is not blocked, has not expired at `now`, and its balance covers it: one
+   * 'reserve' entry and an open reservation owned by `instance`. Null otherwise (nothing
+   * written). Two concurrent reservations can never both take the same credit.
+   */
+  reserve(p: { accountId: number; amount: number; operation: string; instance: string; now: number }): Promise<number | null>;
+  /**
+   * Closes an open reservation at `cost` (0 ≤ cost ≤ its amount): the rest comes back as one
+   * 'refund' entry (none when cost = amount). When `route` is given it is stored in the same
+   * transaction (both or neither). When the reservation is no longer open (released as stale
+   * meanwhile) the cost is taken again as a 'charge' entry (the balance may go below zero). A
+   * reservation settles once: settling a settled one throws Conflict and writes nothing.
+   */
+  settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute }): Promise<{ routeId: number | null }>;
+  /** Stores a route with no credit involved (an operation priced 0). */
+  storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number>;
+  /** Records that `instance` is alive at `now` (for {@link releaseStale}). */
+  heartbeat(instance: string, now: number): Promise<void>;
+  /**
+   * Refunds every reservation still open whose instance has not sent a heartbeat for `staleMs`
+   * (a process that died mid-operation), except `instance`'s own. How many were released.
+   */
+  releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number>;
+  /** Null when there is no such account. */
+  balance(accountId: number): Promise<number | null>;
+  /** Σ delta of the account's ledger (equals its balance). */
+  ledgerSum(accountId: number): Promise<number>;
+  /** The newest `limit` entries, newest first. */
+  ledger(accountId: number, limit?: number): Promise<LedgerEntry[]>;
+  /** Reservations still open (all accounts): for checks and tests. */
+  openReservations(): Promise<number>;
+
+  // ------------------------------------------------------------------ stored routes
+  listRoutes(accountId: number, f?: RouteFilter): Promise<StoredRoute[]>;
+  /** The stored route of this account with its DispatchResult JSON; null when there is none (or it is another account's). */
+  getRoute(accountId: number, routeId: number): Promise<{ route: StoredRoute; result: string } | null>;
+
+  // ------------------------------------------------------------------ GPS tracks
+  /** Appends points to the account's track named `track`, in one transaction; how many. */
+  addTrackPoints(p: { accountId: number; track: string; points: readonly TrackPoint[]; now: number }): Promise<number>;
+  /** Points of the track with from ≤ ts ≤ to, ordered by ts (then by arrival), at most `limit` (default 100,000). */
+  getTrack(p: { accountId: number; track: string; from: number; to: number; limit?: number }): Promise<TrackPoint[]>;
+}

@@ -1,0 +1,57 @@
+/** Helpers for the service and server tests: Monaco stops, and `dispatchkit serve` in a child process. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { DEMO_PLACES } from '../../src/cli/commands/demo.js';
+import { MAIN, ROOT } from './cli.js';
+
+/** Seven named stops on the Monaco fixture (they snap and reach each other). */
+export const MONACO_STOPS = DEMO_PLACES.map((p) => ({ Name: p.name, LatLong: { Latitude: p.lat, Longitude: p.lon }, Weight: 1, Wait: 120 }));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait. */
+  kill(): Promise<void>;
+}
+
+/** Starts `dispatchkit serve <args> --port 0` from the sources; resolves once it listens. */
+export function startServer(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stdout!.resume();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start:\n${err}`)); }, 60_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /serving .* on (http:\/\/[^\s]+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child, url: m[1], stderr: () => err,
+          stop: async () => { child.kill('SIGTERM'); return exited; },
+          kill: async () => { child.kill('SIGKILL'); await exited; },
+        });
+      }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited (${code}) before listening:\n${err}`)); });
+  });
+}
+
+/** POST a JSON body to the REST face. */
+export async function post(url: string, path: string, body: unknown, key?: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: Headers; text: string }> {
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(key !== undefined ? { 'X-API-Key': key } : {}), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await r.text();
+  let json: unknown = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: r.status, json, headers: r.headers, text };
+}

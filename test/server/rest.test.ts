@@ -1,0 +1,267 @@
+/**
+ * The REST face through real HTTP (fastify listening on a free port, `fetch` as the client):
+ * every operation, the wire rules the original's official client depends on, the refusals,
+ * the OpenAPI document (validated by a real OpenAPI validator) and every response body
+ * validated against it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020 from 'ajv/dist/2020.js';
+import type { FastifyInstance } from 'fastify';
+import { Engine } from '../../src/engine.js';
+import { openStore } from '../../src/store/index.js';
+import { keyHash, newApiKey } from '../../src/store/hash.js';
+import type { Store } from '../../src/store/types.js';
+import { Service } from '../../src/service/service.js';
+import { SERVICE_OPERATIONS } from '../../src/service/operations.js';
+import { buildServer } from '../../src/server/http.js';
+import { EXAMPLES, openApiDocument } from '../../src/server/openapi.js';
+import { fixtureDataset } from '../helpers/datasets.js';
+import { post } from '../helpers/service.js';
+import { reachablePool } from '../helpers/monaco-stops.js';
+
+let engine: Engine;
+let store: Store;
+let service: Service;
+let app: FastifyInstance;
+let url: string;
+let key: string;
+let poorKey: string;
+const doc = openApiDocument();
+// every response body is checked against the document's schema for it
+const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
+ajv.addSchema({ $id: 'doc', components: doc.components });
+function validBody(schemaName: string, body: unknown): string[] {
+  const v = ajv.getSchema(`doc#/components/schemas/${schemaName}`)!;
+  return v(body) ? [] : (v.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+beforeAll(async () => {
+  engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
+  store = await openStore('sqlite::memory:');
+  service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
+  await service.start();
+  key = newApiKey();
+  await store.createAccount({ name: 'demo', keyHash: keyHash(key), passwordHash: null, credit: 100_000, now: Date.now() });
+  poorKey = newApiKey();
+  await store.createAccount({ name: 'poor', keyHash: keyHash(poorKey), passwordHash: null, credit: 0, now: Date.now() });
+  app = buildServer(service, { logger: false, bodyLimit: 1 << 20 });
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await app?.close();
+  await service?.close();
+  await store?.close();
+  await engine?.close();
+});
+
+describe('OpenAPI', () => {
+  it('is a valid OpenAPI 3.1 document (a real validator) served at /openapi.json, listing every operation', async () => {
+    const r = await fetch(`${url}/openapi.json`);
+    expect(r.status).toBe(200);
+    const served = (await r.json()) as any;
+    const res = await new Validator().validate(served);
+    expect(res.errors ?? []).toEqual([]);
+    expect(res.valid).toBe(true);
+    expect(served.openapi).toBe('3.1.0');
+    for (const op of Object.values(SERVICE_OPERATIONS)) expect(served.paths[`/rest/${op.rest}`]?.post?.operationId).toBe(op.name);
+  });
+
+  it('serves the schema browser and its assets locally (no CDN)', async () => {
+    const page = await (await fetch(`${url}/docs`)).text();
+    expect(page).toContain('/docs/swagger-ui-bundle.js');
+    expect(page).not.toMatch(/https?:\/\//);
+    for (const a of ['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-ui-standalone-preset.js', 'init.js']) {
+      const r = await fetch(`${url}/docs/${a}`);
+      expect(r.status, a).toBe(200);
+      expect((await r.arrayBuffer()).byteLength, a).toBeGreaterThan(100);
+    }
+  });
+});
+
+describe('every operation through HTTP, with its documented example', () => {
+  for (const op of Object.values(SERVICE_OPERATIONS)) {
+    it(`${op.name}: POST /rest/${op.rest} → 200, Status Success, body valid against the document`, async () => {
+      let body = EXAMPLES[op.name as keyof typeof EXAMPLES];
+      if (op.name === 'GetRoute') {
+        const d = await post(url, '/rest/dispatch', EXAMPLES.Dispatch, key);
+        body = { RouteID: Number(d.headers.get('x-route-id')) };
+      }
+      if (op.name === 'Login') {
+        await store.updateAccount('demo', { passwordHash: await (await import('../../src/store/hash.js')).hashPassword('demo') });
+      }
+      const r = await post(url, `/rest/${op.rest}`, body ?? undefined, op.auth ? key : undefined);
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.Status, r.text).toBe(1); // Success, as an integer
+      expect(validBody(op.result.name, r.json)).toEqual([]);
+    });
+  }
+});
+
+describe('the wire rules of the official REST client', () => {
+  it('POST /rest/Credit with an empty body under application/json; charset=utf-8; paths case-insensitive; trailing slash without redirect', async () => {
+    for (const path of ['/rest/Credit', '/rest/credit', '/REST/CREDIT', '/rest/Credit/']) {
+      const r = await fetch(`${url}${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': '0' }, redirect: 'manual' });
+      expect(r.status, path).toBe(200);
+      const j = (await r.json()) as any;
+      expect(Number.isInteger(j.Credit)).toBe(true);
+      expect(j).toMatchObject({ Status: 1, Errors: [] });
+    }
+  });
+
+  it('integers in integer fields (never 10.0), integer enums unless ?enums=name, unset fields omitted', async () => {
+    const r = await post(url, '/rest/Distance', EXAMPLES.CalculateDistance, key);
+    expect(r.text).toMatch(/"Time":\d+[,}]/);
+    expect(r.json.StartLocationMatchCode).toBe(4);
+    const names = await post(url, '/rest/distance?enums=name', EXAMPLES.CalculateDistance, key);
+    expect(names.json).toMatchObject({ Status: 'Success', StartLocationMatchCode: 'Exact' });
+    expect(names.text).not.toContain('null');
+    const d = await post(url, '/rest/Dispatch', EXAMPLES.Dispatch, key);
+    for (const m of d.text.matchAll(/"(Time|Wait|Priority|Skids|MaxStops|MinimumOptimization)":(-?[\d.eE+-]+)/g)) expect(m[2], m[0]).toMatch(/^-?\d+$/);
+    expect(d.text).not.toContain('null');
+  });
+
+  it('binds camelCase and odd-case property names, ignores unknown ones, accepts enum names or integers, a BOM, and no charset', async () => {
+    const body = '\ufeff' + JSON.stringify({
+      startLocation: { latLong: { latitude: 43.7395, longitude: 7.428 } }, FINISHLOCATION: { LatLong: { Latitude: 43.7276, Longitude: 7.4155 } },
+      distanceUnit: 'Kilometer', RouteOptimize: 1, SomethingElse: [1, 2, 3],
+    });
+    const r = await post(url, '/rest/distance', body, key);
+    expect(r.status).toBe(200);
+    expect(r.json.Status).toBe(1);
+  });
+
+  it('answers 200 with Status Failed (and Errors naming the field) for bad operation input', async () => {
+    const r = await post(url, '/rest/distance', { DistanceUnit: 7 }, key);
+    expect(r.status).toBe(200);
+    expect(r.json.Status).toBe(2);
+    expect(JSON.stringify(r.json.Errors)).toContain('DistanceUnit');
+    const empty = await post(url, '/rest/dispatch', {}, key);
+    expect(empty.status).toBe(200);
+    expect(empty.json.Status).toBe(2);
+  });
+
+  it('does not compress, even when asked nothing (the official client sends no Accept-Encoding)', async () => {
+    const r = await fetch(`${url}/rest/routes`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(EXAMPLES.CalculateRoutes) });
+    expect(r.headers.get('content-encoding')).toBeNull();
+  });
+});
+
+describe('refusals', () => {
+  it('401 without a key or with an unknown one; 403 without credit; bodies are Result records', async () => {
+    const none = await post(url, '/rest/credit', undefined);
+    expect(none.status).toBe(401);
+    expect(none.json).toMatchObject({ Status: 2, Errors: [{ Message: expect.stringContaining('X-API-Key') }] });
+    expect(validBody('Result', none.json)).toEqual([]);
+    expect((await post(url, '/rest/credit', undefined, 'wrong')).status).toBe(401);
+    expect((await post(url, '/rest/credit', undefined, key.slice(0, -1))).status).toBe(401);
+    const poor = await post(url, '/rest/distance', EXAMPLES.CalculateDistance, poorKey);
+    expect(poor.status).toBe(403);
+    expect(poor.json.Errors[0].Message).toContain('Not enough credit');
+    expect((await post(url, '/rest/credit', undefined, poorKey)).status).toBe(200); // free operations still work
+  });
+
+  it('400 for a body that is not JSON or is nested too deep; 413 past the body limit', async () => {
+    const bad = await post(url, '/rest/distance', '{"DistanceUnit": ', key);
+    expect(bad.status).toBe(400);
+    expect(bad.json.Status).toBe(2);
+    const deep = await post(url, '/rest/distance', '['.repeat(10_000) + ']'.repeat(10_000), key);
+    expect(deep.status).toBe(400);
+    expect(deep.json.Errors[0].Message).toContain('nested');
+    const big = await post(url, '/rest/geocode', JSON.stringify({ Addresses: [{ Street: 'x'.repeat(2 << 20) }] }), key);
+    expect(big.status).toBe(413);
+  });
+
+  it('429 with Retry-After past the per-account rate', async () => {
+    const s = new Service(engine, store, { rateLimit: { perSecond: 1, burst: 2 } });
+    const a = buildServer(s, { logger: false });
+    const u = await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const codes = [];
+      let retry: string | null = null;
+      for (let i = 0; i < 4; i++) {
+        const r = await post(u, '/rest/credit', undefined, key);
+        codes.push(r.status);
+        if (r.status === 429) retry = r.headers.get('retry-after');
+      }
+      expect(codes).toEqual([200, 200, 429, 429]);
+      expect(Number(retry)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await a.close();
+      await s.close();
+    }
+  });
+
+  it('GET on an operation is 405 (Allow: POST); an unknown path is 404; no CORS headers unless configured', async () => {
+    const g = await fetch(`${url}/rest/credit`);
+    expect(g.status).toBe(405);
+    expect(g.headers.get('allow')).toBe('POST');
+    expect((await fetch(`${url}/rest/nothing`, { method: 'POST' })).status).toBe(404);
+    const c = await fetch(`${url}/rest/credit`, { method: 'POST', headers: { Origin: 'https://evil.example', 'X-API-Key': key } });
+    expect(c.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('CORS for configured origins only, with preflight', async () => {
+    const a = buildServer(service, { logger: false, corsOrigins: ['https://app.example'] });
+    const u = await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const pre = await fetch(`${u}/rest/credit`, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' } });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      const other = await fetch(`${u}/rest/credit`, { method: 'POST', headers: { Origin: 'https://other.example', 'X-API-Key': key } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await a.close();
+    }
+  });
+});
+
+describe('health and shutdown', () => {
+  it('liveness and readiness', async () => {
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const r = await fetch(`${url}/readyz`);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ status: 'ready' });
+  });
+
+  it('graceful shutdown finishes a running dispatch before closing', async () => {
+    const a = buildServer(service, { logger: false });
+    const u = await a.listen({ port: 0, host: '127.0.0.1' });
+    const pool = reachablePool(engine).slice(0, 40);
+    const spec = {
+      CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 1, MinimumOptimization: 5,
+      Vehicles: [{ Name: 'V1', StartLocation: { LatLong: pool[0] } }, { Name: 'V2', StartLocation: { LatLong: pool[0] } }],
+      Locations: pool.slice(1).map((p, i) => ({ Name: `S${i}`, LatLong: p, Wait: 60 })),
+    };
+    const pending = post(u, '/rest/dispatch', spec, key);
+    while (service.inFlight === 0) await new Promise((r) => setTimeout(r, 5));
+    const closing = a.close();
+    expect(service.inFlight).toBe(1); // still running when the server starts closing
+    const r = await pending;
+    await closing;
+    expect(r.status).toBe(200);
+    expect(r.json.Status).toBe(1);
+  });
+});
+
+describe('logs', () => {
+  it('never log the key (header or query)', async () => {
+    const lines: string[] = [];
+    const stream = { write: (s: string) => { lines.push(s); } };
+    const a = buildServer(service, { logger: { level: 'info', stream } });
+    const u = await a.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      await post(u, `/rest/credit?SessionID=${key}`, undefined, key);
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest(`${u}/rest/credit`, { method: 'POST', headers: { 'X-API-Key': key } }, (res) => { res.resume(); res.on('end', () => resolve()); });
+        req.on('error', reject);
+        req.end();
+      });
+    } finally {
+      await a.close();
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join('')).not.toContain(key);
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * The service over the engine and a real store (SQLite in memory): authentication, credit
+ * reserved and settled for the work done, stored dispatches, tracks, Login sessions, rate limits.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../src/engine.js';
+import { openStore } from '../../src/store/index.js';
+import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
+import type { Store } from '../../src/store/types.js';
+import { Service, type Answer, type Outcome } from '../../src/service/service.js';
+import { fixtureDataset } from '../helpers/datasets.js';
+import { MONACO_STOPS } from '../helpers/service.js';
+
+let engine: Engine;
+let store: Store;
+let now = Date.UTC(2026, 10, 25, 12, 0, 0);
+let service: Service;
+const keys: Record<string, string> = {};
+
+async function account(name: string, credit: number, extra: { password?: string; expiresAt?: number } = {}): Promise<string> {
+  const key = newApiKey();
+  await store.createAccount({ name, keyHash: keyHash(key), passwordHash: extra.password ? await hashPassword(extra.password) : null, credit, expiresAt: extra.expiresAt ?? null, now });
+  keys[name] = key;
+  return key;
+}
+
+const answer = (o: Outcome): Answer => {
+  if (o.kind !== 'result') throw new Error(`refused: ${o.code} ${o.message}`);
+  return o;
+};
+
+const DISTANCE = { StartLocation: { LatLong: { Latitude: 43.7395, Longitude: 7.428 } }, FinishLocation: { LatLong: { Latitude: 43.7276, Longitude: 7.4155 } }, DistanceUnit: 1 };
+const dispatchSpec = (n: number) => ({
+  CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 'Kilometer', MinimumOptimization: 1,
+  Vehicles: [{ Name: 'V1', StartLocation: { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } } }],
+  Locations: MONACO_STOPS.slice(0, n),
+});
+
+async function checkLedger(): Promise<void> {
+  for (const a of await store.listAccounts()) expect(await store.ledgerSum(a.id), a.name).toBe(a.balance);
+  expect(await store.openReservations()).toBe(0);
+}
+
+beforeAll(async () => {
+  engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
+  store = await openStore('sqlite::memory:');
+  service = new Service(engine, store, { clock: () => now, rateLimit: { perSecond: 0 } });
+  await service.start();
+  await account('acme', 1000, { password: 'hunter22' });
+  await account('other', 1000);
+  await account('poor', 2);
+  await account('late', 100, { expiresAt: now - 1000 });
+  await account('held', 100);
+  await store.updateAccount('held', { blocked: true });
+});
+afterAll(async () => {
+  await service?.close();
+  await store?.close();
+  await engine?.close();
+});
+
+describe('authentication', () => {
+  it('refuses a missing, unknown or padded key (Unauthorized) and a blocked or expired account (Forbidden)', async () => {
+    for (const key of [undefined, '', 'dk_nope', ` ${keys.acme}`, `${keys.acme} `]) {
+      const o = await service.call('CreditRemaining', undefined, { key });
+      expect(o.kind === 'refused' && o.code, String(key)).toBe('Unauthorized');
+    }
+    const held = await service.call('CreditRemaining', undefined, { key: keys.held });
+    expect(held).toMatchObject({ kind: 'refused', code: 'Forbidden', message: expect.stringContaining('blocked') });
+    const late = await service.call('CalculateDistance', DISTANCE, { key: keys.late });
+    expect(late).toMatchObject({ kind: 'refused', code: 'Forbidden', message: expect.stringContaining('expired') });
+  });
+});
+
+describe('credit', () => {
+  it('CalculateDistance costs one credit; CreditRemaining is free and reports the balance', async () => {
+    const before = answer(await service.call('CreditRemaining', undefined, { key: keys.acme })).result.Credit as number;
+    const r = answer(await service.call('CalculateDistance', DISTANCE, { key: keys.acme }));
+    expect(r.result.Status).toBe('Success');
+    expect(r.cost).toBe(1);
+    expect(answer(await service.call('CreditRemaining', undefined, { key: keys.acme })).result.Credit).toBe(before - 1);
+    await checkLedger();
+  });
+
+  it('a failed operation costs nothing and names the field', async () => {
+    const before = (await store.accountByName('acme'))!.balance;
+    const r = answer(await service.call('CalculateDistance', { DistanceUnit: 1, StartLocation: DISTANCE.StartLocation }, { key: keys.acme }));
+    expect(r.result.Status).toBe('Failed');
+    expect(JSON.stringify(r.result.Errors)).toContain('FinishLocation');
+    expect(r.cost).toBe(0);
+    expect((await store.accountByName('acme'))!.balance).toBe(before);
+    const bad = answer(await service.call('Dispatch', 'not a spec', { key: keys.acme }));
+    expect(bad.result.Status).toBe('Failed');
+    expect((await store.accountByName('acme'))!.balance).toBe(before);
+    await checkLedger();
+  });
+
+  it('refuses (Forbidden) a request its balance cannot cover, before any work, writing nothing', async () => {
+    const o = await service.call('Geocode', { Addresses: [{ City: 'Monaco' }, { City: 'Monaco' }, { City: 'Monaco' }] }, { key: keys.poor });
+    expect(o).toMatchObject({ kind: 'refused', code: 'Forbidden', message: expect.stringContaining('Not enough credit') });
+    expect((await store.accountByName('poor'))!.balance).toBe(2);
+    const ok = answer(await service.call('Geocode', { Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }, { City: 'Monaco' }] }, { key: keys.poor }));
+    expect(ok.cost).toBe(2);
+    expect((await store.accountByName('poor'))!.balance).toBe(0);
+    await checkLedger();
+  });
+
+  it('Dispatch costs one credit per stop dispatched, reserved for every stop and settled for the served ones', async () => {
+    const spec = dispatchSpec(6);
+    const withNowhere = { ...spec, Locations: [...spec.Locations, { Name: 'Nowhere', LatLong: { Latitude: 10, Longitude: 10 } }] };
+    const before = (await store.accountByName('acme'))!.balance;
+    const r = answer(await service.call('Dispatch', withNowhere, { key: keys.acme }));
+    expect(r.result.Status).toBe('SuccessWithErrors'); // Nowhere is left out and reported
+    expect(r.cost).toBe(6);
+    expect((await store.accountByName('acme'))!.balance).toBe(before - 6);
+    const entries = await store.ledger((await store.accountByName('acme'))!.id, 2);
+    expect(entries.map((e) => [e.kind, e.delta])).toEqual([['refund', 1], ['reserve', -7]]);
+    await checkLedger();
+  });
+});
+
+describe('stored dispatches', () => {
+  it('every successful Dispatch is stored: GetRouteList lists it (filters), GetRoute returns the same DispatchResult', async () => {
+    now += 60_000;
+    const t1 = now;
+    const a = answer(await service.call('Dispatch', dispatchSpec(4), { key: keys.acme, routeName: 'Morning run', owner: 'alice' }));
+    now += 60_000;
+    const b = answer(await service.call('Dispatch', dispatchSpec(5), { key: keys.acme, routeName: 'Afternoon run' }));
+    expect(a.routeId).toBeGreaterThan(0);
+    expect(b.routeId).toBeGreaterThan(a.routeId!);
+    const list = answer(await service.call('GetRouteList', {}, { key: keys.acme })).result.Routes as Record<string, unknown>[];
+    const mine = list.filter((x) => x.RouteID === a.routeId || x.RouteID === b.routeId);
+    expect(mine.map((x) => x.RouteName)).toEqual(['Afternoon run', 'Morning run']); // newest first
+    expect(mine[1]).toMatchObject({ Owner: 'alice', DateCreated: new Date(t1).toISOString().replace('.000Z', 'Z') });
+    expect(mine[0].Owner).toBe('acme');
+    expect((mine[1].Distance as number)).toBeGreaterThan(0);
+    const byName = answer(await service.call('GetRouteList', { RouteName: 'morning' }, { key: keys.acme })).result.Routes as { RouteID: number }[];
+    expect(byName.map((x) => x.RouteID)).toEqual([a.routeId]);
+    const byOwner = answer(await service.call('GetRouteList', { Owner: 'ALICE' }, { key: keys.acme })).result.Routes as { RouteID: number }[];
+    expect(byOwner.map((x) => x.RouteID)).toEqual([a.routeId]);
+    const since = answer(await service.call('GetRouteList', { FromDate: new Date(t1 + 1000).toISOString() }, { key: keys.acme })).result.Routes as { RouteID: number }[];
+    expect(since.map((x) => x.RouteID)).toEqual([b.routeId]);
+    const bad = answer(await service.call('GetRouteList', { FromDate: '2026-12-02T00:00:00', ToDate: '2026-12-01T00:00:00' }, { key: keys.acme }));
+    expect(bad.result).toMatchObject({ Status: 'Failed', Errors: [{ Message: 'ToDate: is before FromDate' }] });
+
+    const got = answer(await service.call('GetRoute', { RouteID: a.routeId }, { key: keys.acme }));
+    expect(got.result).toEqual(a.result);
+    // another account sees neither the list entry nor the route
+    const theirs = answer(await service.call('GetRoute', { RouteID: a.routeId }, { key: keys.other }));
+    expect(theirs.result).toMatchObject({ Status: 'Failed', Errors: [{ Message: expect.stringContaining('RouteID') }] });
+    expect((answer(await service.call('GetRouteList', {}, { key: keys.other })).result.Routes as unknown[])).toEqual([]);
+    const missing = answer(await service.call('GetRoute', {}, { key: keys.acme }));
+    expect(missing.result).toMatchObject({ Status: 'Failed', Errors: [{ Message: 'RouteID: is required' }] });
+  });
+
+  it('a failed Dispatch is not stored', async () => {
+    const n = (answer(await service.call('GetRouteList', {}, { key: keys.other })).result.Routes as unknown[]).length;
+    const r = answer(await service.call('Dispatch', { ...dispatchSpec(3), DistanceUnit: 'Parsec' }, { key: keys.other }));
+    expect(r.result.Status).toBe('Failed');
+    expect((answer(await service.call('GetRouteList', {}, { key: keys.other })).result.Routes as unknown[]).length).toBe(n);
+  });
+});
+
+describe('GPS tracks', () => {
+  it('TrackPoints records points (array or specification); GetTrack returns a UTC range ordered by time, per track and account', async () => {
+    const pts = [
+      { Latitude: 43.73, Longitude: 7.42, TimeStamp: '2026-12-01T09:00:30Z' },
+      { Latitude: 43.74, Longitude: 7.43, TimeStamp: '2026-12-01T09:00:00Z' },
+      { Latitude: 43.75, Longitude: 7.44, TimeStamp: '2026-12-01T10:00:00' }, // zoneless = UTC
+    ];
+    expect(answer(await service.call('TrackPoints', pts, { key: keys.acme })).result).toMatchObject({ Status: 'Success', Count: 3 });
+    expect(answer(await service.call('TrackPoints', { Account: 'van-7', TrackPoints: [pts[0]] }, { key: keys.acme })).result.Count).toBe(1);
+    const t = answer(await service.call('GetTrack', { FromDate: '2026-12-01T09:00:00Z', ToDate: '2026-12-01T09:59:59Z' }, { key: keys.acme }));
+    expect(t.result.TrackPoints).toEqual([
+      { Latitude: 43.74, Longitude: 7.43, TimeStamp: '2026-12-01T09:00:00Z' },
+      { Latitude: 43.73, Longitude: 7.42, TimeStamp: '2026-12-01T09:00:30Z' },
+    ]);
+    const van = answer(await service.call('GetTrack', { Account: 'van-7', FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.acme }));
+    expect((van.result.TrackPoints as unknown[]).length).toBe(1);
+    const other = answer(await service.call('GetTrack', { Account: 'acme', FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.other }));
+    expect(other.result.TrackPoints).toEqual([]);
+  });
+
+  it('bad points are refused together, each named', async () => {
+    const r = answer(await service.call('TrackPoints', [
+      { Latitude: 43.7, Longitude: 7.4, TimeStamp: '2026-12-01T09:00:00Z' },
+      { Latitude: 95, Longitude: 7.4, TimeStamp: '2026-12-01T09:00:00Z' },
+      { Latitude: 43.7, Longitude: 7.4, TimeStamp: '0001-01-01T00:00:00' },
+      { Latitude: 43.7, Longitude: 7.4 },
+    ], { key: keys.other }));
+    expect(r.result.Status).toBe('Failed');
+    const msgs = (r.result.Errors as { Message: string }[]).map((e) => e.Message).join('\n');
+    expect(msgs).toContain('TrackPoints[1].Latitude');
+    expect(msgs).toContain('TrackPoints[2].TimeStamp');
+    expect(msgs).toContain('TrackPoints[3].TimeStamp: is required');
+    const t = answer(await service.call('GetTrack', { FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.other }));
+    expect(t.result.TrackPoints).toEqual([]);
+    const noDates = answer(await service.call('GetTrack', {}, { key: keys.other }));
+    expect(noDates.result).toMatchObject({ Status: 'Failed' });
+    expect(JSON.stringify(noDates.result.Errors)).toContain('FromDate: is required');
+  });
+});
+
+describe('Login sessions', () => {
+  it('Login gives a key accepted like the API key, valid 4 h after its last use; Logout ends it', async () => {
+    const wrong = answer(await service.call('Login', { UserName: 'acme', Password: 'nope' }));
+    expect(wrong.result).toEqual({ Message: 'Wrong user name or password.', Status: 'Failed' });
+    const nobody = answer(await service.call('Login', { userName: 'ghost', password: 'hunter22' }));
+    expect(nobody.result.Status).toBe('Failed');
+    const noPassword = answer(await service.call('Login', { UserName: 'other', Password: 'x' }));
+    expect(noPassword.result.Status).toBe('Failed');
+    const ok = answer(await service.call('Login', { userName: 'ACME', password: 'hunter22' }));
+    expect(ok.result).toMatchObject({ Status: 'Success', Key: expect.any(String) });
+    const key = ok.result.Key as string;
+    expect(answer(await service.call('CreditRemaining', undefined, { key })).result.Status).toBe('Success');
+    now += 3.9 * 3600_000; // still alive: used 3.9 h ago
+    expect((await service.call('CreditRemaining', undefined, { key })).kind).toBe('result');
+    now += 3.9 * 3600_000; // sliding: 3.9 h after the last use
+    expect((await service.call('CreditRemaining', undefined, { key })).kind).toBe('result');
+    now += 4.1 * 3600_000;
+    expect(await service.call('CreditRemaining', undefined, { key })).toMatchObject({ kind: 'refused', code: 'Unauthorized' });
+    const k2 = answer(await service.call('Login', { UserName: 'acme', Password: 'hunter22' })).result.Key as string;
+    expect(answer(await service.call('Logout', undefined, { key: k2 })).result.Status).toBe('Success');
+    expect(await service.call('CreditRemaining', undefined, { key: k2 })).toMatchObject({ kind: 'refused', code: 'Unauthorized' });
+    // Logout with the API key ends nothing: the key still works
+    answer(await service.call('Logout', undefined, { key: keys.acme }));
+    expect((await service.call('CreditRemaining', undefined, { key: keys.acme })).kind).toBe('result');
+  });
+});
+
+describe('rate limit', () => {
+  it('refuses past the per-account rate with the seconds to wait, other accounts unaffected', async () => {
+    const s = new Service(engine, store, { clock: () => now, rateLimit: { perSecond: 2, burst: 3 } });
+    const outs = [];
+    for (let i = 0; i < 5; i++) outs.push(await s.call('CreditRemaining', undefined, { key: keys.other }));
+    expect(outs.slice(0, 3).every((o) => o.kind === 'result')).toBe(true);
+    expect(outs[3]).toMatchObject({ kind: 'refused', code: 'RateLimited', retryAfter: 1 });
+    expect((await s.call('CreditRemaining', undefined, { key: keys.acme })).kind).toBe('result');
+    await s.close();
+  });
+});

@@ -1,0 +1,544 @@
+/**
+ * The one test suite both Store backends pass (`sqlite.test.ts`, `postgres.test.ts`): migrations,
+ * accounts, Login sessions, the credit ledger (with `balance == Σ ledger` checked after every
+ * step), stored routes, tracks, and concurrency (2,000 reservations racing for 1,500 credits,
+ * settle racing releaseStale) over two stores on one database where the backend allows it.
+ */
+import { describe, expect, it } from 'vitest';
+import { EngineError } from '../../src/core/errors.js';
+import { keyHash, newApiKey } from '../../src/store/hash.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations.js';
+import type { Account, NewRoute, Store } from '../../src/store/types.js';
+
+export interface StoreFactory {
+  /** A fresh, empty, migrated store. */
+  open(): Promise<Store>;
+  /** A second store on the same database as `s` (another server process), migrated; undefined when the backend cannot (an in-memory database). */
+  openAgain?(s: Store): Promise<Store>;
+  /** Runs SQL on the store's database, bypassing the Store (to fake a newer schema). */
+  raw(s: Store, sql: string): Promise<void>;
+  /** Names of the tables and indexes of the store's database (to check that nothing changed). */
+  objects(s: Store): Promise<string[]>;
+  /** Closes the store and drops what `open` created. */
+  dispose(s: Store): Promise<void>;
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+const HOUR = 3_600_000;
+
+/** The EngineError code of a rejected promise (fails when it resolves). */
+export async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(EngineError);
+    return (e as EngineError).code;
+  }
+  throw new Error('expected a rejection');
+}
+
+function route(name: string, owner: string, extra: Partial<NewRoute> = {}): NewRoute {
+  return { name, owner, distance: 12.5, time: 1800, stops: 3, vehicles: 1, result: JSON.stringify({ Status: 'Success', RouteName: name }), ...extra };
+}
+
+interface Ctx {
+  /** A fresh, empty, migrated store of its own. */
+  store: Store;
+  /** More stores opened by the test (closed after it). */
+  extra: Store[];
+  /** Creates an account (at T0) with a new API key. */
+  account(name: string, credit: number, more?: { expiresAt?: number | null; passwordHash?: string | null }): Promise<Account & { key: string }>;
+  /** balance == Σ ledger, and (when given) equals `expected`; the balance. */
+  balanced(id: number, expected?: number, s?: Store): Promise<number>;
+}
+
+/**
+ * Every test gets a database of its own (a fresh file, in-memory database or PostgreSQL schema),
+ * so the tests run concurrently (their time is mostly waiting for commits and DDL).
+ */
+export function storeSuite(name: string, factory: StoreFactory): void {
+  const t = it.extend<{ ctx: Ctx }>({
+    // eslint-disable-next-line no-empty-pattern
+    ctx: async ({}, use) => {
+      const store = await factory.open();
+      const extra: Store[] = [];
+      const ctx: Ctx = {
+        store,
+        extra,
+        async account(n, credit, more = {}) {
+          const key = newApiKey();
+          const a = await store.createAccount({ name: n, keyHash: keyHash(key), passwordHash: more.passwordHash ?? null, credit, expiresAt: more.expiresAt ?? null, now: T0 });
+          return { ...a, key };
+        },
+        async balanced(id, expected, s = store) {
+          const b = await s.balance(id);
+          expect(b).not.toBeNull();
+          expect(await s.ledgerSum(id)).toBe(b);
+          if (expected !== undefined) expect(b).toBe(expected);
+          return b!;
+        },
+      };
+      try {
+        await use(ctx);
+      } finally {
+        for (const s of extra) await s.close();
+        await factory.dispose(store);
+      }
+    },
+  });
+
+  describe.concurrent(name, () => {
+    // ---------------------------------------------------------------- migrations
+
+    describe('migrations', () => {
+      t('a fresh database is at the newest version; migrate again changes nothing', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        expect(await store.schemaVersion()).toBe(SCHEMA_VERSION);
+        const before = await factory.objects(store);
+        expect(before.length).toBeGreaterThan(8);
+        expect(await store.migrate()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+        expect(await store.migrate()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+        expect(await factory.objects(store)).toEqual(before);
+        await store.ping();
+      });
+
+      t('a database written by a newer version is refused (Storage, naming both versions) and left untouched', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('keep', 5);
+        await factory.raw(store, `INSERT INTO dk_schema_migrations (version, description, applied_at) VALUES (${SCHEMA_VERSION + 998}, 'from the future', 0)`);
+        const before = await factory.objects(store);
+        let err: unknown;
+        try {
+          await store.migrate();
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(EngineError);
+        expect((err as EngineError).code).toBe('Storage');
+        expect((err as EngineError).details).toEqual({ version: SCHEMA_VERSION + 998, supported: SCHEMA_VERSION });
+        expect((err as EngineError).message).toContain(String(SCHEMA_VERSION + 998));
+        expect(await store.schemaVersion()).toBe(SCHEMA_VERSION + 998);
+        expect(await factory.objects(store)).toEqual(before);
+        expect((await store.accountById(a.id))?.balance).toBe(5);
+        if (factory.openAgain) expect(await codeOf(factory.openAgain(store))).toBe('Storage');
+      });
+
+      t.runIf(!!factory.openAgain)('two stores migrating one database at once both succeed', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        // the first store has migrated already; the point is a second and third opening concurrently
+        const [b, c] = await Promise.all([factory.openAgain!(store), factory.openAgain!(store)]);
+        extra.push(b, c);
+        expect(await b.schemaVersion()).toBe(SCHEMA_VERSION);
+        expect(await c.migrate()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+      });
+    });
+
+    // ---------------------------------------------------------------- accounts
+
+    describe('accounts', () => {
+      t('creates with an initial grant (none for 0 credit), finds by key hash, name (any case) and id', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('Acme', 100, { expiresAt: T0 + HOUR, passwordHash: 'scrypt$x' });
+        expect(a).toMatchObject({ name: 'Acme', blocked: false, expiresAt: T0 + HOUR, createdAt: T0, balance: 100, hasPassword: true });
+        expect(a.id).toBeGreaterThan(0);
+        const l = await store.ledger(a.id);
+        expect(l).toHaveLength(1);
+        expect(l[0]).toMatchObject({ accountId: a.id, delta: 100, kind: 'grant', reservationId: null, createdAt: T0 });
+        await balanced(a.id, 100);
+
+        const z = await account('zero', 0);
+        expect(z).toMatchObject({ balance: 0, hasPassword: false, expiresAt: null });
+        expect(await store.ledger(z.id)).toEqual([]);
+        await balanced(z.id, 0);
+
+        const { key: _k, ...plain } = a;
+        expect(await store.accountByKeyHash(keyHash(a.key))).toEqual(plain);
+        expect(await store.accountByKeyHash(keyHash(a.key + ' '))).toBeNull();
+        expect(await store.accountById(a.id)).toEqual(plain);
+        expect(await store.accountById(a.id + 1000)).toBeNull();
+        expect(await store.accountByName('aCME')).toEqual({ ...plain, passwordHash: 'scrypt$x' });
+        expect(await store.accountByName('acme ')).toBeNull();
+        expect(await store.accountByName('nobody')).toBeNull();
+      });
+
+      t('names are unique ignoring case (Conflict), Unicode included; nothing is written by a refused create', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        await account('Acme', 10);
+        expect(await codeOf(account('ACME', 10))).toBe('Conflict');
+        expect(await codeOf(account('acme', 0))).toBe('Conflict');
+        await account('Émile', 1);
+        expect(await codeOf(account('éMILE', 1))).toBe('Conflict');
+        expect((await store.listAccounts()).map((x) => x.name)).toEqual(['Acme', 'Émile']);
+        // the same key hash for two accounts is refused too
+        const key = newApiKey();
+        await store.createAccount({ name: 'one', keyHash: keyHash(key), passwordHash: null, credit: 0, now: T0 });
+        expect(await codeOf(store.createAccount({ name: 'two', keyHash: keyHash(key), passwordHash: null, credit: 5, now: T0 }))).toBe('Conflict');
+        expect(await store.accountByName('two')).toBeNull();
+      });
+
+      t('lists every account by name', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        for (const n of ['delta', 'Alpha', 'charlie', 'Bravo']) await account(n, 1);
+        expect((await store.listAccounts()).map((x) => x.name)).toEqual(['Alpha', 'Bravo', 'charlie', 'delta']);
+      });
+
+      t('updates only the given fields; null for an unknown name; Conflict for a key hash in use', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 7, { passwordHash: 'p1', expiresAt: T0 + HOUR });
+        const b = await account('other', 7);
+        expect(await store.updateAccount('ACME', { blocked: true })).toMatchObject({ id: a.id, blocked: true, expiresAt: T0 + HOUR, hasPassword: true, balance: 7 });
+        expect(await store.updateAccount('acme', { expiresAt: null })).toMatchObject({ blocked: true, expiresAt: null });
+        expect(await store.updateAccount('acme', { passwordHash: null })).toMatchObject({ hasPassword: false });
+        expect((await store.accountByName('acme'))!.passwordHash).toBeNull();
+        expect(await store.updateAccount('acme', { passwordHash: 'p2', blocked: false, expiresAt: T0 + 2 * HOUR })).toMatchObject({ hasPassword: true, blocked: false, expiresAt: T0 + 2 * HOUR });
+        expect((await store.accountByName('acme'))!.passwordHash).toBe('p2');
+        // rotate the key: the old one stops working at once
+        const k2 = newApiKey();
+        expect(await store.updateAccount('acme', { keyHash: keyHash(k2) })).toMatchObject({ id: a.id });
+        expect(await store.accountByKeyHash(keyHash(a.key))).toBeNull();
+        expect((await store.accountByKeyHash(keyHash(k2)))?.id).toBe(a.id);
+        expect(await codeOf(store.updateAccount('acme', { keyHash: keyHash(b.key) }))).toBe('Conflict');
+        expect((await store.accountByKeyHash(keyHash(k2)))?.id).toBe(a.id);
+        expect(await store.updateAccount('nobody', { blocked: true })).toBeNull();
+        await balanced(a.id, 7);
+      });
+    });
+
+    // ---------------------------------------------------------------- sessions
+
+    describe('Login sessions', () => {
+      t('slide: each use within the TTL extends it; an expired one is null and deleted', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 0);
+        const TTL = 4 * HOUR;
+        const k = keyHash('session-1');
+        await store.createSession({ keyHash: k, accountId: a.id, now: T0 });
+        expect(await codeOf(store.createSession({ keyHash: k, accountId: a.id, now: T0 }))).toBe('Conflict');
+        expect((await store.touchSession(k, T0 + TTL - 1, TTL))?.id).toBe(a.id);
+        // last use is now T0 + TTL - 1: still valid nearly two TTLs after creation
+        expect((await store.touchSession(k, T0 + 2 * TTL - 2, TTL))?.name).toBe('acme');
+        // unused for exactly the TTL: expired, and gone for good (even asked with an earlier clock)
+        expect(await store.touchSession(k, T0 + 3 * TTL - 2, TTL)).toBeNull();
+        expect(await store.touchSession(k, T0 + 2 * TTL, TTL)).toBeNull();
+        expect(await store.deleteSession(k)).toBe(false);
+        expect(await store.touchSession(keyHash('unknown'), T0, TTL)).toBeNull();
+      });
+
+      t('deleteSession ends one session and says whether there was one; the account reflects its current state', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 0);
+        const k1 = keyHash('s1'), k2 = keyHash('s2');
+        await store.createSession({ keyHash: k1, accountId: a.id, now: T0 });
+        await store.createSession({ keyHash: k2, accountId: a.id, now: T0 });
+        expect(await store.deleteSession(k1)).toBe(true);
+        expect(await store.deleteSession(k1)).toBe(false);
+        expect(await store.touchSession(k1, T0 + 1, HOUR)).toBeNull();
+        await store.updateAccount('acme', { blocked: true });
+        expect(await store.touchSession(k2, T0 + 1, HOUR)).toMatchObject({ id: a.id, blocked: true });
+      });
+    });
+
+    // ---------------------------------------------------------------- credit
+
+    describe('credit', () => {
+      t('grant, reserve, settle with refund; balance == Σ ledger after every step', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 100);
+        expect(await store.grantCredit({ accountId: a.id, amount: 50, note: 'top-up', now: T0 + 1 })).toBe(150);
+        await balanced(a.id, 150);
+        expect(await store.grantCredit({ accountId: a.id, amount: -20, note: 'correction', now: T0 + 2 })).toBe(130);
+        await balanced(a.id, 130);
+        expect(await store.grantCredit({ accountId: a.id + 999, amount: 5, note: 'x', now: T0 })).toBeNull();
+
+        const r = await store.reserve({ accountId: a.id, amount: 30, operation: 'Dispatch', instance: 'i1', now: T0 + 3 });
+        expect(r).toEqual(expect.any(Number));
+        await balanced(a.id, 100);
+        expect(await store.openReservations()).toBe(1);
+        expect(await store.settle({ reservationId: r!, cost: 12, now: T0 + 4 })).toEqual({ routeId: null });
+        await balanced(a.id, 118);
+        expect(await store.openReservations()).toBe(0);
+
+        const l = await store.ledger(a.id);
+        expect(l.map((e) => [e.kind, e.delta, e.note, e.reservationId])).toEqual([
+          ['refund', 18, 'Dispatch', r],
+          ['reserve', -30, 'Dispatch', r],
+          ['grant', -20, 'correction', null],
+          ['grant', 50, 'top-up', null],
+          ['grant', 100, 'initial credit', null],
+        ]);
+        expect(l[0].createdAt).toBe(T0 + 4);
+        expect(l.every((e) => e.accountId === a.id)).toBe(true);
+        expect((await store.ledger(a.id, 2)).map((e) => e.kind)).toEqual(['refund', 'reserve']);
+
+        // settling twice: Conflict, nothing written
+        expect(await codeOf(store.settle({ reservationId: r!, cost: 0, now: T0 + 5 }))).toBe('Conflict');
+        expect(await store.ledger(a.id, 100)).toHaveLength(5);
+        await balanced(a.id, 118);
+        expect(await codeOf(store.settle({ reservationId: 987654, cost: 0, now: T0 + 5 }))).toBe('Conflict');
+      });
+
+      t('settle at the full amount writes no refund; at 0 refunds everything; above the amount is refused', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 10);
+        const r1 = (await store.reserve({ accountId: a.id, amount: 4, operation: 'Geocode', instance: 'i1', now: T0 }))!;
+        await store.settle({ reservationId: r1, cost: 4, now: T0 });
+        await balanced(a.id, 6);
+        expect((await store.ledger(a.id)).map((e) => e.kind)).toEqual(['reserve', 'grant']);
+        const r2 = (await store.reserve({ accountId: a.id, amount: 6, operation: 'Geocode', instance: 'i1', now: T0 }))!;
+        await balanced(a.id, 0);
+        expect(await codeOf(store.settle({ reservationId: r2, cost: 7, now: T0 }))).toBe('InvalidInput');
+        expect(await store.openReservations()).toBe(1);
+        await store.settle({ reservationId: r2, cost: 0, now: T0 });
+        await balanced(a.id, 6);
+        expect((await store.ledger(a.id, 1))[0]).toMatchObject({ kind: 'refund', delta: 6, reservationId: r2 });
+      });
+
+      t('reserve refuses (null, nothing written) a blocked, expired, unknown or short account; takes exactly the balance', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 10, { expiresAt: T0 + HOUR });
+        const res = (amount: number, now = T0, accountId = a.id) => store.reserve({ accountId, amount, operation: 'Route', instance: 'i1', now });
+        expect(await res(11)).toBeNull();
+        expect(await res(1, T0 + HOUR)).toBeNull(); // expires at that instant
+        expect(await res(1, T0, a.id + 1000)).toBeNull();
+        await store.updateAccount('acme', { blocked: true });
+        expect(await res(1)).toBeNull();
+        expect(await store.ledger(a.id)).toHaveLength(1);
+        expect(await store.openReservations()).toBe(0);
+        await balanced(a.id, 10);
+        await store.updateAccount('acme', { blocked: false });
+        expect(await res(10, T0 + HOUR - 1)).toEqual(expect.any(Number));
+        await balanced(a.id, 0);
+        expect(await res(1)).toBeNull();
+        expect(await codeOf(res(0))).toBe('InvalidInput');
+        expect(await codeOf(res(1.5))).toBe('InvalidInput');
+      });
+
+      t('settle with a route stores both in one transaction, under the reservation\'s account', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 10);
+        const r = (await store.reserve({ accountId: a.id, amount: 5, operation: 'Dispatch', instance: 'i1', now: T0 }))!;
+        const { routeId } = await store.settle({ reservationId: r, cost: 3, now: T0 + 7, route: route('3 stops on 1 vehicles', 'acme') });
+        expect(routeId).toBeGreaterThan(0);
+        await balanced(a.id, 7);
+        const got = await store.getRoute(a.id, routeId!);
+        expect(got?.route).toEqual({ routeId, accountId: a.id, name: '3 stops on 1 vehicles', owner: 'acme', distance: 12.5, time: 1800, stops: 3, vehicles: 1, createdAt: T0 + 7 });
+        expect(JSON.parse(got!.result)).toEqual({ Status: 'Success', RouteName: '3 stops on 1 vehicles' });
+      });
+
+      t('when storing the route fails, neither the refund nor the settlement is visible', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 10);
+        const r = (await store.reserve({ accountId: a.id, amount: 5, operation: 'Dispatch', instance: 'i1', now: T0 }))!;
+        const bad = route('bad', 'acme', { result: null as unknown as string }); // violates NOT NULL
+        expect(await codeOf(store.settle({ reservationId: r, cost: 3, now: T0, route: bad }))).toBe('Storage');
+        await balanced(a.id, 5);
+        expect(await store.openReservations()).toBe(1);
+        expect(await store.listRoutes(a.id)).toEqual([]);
+        expect(await store.ledger(a.id)).toHaveLength(2);
+        // the reservation is still open and settles normally afterwards
+        const { routeId } = await store.settle({ reservationId: r, cost: 3, now: T0, route: route('good', 'acme') });
+        expect((await store.listRoutes(a.id)).map((x) => x.routeId)).toEqual([routeId]);
+        await balanced(a.id, 7);
+      });
+
+      t('releaseStale refunds only other instances\' stale reservations; a later settle charges the cost', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 100);
+        const STALE = 30_000;
+        const now = T0 + HOUR;
+        await store.heartbeat('dead', now - STALE - 1);
+        await store.heartbeat('edge', now - STALE); // silent for exactly staleMs: stale
+        await store.heartbeat('alive', now - STALE + 1);
+        await store.heartbeat('me', now - 10 * STALE); // one's own reservations are never released
+        const res = async (instance: string, amount: number, at = now - 2 * STALE) =>
+          (await store.reserve({ accountId: a.id, amount, operation: 'Dispatch', instance, now: at }))!;
+        const rDead = await res('dead', 10);
+        const rEdge = await res('edge', 5);
+        const rAlive = await res('alive', 20);
+        const rMe = await res('me', 30);
+        const rGhost = await res('ghost', 4, now - STALE - 5); // never sent a heartbeat: counts from its creation
+        const rYoung = await res('newborn', 2, now - 100); // no heartbeat yet, but just created
+        const rDone = await res('dead', 1);
+        await store.settle({ reservationId: rDone, cost: 1, now });
+        await balanced(a.id, 100 - 10 - 5 - 20 - 30 - 4 - 2 - 1);
+        expect(await store.openReservations()).toBe(6);
+
+        expect(await store.releaseStale({ instance: 'me', now, staleMs: STALE })).toBe(3);
+        await balanced(a.id, 100 - 20 - 30 - 2 - 1);
+        expect(await store.openReservations()).toBe(3);
+        expect(await store.releaseStale({ instance: 'me', now, staleMs: STALE })).toBe(0);
+        const refunds = (await store.ledger(a.id)).filter((e) => e.kind === 'refund').map((e) => e.reservationId).sort((x, y) => x! - y!);
+        expect(refunds).toEqual([rDead, rEdge, rGhost].sort((x, y) => x - y));
+
+        // the dead instance's operation did finish: its settlement takes the cost again
+        await store.settle({ reservationId: rDead, cost: 7, now: now + 1 });
+        expect((await store.ledger(a.id, 1))[0]).toMatchObject({ kind: 'charge', delta: -7, reservationId: rDead });
+        await balanced(a.id, 100 - 20 - 30 - 2 - 1 - 7);
+        expect(await codeOf(store.settle({ reservationId: rDead, cost: 7, now: now + 2 }))).toBe('Conflict');
+        // a released one settled at 0 writes nothing
+        const n = (await store.ledger(a.id, 1000)).length;
+        await store.settle({ reservationId: rEdge, cost: 0, now: now + 3 });
+        expect(await store.ledger(a.id, 1000)).toHaveLength(n);
+        // live ones settle normally
+        await store.settle({ reservationId: rAlive, cost: 20, now: now + 4 });
+        await store.settle({ reservationId: rMe, cost: 10, now: now + 4 });
+        await store.settle({ reservationId: rYoung, cost: 2, now: now + 4 });
+        await store.settle({ reservationId: rGhost, cost: 4, now: now + 4 });
+        expect(await store.openReservations()).toBe(0);
+        await balanced(a.id, 100 - 1 - 7 - 20 - 10 - 2 - 4);
+        // the balance may go below zero through charges
+        const b = await account('poor', 3);
+        const rb = (await store.reserve({ accountId: b.id, amount: 3, operation: 'Dispatch', instance: 'dead', now: now - 2 * STALE }))!;
+        expect(await store.releaseStale({ instance: 'me', now, staleMs: STALE })).toBe(1);
+        const rb2 = (await store.reserve({ accountId: b.id, amount: 3, operation: 'Dispatch', instance: 'me', now }))!;
+        await store.settle({ reservationId: rb2, cost: 3, now });
+        await store.settle({ reservationId: rb, cost: 3, now });
+        await balanced(b.id, -3);
+      });
+    });
+
+    // ---------------------------------------------------------------- routes
+
+    describe('stored routes', () => {
+      t('lists newest first with every filter; RouteIDs increase; accounts never see each other\'s', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 0), b = await account('beta', 0);
+        const ids: number[] = [];
+        const add = async (accountId: number, n: string, owner: string, at: number) => {
+          const id = await store.storeRoute({ accountId, route: route(n, owner), now: at });
+          if (ids.length) expect(id).toBeGreaterThan(ids[ids.length - 1]);
+          ids.push(id);
+          return id;
+        };
+        const r1 = await add(a.id, 'Morning Run', 'Dispatcher', T0 + 1000);
+        const r2 = await add(a.id, 'evening run', 'dispatcher', T0 + 2000);
+        const r3 = await add(a.id, 'Night shift', 'acme', T0 + 3000);
+        const r4 = await add(a.id, 'Late RUN', 'Émile', T0 + 3000);
+        const rb = await add(b.id, 'Morning Run', 'Dispatcher', T0 + 1500);
+        const list = async (f?: Parameters<Store['listRoutes']>[1]) => (await store.listRoutes(a.id, f)).map((x) => x.routeId);
+
+        expect(await list()).toEqual([r4, r3, r2, r1]);
+        expect(await list({ from: T0 + 2000 })).toEqual([r4, r3, r2]);
+        expect(await list({ to: T0 + 2000 })).toEqual([r2, r1]);
+        expect(await list({ from: T0 + 2000, to: T0 + 2000 })).toEqual([r2]);
+        expect(await list({ from: T0 + 3001 })).toEqual([]);
+        expect(await list({ owner: 'DISPATCHER' })).toEqual([r2, r1]);
+        expect(await list({ owner: 'dispatch' })).toEqual([]);
+        expect(await list({ owner: 'émile' })).toEqual([r4]);
+        expect(await list({ name: 'RUN' })).toEqual([r4, r2, r1]);
+        expect(await list({ name: 'ning r' })).toEqual([r2, r1]);
+        expect(await list({ name: '%' })).toEqual([]);
+        expect(await list({ name: 'run', owner: 'dispatcher', from: T0 + 1500 })).toEqual([r2]);
+        expect(await list({ limit: 2 })).toEqual([r4, r3]);
+        expect(await list({ limit: 0 })).toEqual([]);
+        expect((await store.listRoutes(b.id)).map((x) => x.routeId)).toEqual([rb]);
+
+        const got = await store.getRoute(a.id, r3);
+        expect(got?.route).toMatchObject({ routeId: r3, accountId: a.id, name: 'Night shift', owner: 'acme', createdAt: T0 + 3000 });
+        expect(JSON.parse(got!.result).RouteName).toBe('Night shift');
+        expect(await store.getRoute(b.id, r3)).toBeNull();
+        expect(await store.getRoute(a.id, rb)).toBeNull();
+        expect(await store.getRoute(a.id, 99_999_999)).toBeNull();
+      });
+    });
+
+    // ---------------------------------------------------------------- tracks
+
+    describe('GPS tracks', () => {
+      t('ordered by time then arrival, inclusive range, limit; tracks and accounts isolated', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 0), b = await account('beta', 0);
+        const pts = [
+          { lat: 43.1, lon: 7.1, ts: T0 + 300 },
+          { lat: 43.2, lon: 7.2, ts: T0 + 100 },
+          { lat: 43.3, lon: 7.3, ts: T0 + 200 },
+          { lat: 43.4, lon: 7.4, ts: T0 + 200 },
+        ];
+        expect(await store.addTrackPoints({ accountId: a.id, track: 'van-7', points: pts, now: T0 })).toBe(4);
+        expect(await store.addTrackPoints({ accountId: a.id, track: 'van-7', points: [{ lat: 43.5, lon: 7.5, ts: T0 + 200 }], now: T0 })).toBe(1);
+        expect(await store.addTrackPoints({ accountId: a.id, track: 'van-7', points: [], now: T0 })).toBe(0);
+        await store.addTrackPoints({ accountId: a.id, track: 'van-8', points: [{ lat: 1, lon: 2, ts: T0 + 200 }], now: T0 });
+        await store.addTrackPoints({ accountId: b.id, track: 'van-7', points: [{ lat: 3, lon: 4, ts: T0 + 200 }], now: T0 });
+
+        const get = (from: number, to: number, limit?: number, accountId = a.id, track = 'van-7') => store.getTrack({ accountId, track, from, to, limit });
+        expect(await get(0, Number.MAX_SAFE_INTEGER)).toEqual([
+          { lat: 43.2, lon: 7.2, ts: T0 + 100 },
+          { lat: 43.3, lon: 7.3, ts: T0 + 200 },
+          { lat: 43.4, lon: 7.4, ts: T0 + 200 },
+          { lat: 43.5, lon: 7.5, ts: T0 + 200 },
+          { lat: 43.1, lon: 7.1, ts: T0 + 300 },
+        ]);
+        expect((await get(T0 + 200, T0 + 300)).map((p) => p.lat)).toEqual([43.3, 43.4, 43.5, 43.1]);
+        expect((await get(T0 + 100, T0 + 200)).map((p) => p.lat)).toEqual([43.2, 43.3, 43.4, 43.5]);
+        expect(await get(T0 + 201, T0 + 299)).toEqual([]);
+        expect((await get(0, Number.MAX_SAFE_INTEGER, 2)).map((p) => p.lat)).toEqual([43.2, 43.3]);
+        expect(await get(0, Number.MAX_SAFE_INTEGER, undefined, a.id, 'van-8')).toEqual([{ lat: 1, lon: 2, ts: T0 + 200 }]);
+        expect(await get(0, Number.MAX_SAFE_INTEGER, undefined, b.id)).toEqual([{ lat: 3, lon: 4, ts: T0 + 200 }]);
+        expect(await get(0, Number.MAX_SAFE_INTEGER, undefined, b.id, 'van-8')).toEqual([]);
+        expect(await get(0, Number.MAX_SAFE_INTEGER, undefined, a.id, 'VAN-7')).toEqual([]);
+      });
+
+      t('a batch is all or nothing', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 0);
+        const bad = [{ lat: 1, lon: 1, ts: T0 }, { lat: Number.NaN, lon: 1, ts: T0 }];
+        expect(await codeOf(store.addTrackPoints({ accountId: a.id, track: 't', points: bad, now: T0 }))).toBe('InvalidInput');
+        expect(await store.getTrack({ accountId: a.id, track: 't', from: 0, to: Number.MAX_SAFE_INTEGER })).toEqual([]);
+        // an unknown account violates the foreign key: nothing stored
+        expect(await codeOf(store.addTrackPoints({ accountId: a.id + 1000, track: 't', points: [{ lat: 1, lon: 1, ts: T0 }], now: T0 }))).toBe('Storage');
+        const many = Array.from({ length: 5000 }, (_, i) => ({ lat: 43 + i * 1e-6, lon: 7, ts: T0 + (i % 100) }));
+        expect(await store.addTrackPoints({ accountId: a.id, track: 't', points: many, now: T0 })).toBe(5000);
+        const got = await store.getTrack({ accountId: a.id, track: 't', from: T0 + 99, to: T0 + 99 });
+        expect(got.map((p) => p.lat)).toEqual(many.filter((p) => p.ts === T0 + 99).map((p) => p.lat));
+      });
+    });
+
+    // ---------------------------------------------------------------- concurrency
+
+    describe('concurrency', () => {
+      t('2,000 concurrent reserve(1) on a balance of 1,500: exactly 1,500 succeed, nothing spent twice', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('shared', 1500);
+        const other = factory.openAgain ? await factory.openAgain(store) : store;
+        if (other !== store) extra.push(other);
+        const stores = [store, other];
+        const got = await Promise.all(Array.from({ length: 2000 }, (_, i) =>
+          stores[i % 2].reserve({ accountId: a.id, amount: 1, operation: 'CalculateDistance', instance: `i${i % 2}`, now: T0 })));
+        const ok = got.filter((r): r is number => r !== null);
+        expect(ok).toHaveLength(1500);
+        expect(new Set(ok).size).toBe(1500);
+        await balanced(a.id, 0);
+        await balanced(a.id, 0, other);
+        expect(await store.openReservations()).toBe(1500);
+        // settle them all concurrently over both stores, 100 at cost 0 (refunded)
+        await Promise.all(ok.map((id, i) => stores[i % 2].settle({ reservationId: id, cost: i < 100 ? 0 : 1, now: T0 + 1 })));
+        await balanced(a.id, 100);
+        expect(await store.openReservations()).toBe(0);
+      });
+
+      t('settle racing releaseStale: each reservation is refunded at most once and its cost taken exactly once', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const accts = await Promise.all(Array.from({ length: 8 }, (_, i) => account(`race${i}`, 100)));
+        const other = factory.openAgain ? await factory.openAgain(store) : store;
+        if (other !== store) extra.push(other);
+        await store.heartbeat('dead', T0);
+        const ids = (await Promise.all(Array.from({ length: 200 }, (_, i) =>
+          store.reserve({ accountId: accts[i % 8].id, amount: 3, operation: 'Route', instance: 'dead', now: T0 })))) as number[];
+        for (const a of accts) await balanced(a.id, 100 - 25 * 3);
+        const settles = ids.map((id) => store.settle({ reservationId: id, cost: 2, now: T0 + HOUR }));
+        const releases = Array.from({ length: 4 }, () => other.releaseStale({ instance: 'me', now: T0 + HOUR, staleMs: 1000 }));
+        const [released] = await Promise.all([Promise.all(releases), Promise.all(settles)]);
+        expect(released.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(200);
+        expect(await store.openReservations()).toBe(0);
+        for (const a of accts) {
+          await balanced(a.id, 100 - 25 * 2);
+          const perRes = new Map<number, number>();
+          for (const e of await store.ledger(a.id, 10_000)) {
+            if (e.reservationId !== null && e.kind === 'refund') perRes.set(e.reservationId, (perRes.get(e.reservationId) ?? 0) + 1);
+          }
+          expect([...perRes.values()].every((n) => n === 1)).toBe(true);
+        }
+      });
+    });
+  });
+}
