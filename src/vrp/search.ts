@@ -15,8 +15,7 @@
  * budget the search is a pure function of (problem, parameters, seed).
  */
 import { Rng } from '../core/rng.js';
-import { BIG } from './model.js';
-import type { Problem } from './model.js';
+import { BIG, Problem } from './model.js';
 import { buildNeighbours, type Neighbours } from './neighbours.js';
 import { State } from './state.js';
 import { Insertion } from './insertion.js';
@@ -38,6 +37,14 @@ function neighboursOf(pb: Problem, k: number, excluded: Uint8Array): Neighbours 
 /** From this many jobs the ruin sometimes removes a whole short route, with this probability per iteration. */
 const ROUTE_RUIN_MIN_JOBS = 1000;
 const ROUTE_RUIN_RATE = 0.1;
+/**
+ * Share of a large search's budget spent on fleet minimisation first, and the share after which
+ * it gives up on a route that will not empty. G&H r1_10_1 at 300 s on 2 threads, seeds 1 / 2:
+ * without it 3.48 % / –, (0.3, never) 2.83 / 3.83 %, (0.3, 0.01) – / 3.23 %, (0.5, 0.01) 3.11 / 2.49 %
+ * (bench/README.md, section homberger).
+ */
+const FLEET_PHASE = 0.5;
+const FLEET_RETRY = 0.01;
 
 export interface SearchParams {
   /** Granular neighbourhood size for local search. */
@@ -66,6 +73,18 @@ export interface SearchParams {
   /** SWAP* in the local search of constructed solutions, and its probability in the localized search after a recreate. */
   swapStar: boolean;
   swapStarRate: number;
+  /**
+   * Fleet minimisation (whole-problem searches only): the share of the budget spent first on
+   * emptying routes, as in SISR's fleet minimisation (see {@link Search.iterateFleet}); 0 = off.
+   * By default {@link FLEET_PHASE} from {@link ROUTE_RUIN_MIN_JOBS} jobs when the objective is a
+   * sum of arc costs (balancing modes want every vehicle used).
+   */
+  fleetPhase: number;
+  /**
+   * Fleet minimisation: when this share of the budget passes without emptying the route being
+   * emptied, the search goes back to the last complete plan and tries another route.
+   */
+  fleetRetry: number;
 }
 
 export function defaultParams(pb: Problem): SearchParams {
@@ -87,6 +106,8 @@ export function defaultParams(pb: Problem): SearchParams {
     offerRandom: 5,
     swapStar: true,
     swapStarRate: 0.1,
+    fleetPhase: J >= ROUTE_RUIN_MIN_JOBS && pb.pureArcObjective ? FLEET_PHASE : 0,
+    fleetRetry: FLEET_RETRY,
   };
 }
 
@@ -131,7 +152,24 @@ export class Search {
    */
   focus: Uint8Array | null = null;
 
-  constructor(readonly pb: Problem, readonly params: SearchParams, seed: number) {
+  readonly pb: Problem;
+  /** Fleet minimisation: the problem's own `allowed` (this search's `pb.allowed` is a copy that shuts vehicles); undefined = off. */
+  private readonly allowed0: Uint8Array | null | undefined;
+  /** Fleet minimisation: 0 not started, 1 running, 2 over. */
+  private fleetState = 0;
+  private absence: Float64Array | null = null;
+  private fleetBest: Int32Array[] | null = null;
+  private curAbsence = 0;
+  /** Fleet minimisation: the budget used when the current route was shut, and that vehicle (-1: none). */
+  private fleetProgress = 0;
+  private fleetTarget = -1;
+
+  constructor(pb: Problem, readonly params: SearchParams, seed: number, isFocused = false) {
+    if (params.fleetPhase > 0 && !isFocused && pb.V > 1) {
+      this.allowed0 = pb.allowed;
+      pb = Object.assign(new Problem(), pb, { allowed: pb.allowed !== null ? pb.allowed.slice() : new Uint8Array(pb.J * pb.V).fill(1) });
+    }
+    this.pb = pb;
     this.rng = new Rng(seed);
     this.st = new State(pb);
     this.nb = neighboursOf(pb, params.kList, this.st.excluded);
@@ -260,12 +298,148 @@ export class Search {
 
   /** One ruin-and-recreate iteration; `progress` in [0,1] sets the temperature. */
   iterate(progress: number): void {
+    if (this.allowed0 !== undefined && this.fleetState < 2) {
+      if (progress < this.params.fleetPhase) { this.iterateFleet(progress); return; }
+      this.endFleet();
+    }
     const st = this.st;
     const pb = this.pb;
     this.iterations++;
     st.beginLog();
     this.ruin();
-    // unassigned jobs are offered too: all of them when few, else those near the ruined area and a few at random
+    this.offerOpen();
+    this.recreate();
+    if (pb.hasReset) this.ins.dropUselessReloads(st.touched().slice());
+    const removed = this.removed;
+    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) {
+      this.ls.run(removed, this.params.swapStar && this.rng.next() < this.params.swapStarRate);
+    }
+    for (const u of removed) this.drop[u] = 0;
+    const c = st.totalCost();
+    const cmp = State.compareUnassigned(st.unassigned, this.curUn);
+    let accept: boolean;
+    if (cmp !== 0) accept = cmp < 0;
+    else {
+      const T = this.t0 * Math.pow(this.tf / this.t0, Math.min(1, Math.max(0, progress)));
+      accept = c < this.curCost - T * Math.log(this.rng.next() + 1e-300);
+    }
+    if (accept) {
+      st.commit();
+      this.curCost = c;
+      this.curUn.set(st.unassigned);
+      const cb = State.compareUnassigned(this.curUn, this.bestUn);
+      if (cb < 0 || (cb === 0 && c < this.bestCost)) { this.saveBest(); this.improvements++; }
+    } else st.rollback();
+  }
+
+  /**
+   * One iteration of fleet minimisation (Christiaens & Vanden Berghe's SISR, §5): the plan runs
+   * with one route fewer than its last complete version, its jobs left open; a ruin-and-recreate
+   * is accepted when it leaves fewer jobs open or open jobs that were open less often (absence
+   * counters), whatever its cost. Once every job is placed, that plan is kept and the next
+   * shortest of three random routes is shut. No route can open meanwhile (`allowed`).
+   */
+  private iterateFleet(progress: number): void {
+    const st = this.st;
+    const pb = this.pb;
+    if (this.fleetState === 0) {
+      this.fleetState = 1;
+      this.absence = new Float64Array(pb.J);
+      this.fleetProgress = progress;
+      for (let v = 0; v < pb.V; v++) if (st.routes[v].len === 0) this.shut(v);
+      if (State.compareUnassigned(this.curUn, new Int32Array(pb.R)) === 0) { this.fleetBest = st.snapshot(); this.nextRoute(-1); }
+      this.curAbsence = 0;
+    }
+    const abs = this.absence!;
+    this.iterations++;
+    st.beginLog();
+    this.ruin();
+    this.offerOpen();
+    this.recreate();
+    if (pb.hasReset) this.ins.dropUselessReloads(st.touched().slice());
+    const removed = this.removed;
+    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) this.ls.run(removed, false);
+    for (const u of removed) this.drop[u] = 0;
+    let a = 0;
+    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) a += abs[u];
+    const cmp = State.compareUnassigned(st.unassigned, this.curUn);
+    if (cmp < 0 || (cmp === 0 && a <= this.curAbsence)) {
+      st.commit();
+      this.curUn.set(st.unassigned);
+    } else st.rollback();
+    let open = 0;
+    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) { abs[u]++; open++; }
+    this.curAbsence = 0;
+    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) this.curAbsence += abs[u];
+    if (open === 0 || State.compareUnassigned(this.curUn, this.bestUn) < 0) {
+      // every job placed (or fewer open than the best, e.g. jobs no route could take): a fleet one route smaller
+      this.fleetBest = st.snapshot();
+      const c = st.totalCost();
+      if (State.compareUnassigned(this.curUn, this.bestUn) < 0 || c < this.bestCost) { this.curCost = c; this.saveBest(); this.improvements++; }
+      if (open === 0) { this.nextRoute(-1); this.fleetProgress = progress; }
+    } else if (progress - this.fleetProgress > this.params.fleetRetry && this.fleetBest !== null && this.fleetTarget >= 0) {
+      // stuck on this route: back to the last complete plan, another route
+      const v = this.fleetTarget;
+      const allowed = pb.allowed!;
+      for (let u = 0; u < pb.J; u++) allowed[u * pb.V + v] = this.allowed0 ? this.allowed0[u * pb.V + v] : 1;
+      st.load(this.fleetBest);
+      this.nextRoute(v);
+      this.fleetProgress = progress;
+    }
+  }
+
+  /** Shuts vehicle v for the fleet minimisation (no job may use it). */
+  private shut(v: number): void {
+    const pb = this.pb;
+    const allowed = pb.allowed!;
+    for (let u = 0; u < pb.J; u++) allowed[u * pb.V + v] = 0;
+  }
+
+  /** Fleet minimisation: the shortest of three random used routes (not `not`) is emptied and shut. */
+  private nextRoute(not: number): void {
+    const st = this.st;
+    const pb = this.pb;
+    const used: number[] = [];
+    for (let v = 0; v < pb.V; v++) if (st.routes[v].len > 0 && v !== not) used.push(v);
+    if (used.length <= 1) return;
+    let pick = -1;
+    for (let t = 0; t < 3; t++) {
+      const v = used[this.rng.int(used.length)];
+      if (pick < 0 || st.routes[v].len < st.routes[pick].len) pick = v;
+    }
+    st.beginLog();
+    const r = st.routes[pick];
+    for (let x = 1; x <= r.len; x++) this.drop[r.nodes[x]] = 1;
+    st.removeJobs(pick, this.drop);
+    st.commit();
+    this.drop.fill(0);
+    this.shut(pick);
+    this.fleetTarget = pick;
+    this.curUn.set(st.unassigned);
+    this.curAbsence = 0;
+    for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) this.curAbsence += this.absence![u];
+  }
+
+  /** Ends the fleet minimisation: every vehicle open again, the search goes on from the smallest complete fleet found. */
+  private endFleet(): void {
+    this.fleetState = 2;
+    const pb = this.pb;
+    if (this.allowed0 === null) pb.allowed = null;
+    else pb.allowed!.set(this.allowed0!);
+    this.absence = null;
+    this.st.load(this.fleetBest ?? this.best);
+    this.fleetBest = null;
+    this.curCost = this.st.totalCost();
+    this.curUn.set(this.st.unassigned);
+  }
+
+  /**
+   * Unassigned jobs are offered to the recreate too: all of them when few, else those near the
+   * ruined area and a few at random.
+   */
+  private offerOpen(): void {
+    const st = this.st;
+    const pb = this.pb;
     const removed = this.removed;
     const nRuined = removed.length;
     const open = this.openJobs;
@@ -288,27 +462,6 @@ export class Search {
         if (!this.drop[w]) { removed.push(w); this.drop[w] = 1; }
       }
     }
-    this.recreate();
-    if (pb.hasReset) this.ins.dropUselessReloads(st.touched().slice());
-    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) {
-      this.ls.run(removed, this.params.swapStar && this.rng.next() < this.params.swapStarRate);
-    }
-    for (const u of removed) this.drop[u] = 0;
-    const c = st.totalCost();
-    const cmp = State.compareUnassigned(st.unassigned, this.curUn);
-    let accept: boolean;
-    if (cmp !== 0) accept = cmp < 0;
-    else {
-      const T = this.t0 * Math.pow(this.tf / this.t0, Math.min(1, Math.max(0, progress)));
-      accept = c < this.curCost - T * Math.log(this.rng.next() + 1e-300);
-    }
-    if (accept) {
-      st.commit();
-      this.curCost = c;
-      this.curUn.set(st.unassigned);
-      const cb = State.compareUnassigned(this.curUn, this.bestUn);
-      if (cb < 0 || (cb === 0 && c < this.bestCost)) { this.saveBest(); this.improvements++; }
-    } else st.rollback();
   }
 
   private ruin(): void {
@@ -328,7 +481,7 @@ export class Search {
     const focus = this.focus;
     // Large problems: now and then a whole short route goes (fleet reduction; on R1-type G&H
     // instances every route saved is distance saved). Smaller problems never draw this.
-    if (pb.J >= ROUTE_RUIN_MIN_JOBS && this.rng.next() < ROUTE_RUIN_RATE) {
+    if (pb.J >= ROUTE_RUIN_MIN_JOBS && this.fleetState !== 1 && this.rng.next() < ROUTE_RUIN_RATE) {
       let pick = -1;
       for (let t = 0; t < 3; t++) {
         const v = this.rng.int(pb.V);

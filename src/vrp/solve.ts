@@ -134,7 +134,7 @@ export async function runSearch(
 ): Promise<SearchTaskResult> {
   const start = performance.now();
   if (spec.allowed && spec.focus) pb = focusedProblem(pb, spec.allowed, spec.focus);
-  const s = new Search(pb, spec.params, spec.seed);
+  const s = new Search(pb, spec.params, spec.seed, spec.focus !== undefined);
   if (spec.focus) s.focus = spec.focus;
   const { deadlineAt, ...b } = spec.budget;
   s.setBudget(deadlineAt === undefined ? b : { ...b, timeLimitMs: deadlineAt - performance.timeOrigin - start }, start);

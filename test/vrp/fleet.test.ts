@@ -1,0 +1,73 @@
+/**
+ * Fleet minimisation (search.ts, `fleetPhase`): the first share of a large search empties routes
+ * one by one (SISR's absence counters), then every vehicle opens again. On by default from 1,000
+ * jobs when the objective is a sum of arc costs; forced on small instances here.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { buildProblem } from '../../src/vrp/model.js';
+import { defaultParams, Search } from '../../src/vrp/search.js';
+import { solve } from '../../src/vrp/solve.js';
+import { validateSolution } from '../../src/vrp/validate.js';
+import { parseSolomon } from '../../src/vrp/io/solomon.js';
+import { randomInstance } from './gen.js';
+
+const FIX = new URL('../../fixtures/vrp/', import.meta.url).pathname;
+const used = (routes: Int32Array[]): number => routes.filter((r) => r.length > 0).length;
+
+describe('fleet minimisation', () => {
+  it('empties routes on R101: fewer vehicles than the same search without it, every customer served, the plan valid', async () => {
+    const inst = parseSolomon(readFileSync(FIX + 'R101.txt', 'utf8'));
+    const run = (fleetPhase: number): { built: number; final: number; unassigned: number } => {
+      const pb = buildProblem(inst.input);
+      const s = new Search(pb, { ...defaultParams(pb), fleetPhase, fleetRetry: 0.1 }, 3);
+      s.setBudget({ iterations: 3000 });
+      s.construct();
+      const built = used(s.best);
+      s.runSlice(Infinity);
+      const r = s.result('iterations');
+      return { built, final: used(r.routes), unassigned: r.unassigned.reduce((a, b) => a + b, 0) };
+    };
+    const plain = run(0), fleet = run(0.8);
+    expect(fleet.built).toBe(plain.built);
+    expect(fleet.final).toBeLessThan(plain.final); // 19 vehicles against 20 (21 built)
+    expect(fleet.unassigned).toBe(0);
+    const sol = await solve(inst.input, { seed: 3, iterations: 3000, params: { fleetPhase: 0.8, fleetRetry: 0.1 } });
+    expect(validateSolution(inst.input, sol, { exact: inst.exact }).violations).toEqual([]);
+    expect(sol.unassigned).toEqual([]);
+  });
+
+  it("leaves the problem's own allowed sets untouched and opens every vehicle again after the phase", () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const input = randomInstance(4100 + seed, { stops: [60, 90], vehicles: [4, 7], pSkill: 0.3 });
+      const pb = buildProblem(input);
+      const before = pb.allowed === null ? null : pb.allowed.slice();
+      const s = new Search(pb, { ...defaultParams(pb), fleetPhase: 0.5 }, seed);
+      s.setBudget({ iterations: 400 });
+      s.construct();
+      s.runSlice(Infinity);
+      expect(pb.allowed === null ? null : Array.from(pb.allowed)).toEqual(before === null ? null : Array.from(before));
+      expect(s.pb.allowed === null ? null : Array.from(s.pb.allowed)).toEqual(before === null ? null : Array.from(before));
+    }
+  });
+
+  it('random instances with every constraint: valid plans, never more left out than without the phase', async () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const input = randomInstance(4200 + seed, { stops: [40, 80], vehicles: [3, 6] });
+      const a = await solve(input, { seed, iterations: 300, params: { fleetPhase: 0.5 } });
+      expect(validateSolution(input, a).violations, `seed ${seed}`).toEqual([]);
+      const b = await solve(input, { seed, iterations: 300, params: { fleetPhase: 0 } });
+      expect(a.unassigned.length, `seed ${seed}`).toBeLessThanOrEqual(b.unassigned.length + 1);
+    }
+  });
+
+  it('is on by default from 1,000 jobs only, and never with a balancing objective', () => {
+    const small = buildProblem(randomInstance(4301, { stops: [50, 60], vehicles: [3, 4] }));
+    expect(defaultParams(small).fleetPhase).toBe(0);
+    const big = buildProblem(randomInstance(4302, { stops: [1200, 1201], vehicles: [10, 12], rich: false, pPair: 0 }));
+    expect(big.J).toBeGreaterThanOrEqual(1000);
+    expect(defaultParams(big).fleetPhase).toBeGreaterThan(0);
+    big.pureArcObjective = false;
+    expect(defaultParams(big).fleetPhase).toBe(0);
+  });
+});
