@@ -50,10 +50,17 @@ function describe(v: unknown): string {
 class StringTy extends Ty<string> {
   readonly label = 'string';
   parse(v: unknown, path: string, issues: Issue[]): string | undefined {
-    if (typeof v === 'string') return v;
     if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    issues.push({ path, message: `must be a string (got ${describe(v)})` });
-    return undefined;
+    if (typeof v !== 'string') {
+      issues.push({ path, message: `must be a string (got ${describe(v)})` });
+      return undefined;
+    }
+    // NUL cannot be stored (PostgreSQL text) nor written in XML: never a character of a real value
+    if (v.includes('\u0000')) {
+      issues.push({ path, message: 'must not contain NUL (\\u0000) characters' });
+      return undefined;
+    }
+    return v;
   }
   encode(v: string): unknown { return v; }
   jsonSchema(): object { return { type: 'string' }; }
@@ -116,6 +123,9 @@ class BoolTy extends Ty<boolean> {
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const MS_DATE_RE = /^\/Date\((-?\d+)([+-]\d{4})?\)\/$/;
+/** Dates beyond this year are refused: a plan's times (days after its clock) must stay 4-digit years. */
+const MAX_YEAR = 9000;
+const MAX_DATE_MS = Date.UTC(MAX_YEAR, 0, 1);
 
 /** dateTime: ISO 8601 strings (with or without zone), .NET `/Date(ms)/`, or a JS Date. Kept as an ISO string. */
 class DateTy extends Ty<string, string | Date> {
@@ -131,23 +141,42 @@ class DateTy extends Ty<string, string | Date> {
     }
     const s = v.trim();
     const ms = MS_DATE_RE.exec(s);
-    if (ms) return new Date(Number(ms[1])).toISOString();
+    if (ms) {
+      const t = Number(ms[1]);
+      if (!(Math.abs(t) <= MAX_DATE_MS)) {
+        issues.push({ path, message: `is out of range: years 1 to ${MAX_YEAR} (got ${describe(v)})` });
+        return undefined;
+      }
+      return new Date(t).toISOString();
+    }
     const m = DATE_RE.exec(s);
     if (!m) {
       issues.push({ path, message: `must be a date-time like 2026-12-01T09:00:00 (got ${describe(v)})` });
       return undefined;
     }
-    const [, y, mo, d, h = '00', mi = '00', se = '00'] = m;
+    const [, y, mo, d, h = '00', mi = '00', se = '00', , zone] = m;
     const month = +mo, day = +d, hour = +h, min = +mi, sec = +se;
     const dim = new Date(Date.UTC(+y, month, 0)).getUTCDate();
-    if (month < 1 || month > 12 || day < 1 || day > dim || hour > 23 || min > 59 || sec > 59) {
+    const zm = zone && zone !== 'Z' ? /^[+-](\d{2}):?(\d{2})$/.exec(zone) : null;
+    if (month < 1 || month > 12 || day < 1 || day > dim || hour > 23 || min > 59 || sec > 59 || (zm !== null && (+zm[1] > 14 || +zm[2] > 59))) {
       issues.push({ path, message: `is not a valid calendar date-time (got ${describe(v)})` });
+      return undefined;
+    }
+    if (+y > MAX_YEAR) {
+      issues.push({ path, message: `is out of range: years 1 to ${MAX_YEAR} (got ${describe(v)})` });
       return undefined;
     }
     return s.replace(' ', 'T');
   }
   encode(v: string): unknown { return v; }
-  jsonSchema(): object { return { type: 'string', format: 'date-time' }; }
+  jsonSchema(): object {
+    // not `format: date-time`: the contract's dates may have no zone (wall clock) and may be .NET's /Date(ms)/
+    return {
+      type: 'string',
+      pattern: '^(\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?)?(Z|[+-]\\d{2}:?\\d{2})?|/Date\\(-?\\d+([+-]\\d{4})?\\)/)$',
+      description: 'ISO 8601 date-time, with or without a zone (without: wall-clock time), or /Date(ms)/; at or before 2012-01-01 means "not set".',
+    };
+  }
 }
 
 /** An enumeration with integer values; names are emitted on request. Aliases share a value. */

@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { toErrorRecord } from '../core/errors.js';
 import { ResultSchema } from '../records/index.js';
-import type { Service, Outcome } from '../service/service.js';
+import type { Service, Refusal } from '../service/service.js';
+import type { Account } from '../store/types.js';
 import { SERVICE_OPERATIONS, type ServiceOperationName } from '../service/operations.js';
 import { openApiDocument } from './openapi.js';
 
@@ -27,8 +28,6 @@ export interface ServerOptions {
   maxDepth?: number;
   /** Time to receive a whole request, ms (default 60 s). */
   requestTimeoutMs?: number;
-  /** Operations other than Dispatch are cancelled after this long, ms (default 60 s): Status Failed, Cancelled. */
-  operationTimeoutMs?: number;
   /** Origins allowed to call from a browser (exact matches); none by default (no CORS headers at all). */
   corsOrigins?: readonly string[];
   /** pino logger options, or false for none (default: info level to stdout). */
@@ -41,8 +40,30 @@ export interface ServerOptions {
 
 const require = createRequire(import.meta.url);
 
-/** Query keys whose values are secrets in logs (SessionID, key). */
-const SECRET_QUERY = /([?&](?:sessionid|key|apikey|api_key)=)[^&]*/gi;
+/** Query keys whose values are secrets in logs (SessionID, key, password), matched after percent-decoding. */
+const SECRET_QUERY = /^(sessionid|key|apikey|api_key|x-api-key|password)$/i;
+
+/** A URL for the logs: the path, and the query with secret values masked (names compared decoded). */
+export function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts = url.slice(q + 1).split('&').map((kv) => {
+    const eq = kv.indexOf('=');
+    const rawName = eq < 0 ? kv : kv.slice(0, eq);
+    let name = rawName;
+    try { name = decodeURIComponent(rawName.replace(/\+/g, ' ')); } catch { /* keep it as sent */ }
+    return SECRET_QUERY.test(name.trim()) ? `${rawName}=***` : kv;
+  });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
+
+/** A header value as text: HTTP carries bytes (read by Node as Latin-1); UTF-8 bytes are decoded as UTF-8. */
+export function headerText(v: string | undefined): string | undefined {
+  if (v === undefined || !/[\u0080-\u00ff]/.test(v)) return v;
+  const bytes = Buffer.from(v, 'latin1');
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : v;
+}
 
 /** Depth of JSON nesting, scanning the text (strings skipped) — before JSON.parse and the schemas recurse. */
 export function jsonDepth(text: string, limit: number): number {
@@ -73,7 +94,6 @@ function errorBody(message: string, enums: 'int' | 'name' = 'int'): Record<strin
 
 export function buildServer(service: Service, opts: ServerOptions = {}): FastifyInstance {
   const maxDepth = opts.maxDepth ?? 64;
-  const operationTimeoutMs = opts.operationTimeoutMs ?? 60_000;
   const cors = new Set(opts.corsOrigins ?? []);
   let closing = false;
   const app = Fastify({
@@ -81,7 +101,7 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
     requestTimeout: opts.requestTimeoutMs ?? 60_000,
     connectionTimeout: 0,
     keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     logger: opts.logger === false ? false : {
@@ -89,9 +109,19 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
       ...(typeof opts.logger === 'object' ? opts.logger : {}),
       redact: { paths: ['req.headers["x-api-key"]', 'req.headers.cookie', 'req.headers.authorization'], remove: true },
       serializers: {
-        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: req.url.replace(SECRET_QUERY, '$1***'), remoteAddress: req.ip }),
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: loggedUrl(req.url), remoteAddress: req.ip }),
       },
     },
+  });
+
+  // ------------------------------------------------------------------ malformed HTTP (before fastify sees a request)
+  app.server.removeAllListeners('clientError');
+  app.server.on('clientError', (err: Error & { code?: string }, socket) => {
+    if (!socket.writable) { socket.destroy(); return; }
+    const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
+    const body = JSON.stringify(errorBody(status === 431 ? 'The request headers are too large.' : status === 408 ? 'The request took too long to arrive.' : 'The request is not valid HTTP.'));
+    socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
 
   // ------------------------------------------------------------------ bodies: JSON with depth limit, empty allowed
@@ -111,6 +141,9 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
 
   // ------------------------------------------------------------------ CORS: only for listed origins
   app.addHook('onRequest', async (req, reply) => {
+    if (closing) {
+      return reply.code(503).header('Retry-After', '5').header('Connection', 'close').send(errorBody('The server is stopping; retry on another instance or in a moment.', enumsOf(req)));
+    }
     const origin = req.headers.origin;
     if (origin && cors.has(origin)) {
       reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');
@@ -130,53 +163,58 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
 
   // ------------------------------------------------------------------ errors: Result-shaped bodies
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
-    if (err instanceof BodyError) return reply.code(err.statusCode).send(errorBody(err.message));
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody(`The body is larger than the limit (${opts.bodyLimit ?? 32 * 1024 * 1024} bytes).`));
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return reply.code(err.statusCode).send(errorBody(err.message));
+    const enums = enumsOf(req);
+    if (err instanceof BodyError) return reply.code(err.statusCode).send(errorBody(err.message, enums));
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody(`The body is larger than the limit (${opts.bodyLimit ?? 32 * 1024 * 1024} bytes).`, enums));
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return reply.code(err.statusCode).send(errorBody(err.message, enums));
     const r = toErrorRecord(err);
     if (r.code === 'Storage') {
       req.log.error({ err }, 'database error');
-      return reply.code(503).header('Retry-After', '5').send(errorBody(`The service's database is not available: ${r.message}`));
+      return reply.code(503).header('Retry-After', '5').send(errorBody(`The service's database is not available: ${r.message}`, enums));
     }
     req.log.error({ err }, 'internal error');
-    return reply.code(500).send(errorBody(`Internal error (request ${req.id}); the operation was not charged.`));
+    return reply.code(500).send(errorBody(`Internal error (request ${req.id}); the operation was not charged.`, enums));
   });
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send(errorBody(`No such path: ${req.method} ${req.url.split('?')[0]}. REST operations are POST /rest/<operation>; see /openapi.json.`));
+    reply.code(404).send(errorBody(`No such path: ${req.method} ${req.url.split('?')[0]}. REST operations are POST /rest/<operation>; see /openapi.json.`, enumsOf(req)));
   });
 
   // ------------------------------------------------------------------ REST operations
-  const outcome = async (req: FastifyRequest, reply: FastifyReply, o: Outcome): Promise<unknown> => {
-    const enums = enumsOf(req);
-    if (o.kind === 'refused') {
-      const status = o.code === 'Unauthorized' ? 401 : o.code === 'Forbidden' ? 403 : 429;
-      if (o.retryAfter !== undefined) reply.header('Retry-After', String(o.retryAfter));
-      return reply.code(status).send(errorBody(o.message, enums));
-    }
-    if (o.routeId !== undefined) reply.header('X-Route-ID', String(o.routeId));
-    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(o.schema.encode(o.result as never, { enums })));
+  const refusal = (req: FastifyRequest, reply: FastifyReply, o: Refusal): FastifyReply => {
+    const status = o.code === 'Unauthorized' ? 401 : o.code === 'Forbidden' ? 403 : 429;
+    if (o.retryAfter !== undefined) reply.header('Retry-After', String(o.retryAfter));
+    return reply.code(status).send(errorBody(o.message, enumsOf(req)));
   };
-
+  const accounts = new WeakMap<FastifyRequest, Account>();
   for (const [name, op] of Object.entries(SERVICE_OPERATIONS) as [ServiceOperationName, (typeof SERVICE_OPERATIONS)[ServiceOperationName]][]) {
     const path = `/rest/${op.rest}`;
-    app.post(path, async (req, reply) => {
+    app.post(path, {
+      // the key and the rate limit are checked before the body is read: a refused caller costs no parsing
+      onRequest: op.auth ? async (req, reply) => {
+        const a = await service.authorize(header(req, 'x-api-key'));
+        if ('kind' in a) return refusal(req, reply, a);
+        accounts.set(req, a);
+      } : undefined,
+    }, async (req, reply) => {
       const ac = new AbortController();
       const onClose = (): void => { if (!reply.raw.writableEnded) ac.abort(); };
       reply.raw.on('close', onClose);
-      const timer = name === 'Dispatch' ? null : setTimeout(() => ac.abort(), operationTimeoutMs);
       try {
-        const key = header(req, 'x-api-key');
-        const o = await service.call(name, req.body, {
-          key, signal: ac.signal,
-          routeName: header(req, 'x-route-name'), owner: header(req, 'x-route-owner'),
+        const o = await service.execute(op.auth ? accounts.get(req)! : null, name, req.body, {
+          key: header(req, 'x-api-key'), signal: ac.signal,
+          routeName: headerText(header(req, 'x-route-name')), owner: headerText(header(req, 'x-route-owner')),
         });
-        return await outcome(req, reply, o);
+        if (o.kind === 'refused') return refusal(req, reply, o);
+        if (o.routeId !== undefined) reply.header('X-Route-ID', String(o.routeId));
+        return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(o.schema.encode(o.result as never, { enums: enumsOf(req) })));
       } finally {
-        if (timer) clearTimeout(timer);
         reply.raw.off('close', onClose);
       }
     });
-    app.get(path, async (_req, reply) => reply.code(405).header('Allow', 'POST').send(errorBody(`${op.name} is POST ${path}.`)));
+    app.route({
+      method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'], url: path,
+      handler: async (req, reply) => reply.code(405).header('Allow', 'POST').send(errorBody(`${op.name} is POST ${path}.`, enumsOf(req))),
+    });
   }
 
   // ------------------------------------------------------------------ OpenAPI and the schema browser

@@ -52,13 +52,17 @@ function responses(op: ServiceOperation): Record<string, unknown> {
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.result.name}` } } },
       ...(op.name === 'Dispatch' ? { headers: { 'X-Route-ID': { description: 'RouteID of the stored result (GetRoute).', schema: { type: 'integer' } } } } : {}),
     },
-    400: err('The body is not JSON (or nested deeper than the limit).'),
+    400: err('The body is not JSON (or nested deeper than the limit), or the request is not valid HTTP.'),
+    404: err('No such path.'),
+    405: { ...err('A method other than POST.'), headers: { Allow: { description: 'POST', schema: { type: 'string' } } } },
     413: err('The body is larger than the limit.'),
-    429: { ...err('Over the per-account rate limit.'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } },
+    500: err('A bug; the operation was not charged.'),
+    503: { ...err("The server is stopping, or the service's database is not available."), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } },
   };
   if (op.auth) {
     out[401] = err('X-API-Key is missing or unknown (or a Login key that expired).');
     out[403] = err('The account is blocked or expired, or its credit does not cover the request.');
+    out[429] = { ...err('Over the per-account rate limit.'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } };
   }
   return out;
 }
@@ -94,6 +98,7 @@ export function openApiDocument(opts: { prices?: PriceList; version?: string; se
         ...(op.auth ? {} : { security: [] }),
         parameters: [
           { name: 'enums', in: 'query', required: false, description: 'name: enums in the response as names instead of integers.', schema: { type: 'string', enum: ['name', 'int'] } },
+          { name: 'X-Enums', in: 'header', required: false, description: 'name: as the enums query parameter.', schema: { type: 'string', enum: ['name', 'int'] } },
           ...(op.name === 'Dispatch' ? [
             { name: 'X-Route-Name', in: 'header', required: false, description: 'Name of the stored route (GetRouteList).', schema: { type: 'string' } },
             { name: 'X-Route-Owner', in: 'header', required: false, description: "Owner of the stored route (default: the account's name).", schema: { type: 'string' } },

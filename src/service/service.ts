@@ -38,6 +38,8 @@ export interface ServiceOptions {
   sessionTtlMs?: number;
   /** A dispatch stops searching after this long and returns its best plan (default 120 s). */
   dispatchTimeLimitMs?: number;
+  /** Other operations are cancelled after this long: Status Failed, nothing charged (default 60 s). */
+  operationTimeoutMs?: number;
   /** Per-account request rate (default 1,000/s, bursts of 2,000; perSecond 0 = off). */
   rateLimit?: RateLimit;
   /** Login attempts per user name (default 1 per second, bursts of 10). */
@@ -93,6 +95,7 @@ export class Service {
   readonly instance: string;
   private readonly sessionTtlMs: number;
   private readonly dispatchTimeLimitMs: number;
+  private readonly operationTimeoutMs: number;
   private readonly limiter: RateLimiter;
   private readonly loginLimiter: RateLimiter;
   private readonly clock: () => number;
@@ -101,12 +104,15 @@ export class Service {
   private timer: NodeJS.Timeout | null = null;
   /** Operations running now (graceful shutdown waits for them). */
   private running = 0;
+  /** Reservations whose refund could not be written yet ({@link release}). */
+  private readonly unreleased = new Set<number>();
 
   constructor(readonly engine: Engine, readonly store: Store, opts: ServiceOptions = {}) {
     this.prices = opts.prices ?? { ...DEFAULT_PRICES };
     this.instance = opts.instance ?? `${process.pid}-${randomBytes(6).toString('hex')}`;
     this.sessionTtlMs = opts.sessionTtlMs ?? 4 * HOUR;
     this.dispatchTimeLimitMs = opts.dispatchTimeLimitMs ?? 120_000;
+    this.operationTimeoutMs = opts.operationTimeoutMs ?? 60_000;
     this.limiter = new RateLimiter(opts.rateLimit ?? { perSecond: 1000 });
     this.loginLimiter = new RateLimiter(opts.loginRateLimit ?? { perSecond: 1, burst: 10 });
     this.clock = opts.clock ?? Date.now;
@@ -122,9 +128,36 @@ export class Service {
       const now = this.clock();
       this.store.heartbeat(this.instance, now)
         .then(() => this.store.releaseStale({ instance: this.instance, now, staleMs: this.staleMs }))
+        .then(() => this.retryReleases())
         .catch(() => { /* the database is away: readiness reports it */ });
     }, this.heartbeatMs);
     this.timer.unref();
+  }
+
+  /**
+   * Gives a reservation back in full (the operation failed, was cancelled, or its settlement could
+   * not be written). When the database refuses now, the refund is retried in the background until
+   * it is written (or found settled).
+   */
+  private async release(reservationId: number): Promise<void> {
+    try {
+      await this.store.settle({ reservationId, cost: 0, now: this.clock() });
+    } catch (e) {
+      if ((e as EngineError).code !== 'Conflict') this.unreleased.add(reservationId);
+    }
+  }
+
+  /** Retries the refunds {@link release} could not write. */
+  private async retryReleases(): Promise<void> {
+    for (const id of [...this.unreleased]) {
+      try {
+        await this.store.settle({ reservationId: id, cost: 0, now: this.clock() });
+        this.unreleased.delete(id);
+      } catch (e) {
+        if ((e as EngineError).code === 'Conflict') this.unreleased.delete(id); // settled or released meanwhile
+        else return; // still away: next time
+      }
+    }
   }
 
   /** Stops the background work (the engine and the store belong to the caller). */
@@ -151,8 +184,28 @@ export class Service {
     return account;
   }
 
-  /** Runs one operation for the holder of `opts.key`. Throws only for internal errors (bugs, a database that is away: `Storage`). */
+  /**
+   * Authentication and the per-account rate limit, before anything of the request is read: the
+   * account, or the refusal (401 / 403 / 429). Faces call it first, then {@link execute}.
+   */
+  async authorize(key: string | null | undefined): Promise<Account | Refusal> {
+    const account = await this.authenticate(key);
+    if ('kind' in account) return account;
+    const wait = this.limiter.take(account.id);
+    if (wait > 0) return refuse('RateLimited', `Too many requests for account '${account.name}': retry in ${wait} s.`, wait);
+    return account;
+  }
+
+  /** Runs one operation for the holder of `opts.key` ({@link authorize}, then {@link execute}). Throws only for internal errors (bugs, a database that is away: `Storage`). */
   async call(name: ServiceOperationName, spec: unknown, opts: CallOptions = {}): Promise<Outcome> {
+    if (name === 'Login') return this.execute(null, name, spec, opts);
+    const account = await this.authorize(opts.key);
+    if ('kind' in account) return account;
+    return this.execute(account, name, spec, opts);
+  }
+
+  /** Runs one operation for an account {@link authorize} admitted (null: Login only). */
+  async execute(account: Account | null, name: ServiceOperationName, spec: unknown, opts: CallOptions = {}): Promise<Outcome> {
     this.running++;
     try {
       if (name === 'Login') {
@@ -160,10 +213,7 @@ export class Service {
         const v = s.ok ? s.value : {};
         return await this.login(v.UserName, v.Password);
       }
-      const account = await this.authenticate(opts.key);
-      if ('kind' in account) return account;
-      const wait = this.limiter.take(account.id);
-      if (wait > 0) return refuse('RateLimited', `Too many requests for account '${account.name}': retry in ${wait} s.`, wait);
+      if (account === null) throw new EngineError('Internal', `${name} needs an account`);
       const op = SERVICE_OPERATIONS[name];
       if (op.engine !== null) return await this.runEngine(name, account, spec, opts);
       return await this.runAccount(name, account, spec, opts);
@@ -177,6 +227,7 @@ export class Service {
     const schema = SERVICE_OPERATIONS.Login.result;
     const failed = (message: string): Answer => ({ kind: 'result', result: { Message: message, Status: 'Failed' } satisfies LoginResult, schema, cost: 0 });
     if (!userName || password === undefined) return failed('userName and password are required.');
+    if (userName.length > MAX_NAME || password.length > 1024) return failed('Wrong user name or password.');
     if (this.loginLimiter.take(`login:${userName.toLowerCase()}`) > 0) return failed('Too many Login attempts for this user name: wait a little.');
     const a = await this.store.accountByName(userName);
     // verify against a fixed hash when there is no such account, so the answer takes as long
@@ -206,20 +257,31 @@ export class Service {
       }
     }
     let result: Record<string, unknown>;
-    const limit = name === 'Dispatch' ? AbortSignal.timeout(this.dispatchTimeLimitMs) : undefined;
-    const signal = limit && opts.signal ? AbortSignal.any([limit, opts.signal]) : limit ?? opts.signal;
+    // a dispatch stops searching at its limit and returns its best plan; other operations are cancelled at theirs
+    const limit = AbortSignal.timeout(name === 'Dispatch' ? this.dispatchTimeLimitMs : this.operationTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([limit, opts.signal]) : limit;
     try {
       result = (await this.engine.run(op.engine!, spec, { signal, onProgress: opts.onProgress, offload: true })) as Record<string, unknown>;
     } catch (e) {
-      if (reservation !== null) await this.store.settle({ reservationId: reservation, cost: 0, now: this.clock() });
+      if (reservation !== null) await this.release(reservation);
       throw e;
+    }
+    // the caller went away (a dropped connection): nothing is charged, nothing stored
+    if (opts.signal?.aborted) {
+      if (reservation !== null) await this.release(reservation);
+      return { kind: 'result', result: { ...failedFromIssues([{ path: '', message: 'The request was cancelled by the caller.' }]) }, schema: op.result, cost: 0, account: account.name };
     }
     const failed = result.Status === 'Failed';
     const cost = failed ? 0 : Math.min(amount, price.price * (engineOp.credit as (s: unknown, r: unknown) => { units: number })(spec, result).units);
     const route = name === 'Dispatch' && !failed ? storedRoute(result as DispatchResult, account, opts) : undefined;
     let routeId: number | null = null;
-    if (reservation !== null) routeId = (await this.store.settle({ reservationId: reservation, cost, now: this.clock(), route })).routeId;
-    else if (route) routeId = await this.store.storeRoute({ accountId: account.id, route, now: this.clock() });
+    try {
+      if (reservation !== null) routeId = (await this.store.settle({ reservationId: reservation, cost, now: this.clock(), route })).routeId;
+      else if (route) routeId = await this.store.storeRoute({ accountId: account.id, route, now: this.clock() });
+    } catch (e) {
+      if (reservation !== null) await this.release(reservation);
+      throw e;
+    }
     return { kind: 'result', result, schema: op.result, cost, account: account.name, ...(routeId !== null ? { routeId } : {}) };
   }
 
@@ -263,6 +325,7 @@ export class Service {
         if (!p.ok) return answer(failedFromIssues(p.issues));
         const from = instantOf(p.value.FromDate) ?? 0, to = instantOf(p.value.ToDate) ?? Number.MAX_SAFE_INTEGER;
         if (to < from) return answer(failedFromIssues([{ path: 'ToDate', message: 'is before FromDate' }]));
+        if ((p.value.Account?.length ?? 0) > MAX_NAME) return answer(failedFromIssues([{ path: 'Account', message: `at most ${MAX_NAME} characters` }]));
         const points = await this.store.getTrack({ accountId: account.id, track: p.value.Account || account.name, from, to });
         return answer({
           Status: 'Success', Errors: [],
@@ -272,9 +335,12 @@ export class Service {
       case 'TrackPoints': {
         // each point is checked on its own, so that every bad one is named at once
         const body = Array.isArray(spec) ? { TrackPoints: spec } : spec ?? {};
-        const raw = Array.isArray((body as { TrackPoints?: unknown }).TrackPoints) ? (body as { TrackPoints: unknown[] }).TrackPoints : null;
-        const p = TrackPointsSpecificationSchema.safeParse(raw ? { ...(body as object), TrackPoints: [] } : body);
+        const list = prop(body, 'TrackPoints');
+        const raw = Array.isArray(list) ? list : null;
+        const p = TrackPointsSpecificationSchema.safeParse(raw ? withoutProp(body, 'TrackPoints') : body);
         const issues: Issue[] = p.ok ? [] : p.issues;
+        if (p.ok && (p.value.Account?.length ?? 0) > MAX_NAME) issues.push({ path: 'Account', message: `at most ${MAX_NAME} characters (got ${p.value.Account!.length})` });
+        if (raw && raw.length > MAX_POINTS) return answer({ ...failedFromIssues([{ path: 'TrackPoints', message: `at most ${MAX_POINTS} points per request (got ${raw.length})` }]), Count: 0 });
         const points: { lat: number; lon: number; ts: number }[] = [];
         (raw ?? []).forEach((q, i) => {
           const path = `TrackPoints[${i}]`;
@@ -296,6 +362,26 @@ export class Service {
         throw new EngineError('Internal', `No account operation ${name}`);
     }
   }
+}
+
+/** Longest user name, track name (TrackSpecification.Account) and stored route name/owner. */
+const MAX_NAME = 200;
+/** Most track points one TrackPoints request may record. */
+const MAX_POINTS = 100_000;
+
+/** A property of a raw body, bound case-insensitively as the records bind. */
+function prop(body: unknown, name: string): unknown {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(body)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+/** A raw body without the named property (any case). */
+function withoutProp(body: unknown, name: string): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  const lower = name.toLowerCase();
+  return Object.fromEntries(Object.entries(body).filter(([k]) => k.toLowerCase() !== lower));
 }
 
 /** A scrypt hash of a random password, verified when the user name is unknown (equal timing). */
@@ -325,8 +411,8 @@ function storedRoute(r: DispatchResult, account: Account, opts: CallOptions): Ne
   }
   const vehicles = (r.Items ?? []).length;
   return {
-    name: opts.routeName?.slice(0, 200) || `${stops} stop${stops === 1 ? '' : 's'} on ${vehicles} vehicle${vehicles === 1 ? '' : 's'}`,
-    owner: opts.owner?.slice(0, 200) || account.name,
+    name: opts.routeName?.slice(0, MAX_NAME) || `${stops} stop${stops === 1 ? '' : 's'} on ${vehicles} vehicle${vehicles === 1 ? '' : 's'}`,
+    owner: opts.owner?.slice(0, MAX_NAME) || account.name,
     distance: Math.round(distance * 1e6) / 1e6,
     time: Math.round(time),
     stops,

@@ -354,13 +354,16 @@ export class PgStore implements Store {
   async updateAccount(name: string, patch: { blocked?: boolean; keyHash?: Buffer; passwordHash?: string | null; expiresAt?: number | null }): Promise<Account | null> {
     if (patch.keyHash !== undefined) checkKeyHash('keyHash', patch.keyHash);
     if (patch.expiresAt !== undefined && patch.expiresAt !== null) checkInteger('expiresAt', patch.expiresAt);
+    // a new key or password ends the account's Login sessions (in the same statement)
     const rows = await this.q<AccountRow>(
-      `UPDATE dk_accounts SET
+      `WITH a AS (UPDATE dk_accounts SET
          blocked = CASE WHEN $2::boolean THEN $3::boolean ELSE blocked END,
          key_hash = CASE WHEN $4::boolean THEN $5::bytea ELSE key_hash END,
          password_hash = CASE WHEN $6::boolean THEN $7::text ELSE password_hash END,
          expires_at = CASE WHEN $8::boolean THEN $9::bigint ELSE expires_at END
-       WHERE name_key = $1 RETURNING ${ACCOUNT_COLUMNS}`,
+       WHERE name_key = $1 RETURNING ${ACCOUNT_COLUMNS}),
+       gone AS (DELETE FROM dk_sessions WHERE ($4::boolean OR $6::boolean) AND account_id IN (SELECT id FROM a))
+       SELECT * FROM a`,
       [
         foldCase(name),
         patch.blocked !== undefined, patch.blocked === true,

@@ -92,6 +92,7 @@ function prepareStatements(db: Database.Database) {
     touchSession: p(`UPDATE dk_sessions SET last_used = max(last_used, @now) WHERE key_hash = @key AND last_used > @cutoff RETURNING account_id`),
     deleteExpiredSession: p(`DELETE FROM dk_sessions WHERE key_hash = ? AND last_used <= ?`),
     deleteSession: p(`DELETE FROM dk_sessions WHERE key_hash = ?`),
+    deleteAccountSessions: p(`DELETE FROM dk_sessions WHERE account_id = ?`),
 
     reserveCredit: p(`UPDATE dk_accounts SET balance = balance - @amount
       WHERE id = @id AND NOT blocked AND (expires_at IS NULL OR expires_at > @now) AND balance >= @amount`),
@@ -351,6 +352,8 @@ export class SqliteStore implements Store {
         setPassword: patch.passwordHash !== undefined ? 1 : 0, passwordHash: patch.passwordHash ?? null,
         setExpires: patch.expiresAt !== undefined ? 1 : 0, expiresAt: patch.expiresAt ?? null,
       }) as AccountRow | undefined;
+      // a new key or password ends the account's Login sessions
+      if (r && (patch.keyHash !== undefined || patch.passwordHash !== undefined)) this.s.deleteAccountSessions.run(r.id);
       return r ? toAccount(r) : null;
     });
   }

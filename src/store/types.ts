@@ -123,7 +123,11 @@ export interface Store {
   accountById(id: number): Promise<Account | null>;
   /** Every account, by name. */
   listAccounts(): Promise<Account[]>;
-  /** Changes the given fields of the named account; null when there is no such account. Conflict when the key hash is taken. */
+  /**
+   * Changes the given fields of the named account; null when there is no such account. Conflict
+   * when the key hash is taken. A new key or password ends the account's Login sessions (same
+   * transaction).
+   */
   updateAccount(name: string, patch: { blocked?: boolean; keyHash?: Buffer; passwordHash?: string | null; expiresAt?: number | null }): Promise<Account | null>;
 
   // ------------------------------------------------------------------ Login sessions

@@ -15,7 +15,7 @@ import { keyHash, newApiKey } from '../../src/store/hash.js';
 import type { Store } from '../../src/store/types.js';
 import { Service } from '../../src/service/service.js';
 import { SERVICE_OPERATIONS } from '../../src/service/operations.js';
-import { buildServer } from '../../src/server/http.js';
+import { buildServer, loggedUrl } from '../../src/server/http.js';
 import { EXAMPLES, openApiDocument } from '../../src/server/openapi.js';
 import { fixtureDataset } from '../helpers/datasets.js';
 import { post } from '../helpers/service.js';
@@ -217,6 +217,78 @@ describe('refusals', () => {
   });
 });
 
+describe('hostile input (findings of a hostile trial)', () => {
+  it('refuses a keyless or unknown-key request before reading its body (401, not 400 for the broken JSON)', async () => {
+    const r = await post(url, '/rest/credit', '{"not json', undefined);
+    expect(r.status).toBe(401);
+    const big = await post(url, '/rest/trackpoints', '[' + '0,'.repeat(3_000_000) + '0]', 'dk_unknown');
+    expect(big.status).toBe(401);
+  });
+
+  it('a huge user name at Login is a quick Failed, not memory held by the limiter', async () => {
+    const r = await post(url, '/rest/login', { UserName: 'u'.repeat(900_000), Password: 'p' });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ Status: 2, Message: 'Wrong user name or password.' });
+  });
+
+  it('a client that disconnects from a dispatch is not charged and nothing is stored', async () => {
+    const pool = reachablePool(engine).slice(0, 30);
+    const spec = {
+      CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 1, MinimumOptimization: 6,
+      Vehicles: [{ Name: 'V1', StartLocation: { LatLong: pool[0] } }],
+      Locations: pool.slice(1).map((p, i) => ({ Name: `S${i}`, LatLong: p })),
+    };
+    const acct = (await store.accountByName('demo'))!;
+    const routes = (await store.listRoutes(acct.id)).length;
+    const ac = new AbortController();
+    const pending = fetch(`${url}/rest/dispatch`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(spec), signal: ac.signal }).catch(() => null);
+    while (service.inFlight === 0) await new Promise((r) => setTimeout(r, 5));
+    const during = (await store.accountByName('demo'))!.balance;
+    expect(during).toBe(acct.balance - 29); // reserved
+    ac.abort();
+    await pending;
+    while (service.inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    expect((await store.accountByName('demo'))!.balance).toBe(acct.balance);
+    expect((await store.listRoutes(acct.id)).length).toBe(routes);
+    expect(await store.openReservations()).toBe(0);
+  });
+
+  it('X-Route-Name / X-Route-Owner sent as UTF-8 bytes are stored as the text they are', async () => {
+    const latin1 = (t: string) => Buffer.from(t, 'utf8').toString('latin1');
+    const res = await new Promise<{ status: number; id: string }>((resolve, reject) => {
+      const req = httpRequest(`${url}/rest/dispatch`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'X-Route-Name': latin1('Tournée été ✓'), 'X-Route-Owner': latin1('Zoë') },
+      }, (r) => { r.resume(); r.on('end', () => resolve({ status: r.statusCode!, id: String(r.headers['x-route-id']) })); });
+      req.on('error', reject);
+      req.end(Buffer.from(JSON.stringify(EXAMPLES.Dispatch))); // a Buffer: Node writes the headers as Latin-1 with it (a string body would re-encode them as UTF-8)
+    });
+    expect(res.status).toBe(200);
+    const list = await post(url, '/rest/routelist', { RouteName: 'ÉTÉ', Owner: 'ZOË' }, key);
+    expect(list.json.Routes.map((x: { RouteID: number; RouteName: string }) => [x.RouteID, x.RouteName])).toEqual([[Number(res.id), 'Tournée été ✓']]);
+  });
+
+  it('headers past 16 KiB get a Result-shaped 431; every method but POST on an operation is 405', async () => {
+    const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${url}/rest/credit`, { method: 'POST', headers: { 'X-API-Key': key, 'X-Padding': 'x'.repeat(20_000) } }, (res) => {
+        let b = '';
+        res.on('data', (d) => { b += d; });
+        res.on('end', () => resolve({ status: res.statusCode!, body: b }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(r.status).toBe(431);
+    expect(JSON.parse(r.body)).toMatchObject({ Status: 2, Errors: [{ Message: expect.any(String) }] });
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const m = await fetch(`${url}/rest/credit`, { method, headers: { 'X-API-Key': key } });
+      expect(m.status, method).toBe(405);
+    }
+    const names = await fetch(`${url}/rest/credit?enums=name`, { method: 'PUT' });
+    expect(await names.json()).toMatchObject({ Status: 'Failed' });
+  });
+});
+
 describe('health and shutdown', () => {
   it('liveness and readiness', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
@@ -246,6 +318,11 @@ describe('health and shutdown', () => {
 });
 
 describe('logs', () => {
+  it('mask secret query values, percent-encoded names included', () => {
+    expect(loggedUrl('/rest/credit?%6Bey=S1&Session%49D=S2&enums=name&PASSWORD=S3&x=1')).toBe('/rest/credit?%6Bey=***&Session%49D=***&enums=name&PASSWORD=***&x=1');
+    expect(loggedUrl('/rest/credit')).toBe('/rest/credit');
+  });
+
   it('never log the key (header or query)', async () => {
     const lines: string[] = [];
     const stream = { write: (s: string) => { lines.push(s); } };

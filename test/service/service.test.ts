@@ -201,6 +201,59 @@ describe('GPS tracks', () => {
   });
 });
 
+describe('limits and odd input', () => {
+  it('binds TrackPoints case-insensitively; refuses a track name over 200 characters and over 100,000 points', async () => {
+    const r = answer(await service.call('TrackPoints', { account: 'lc', trackpoints: [{ latitude: 1, longitude: 2, timestamp: '2026-05-01T00:00:00Z' }] }, { key: keys.other }));
+    expect(r.result).toMatchObject({ Status: 'Success', Count: 1 });
+    const t = answer(await service.call('GetTrack', { Account: 'lc', FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.other }));
+    expect((t.result.TrackPoints as unknown[]).length).toBe(1);
+    const long = answer(await service.call('TrackPoints', { Account: 'T'.repeat(201), TrackPoints: [{ Latitude: 1, Longitude: 2, TimeStamp: '2026-05-01T00:00:00Z' }] }, { key: keys.other }));
+    expect(long.result).toMatchObject({ Status: 'Failed', Count: 0, Errors: [{ Message: expect.stringContaining('Account: at most 200') }] });
+    const many = Array.from({ length: 100_001 }, () => ({ Latitude: 1, Longitude: 2, TimeStamp: '2026-05-01T00:00:00Z' }));
+    expect(answer(await service.call('TrackPoints', many, { key: keys.other })).result).toMatchObject({ Status: 'Failed', Errors: [{ Message: expect.stringContaining('at most 100000 points') }] });
+  });
+
+  it('out-of-range and malformed dates, and NUL characters, are Failed naming the field (not errors)', async () => {
+    for (const [spec, path] of [
+      [{ FromDate: '/Date(99999999999999999)/' }, 'FromDate'], [{ FromDate: '2027-01-01T00:00:00+99:99' }, 'FromDate'],
+      [{ Owner: 'a\u0000b' }, 'Owner'], [{ ToDate: '9999-12-31T23:59:00' }, 'ToDate'],
+    ] as const) {
+      const r = answer(await service.call('GetRouteList', spec, { key: keys.other }));
+      expect(r.result.Status, JSON.stringify(spec)).toBe('Failed');
+      expect((r.result.Errors as { Message: string }[])[0].Message.startsWith(`${path}:`), JSON.stringify(r.result.Errors)).toBe(true);
+    }
+    const d = answer(await service.call('Dispatch', { ...dispatchSpec(3), CurrentTime: '9999-12-31T23:59:00' }, { key: keys.other }));
+    expect(d.result.Status).toBe('Failed');
+    expect(d.cost).toBe(0);
+  });
+
+  it('a settlement the database refuses is refunded in the background once it answers again', async () => {
+    let fail = 2; // the settlement and the first refund attempt fail
+    const flaky = new Proxy(store, {
+      get(target, p, recv) {
+        if (p === 'settle') {
+          return async (a: Parameters<Store['settle']>[0]) => {
+            if (fail-- > 0) throw Object.assign(new Error('database is locked'), { code: 'Storage' });
+            return target.settle(a);
+          };
+        }
+        const v = Reflect.get(target, p, recv);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    }) as Store;
+    const s = new Service(engine, flaky, { clock: () => now, rateLimit: { perSecond: 0 }, heartbeatMs: 50 });
+    await s.start();
+    const before = (await store.accountByName('other'))!.balance;
+    await expect(s.call('CalculateDistance', DISTANCE, { key: keys.other })).rejects.toThrow('database is locked');
+    expect(await store.openReservations()).toBe(1);
+    for (let i = 0; i < 100 && (await store.openReservations()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await store.openReservations()).toBe(0);
+    expect((await store.accountByName('other'))!.balance).toBe(before);
+    await s.close();
+    await checkLedger();
+  });
+});
+
 describe('Login sessions', () => {
   it('Login gives a key accepted like the API key, valid 4 h after its last use; Logout ends it', async () => {
     const wrong = answer(await service.call('Login', { UserName: 'acme', Password: 'nope' }));
@@ -225,6 +278,10 @@ describe('Login sessions', () => {
     // Logout with the API key ends nothing: the key still works
     answer(await service.call('Logout', undefined, { key: keys.acme }));
     expect((await service.call('CreditRemaining', undefined, { key: keys.acme })).kind).toBe('result');
+    // a new password ends the sessions
+    const k3 = answer(await service.call('Login', { UserName: 'acme', Password: 'hunter22' })).result.Key as string;
+    await store.updateAccount('acme', { passwordHash: await hashPassword('hunter23') });
+    expect(await service.call('CreditRemaining', undefined, { key: k3 })).toMatchObject({ kind: 'refused', code: 'Unauthorized' });
   });
 });
 

@@ -236,6 +236,23 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         await store.updateAccount('acme', { blocked: true });
         expect(await store.touchSession(k2, T0 + 1, HOUR)).toMatchObject({ id: a.id, blocked: true });
       });
+
+      t("a new key or password ends the account's sessions (and no other account's); blocking or expiry does not", async ({ ctx }) => {
+        const { store, account } = ctx;
+        const a = await account('acme', 0);
+        const b = await account('other', 0);
+        const kb = keyHash('other-session');
+        await store.createSession({ keyHash: kb, accountId: b.id, now: T0 });
+        for (const patch of [{ keyHash: keyHash('new-key') }, { passwordHash: 'scrypt$2$1$1$AA$AAAAAAAAAAAAAAAAAAAAAA' }, { passwordHash: null }]) {
+          const k = keyHash(`s-${JSON.stringify(patch)}`);
+          await store.createSession({ keyHash: k, accountId: a.id, now: T0 });
+          await store.updateAccount('acme', { expiresAt: T0 + 10 * HOUR });
+          expect(await store.touchSession(k, T0 + 1, HOUR)).not.toBeNull();
+          await store.updateAccount('acme', patch);
+          expect(await store.touchSession(k, T0 + 2, HOUR)).toBeNull();
+        }
+        expect((await store.touchSession(kb, T0 + 3, HOUR))?.id).toBe(b.id);
+      });
     });
 
     // ---------------------------------------------------------------- credit

@@ -99,12 +99,12 @@ export const serveCommand: Command = {
       throw e;
     }
     const service = new Service(engine, store, {
-      ...(prices ? { prices } : {}), rateLimit: { perSecond: rate }, dispatchTimeLimitMs: dispatchLimit * 1000, staleMs: staleS * 1000,
+      ...(prices ? { prices } : {}), rateLimit: { perSecond: rate }, dispatchTimeLimitMs: dispatchLimit * 1000, operationTimeoutMs: timeout * 1000, staleMs: staleS * 1000,
     });
     await service.start();
     const demo = values.demo ? await ensureDemoAccount(store, `${dataPath}.demo-key`) : null;
     const app = buildServer(service, {
-      bodyLimit: Math.round(bodyMb * 1024 * 1024), operationTimeoutMs: timeout * 1000, version,
+      bodyLimit: Math.round(bodyMb * 1024 * 1024), version,
       corsOrigins: values.cors ? values.cors.split(',').map((s) => s.trim()).filter(Boolean) : [],
       logger: level === 'silent' ? false : { level },
     });
