@@ -20,6 +20,7 @@ import type { Service, Refusal } from '../service/service.js';
 import type { Account } from '../store/types.js';
 import { SERVICE_OPERATIONS, type ServiceOperationName } from '../service/operations.js';
 import { openApiDocument } from './openapi.js';
+import { registerSoap } from './soap/soap.js';
 
 export interface ServerOptions {
   /** Largest request body in bytes (default 32 MiB): 413 past it. */
@@ -36,6 +37,9 @@ export interface ServerOptions {
   version?: string;
   /** Extra readiness check (e.g. the engine loaded). */
   ready?: () => boolean;
+  /** The SOAP endpoint's path (default /TrackService.asmx) and namespace (default the original service's). */
+  soapPath?: string;
+  soapNamespace?: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -126,7 +130,10 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
 
   // ------------------------------------------------------------------ bodies: JSON with depth limit, empty allowed
   app.removeAllContentTypeParsers();
-  const parseJson = (_req: FastifyRequest, body: Buffer, done: (err: Error | null, v?: unknown) => void): void => {
+  const soapPath = (opts.soapPath ?? '/TrackService.asmx').toLowerCase();
+  const parseJson = (req: FastifyRequest, body: Buffer, done: (err: Error | null, v?: unknown) => void): void => {
+    // the SOAP face reads its own bodies (XML, forms)
+    if (req.url.toLowerCase().startsWith(soapPath)) { done(null, body); return; }
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '') { done(null, undefined); return; }
@@ -216,6 +223,9 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
       handler: async (req, reply) => reply.code(405).header('Allow', 'POST').send(errorBody(`${op.name} is POST ${path}.`, enumsOf(req))),
     });
   }
+
+  // ------------------------------------------------------------------ SOAP 1.1 / 1.2, the WSDL, plain HTTP GET/POST
+  registerSoap(app, service, { path: opts.soapPath, namespace: opts.soapNamespace });
 
   // ------------------------------------------------------------------ OpenAPI and the schema browser
   const doc = openApiDocument({ prices: service.prices, version: opts.version });

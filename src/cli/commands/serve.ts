@@ -61,6 +61,8 @@ export const serveCommand: Command = {
     { flag: '--body-limit MB', description: 'largest request body (413 past it)', default: '32' },
     { flag: '--stale-after S', description: 'refund the open reservations of instances silent for this long (crashed)', default: '30' },
     { flag: '--cors <origin,…>', description: 'browser origins allowed to call the API (exact matches)', default: 'none' },
+    { flag: '--soap-path PATH', description: 'where the SOAP endpoint answers (its WSDL at PATH?WSDL)', default: '/TrackService.asmx' },
+    { flag: '--soap-namespace URI', description: 'the XML namespace of the SOAP records', default: 'http://TrackService.TrackRoad.com/ (the original service\'s)' },
     { flag: '--log-level LEVEL', description: 'fatal, error, warn, info, debug (keys are never logged)', default: 'info' },
   ],
   examples: [
@@ -74,6 +76,7 @@ export const serveCommand: Command = {
       threads: { type: 'string' }, demo: { type: 'boolean' }, prices: { type: 'string' }, 'rate-limit': { type: 'string' },
       'dispatch-time-limit': { type: 'string' }, timeout: { type: 'string' }, 'body-limit': { type: 'string' },
       cors: { type: 'string' }, 'log-level': { type: 'string' }, 'stale-after': { type: 'string' },
+      'soap-path': { type: 'string' }, 'soap-namespace': { type: 'string' },
     });
     // every option is checked before any work starts
     const port = int(values.port, 8080, '--port', 0, 65535);
@@ -86,6 +89,8 @@ export const serveCommand: Command = {
     const staleS = int(values['stale-after'], 30, '--stale-after', 0, 86400);
     const bodyMb = int(values['body-limit'], 32, '--body-limit', 0.001, 1024);
     const level = values['log-level'] ?? 'info';
+    const soapPath = values['soap-path'];
+    if (soapPath !== undefined && !/^\/[A-Za-z0-9._~\/-]+$/.test(soapPath)) throw new EngineError('InvalidInput', `--soap-path: a path like /TrackService.asmx (got ${JSON.stringify(soapPath)})`, { path: 'soap-path' });
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new EngineError('InvalidInput', `--log-level: one of fatal, error, warn, info, debug, silent (got ${level})`, { path: 'log-level' });
 
     const dataPath = values.data ?? (await ensureDemoDataset());
@@ -107,6 +112,7 @@ export const serveCommand: Command = {
       bodyLimit: Math.round(bodyMb * 1024 * 1024), version,
       corsOrigins: values.cors ? values.cors.split(',').map((s) => s.trim()).filter(Boolean) : [],
       logger: level === 'silent' ? false : { level },
+      ...(soapPath ? { soapPath } : {}), ...(values['soap-namespace'] ? { soapNamespace: values['soap-namespace'] } : {}),
     });
     // start the threads now, not on the first request: the server says it listens once they run
     const workers = engine.workers();
@@ -124,6 +130,7 @@ export const serveCommand: Command = {
       `dispatchkit ${version} serving ${m.name} on ${address}`,
       `  database: ${store.location}`,
       `  REST: POST ${address}/rest/<operation> with X-API-Key · API browser: ${address}/docs · OpenAPI: ${address}/openapi.json`,
+      `  SOAP 1.1/1.2: ${address}${soapPath ?? '/TrackService.asmx'} · WSDL: ${address}${soapPath ?? '/TrackService.asmx'}?WSDL`,
       ...(demo ? [`  demo account: user 'demo', password 'demo'${demo.created ? ' (created now)' : ''}; API key: ${demo.key}`] : []),
       '',
     ].join('\n'));

@@ -1,0 +1,157 @@
+/**
+ * XML in and out for the SOAP face. Reading: a strict, namespace-aware streaming parser (saxes)
+ * builds a small element tree under limits — no DTD, DOCTYPE or entity declaration is ever
+ * processed (refused before parsing), nesting depth, element count and text length are bounded.
+ * Writing: {@link XmlWriter}, a string builder that escapes every text and attribute value.
+ */
+import { SaxesParser } from 'saxes';
+
+export interface XmlAttr {
+  uri: string;
+  local: string;
+  value: string;
+}
+
+export interface XmlElement {
+  /** Namespace URI ('' = none). */
+  uri: string;
+  local: string;
+  attrs: XmlAttr[];
+  children: XmlElement[];
+  /** Character data directly inside (text and CDATA), concatenated. */
+  text: string;
+}
+
+export interface XmlLimits {
+  /** Deepest nesting (default 64). */
+  maxDepth?: number;
+  /** Most elements in a document (default 1,000,000). */
+  maxElements?: number;
+  /** Longest character data of one element (default 1 MiB). */
+  maxText?: number;
+}
+
+export const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
+
+/** A document that is not acceptable XML (or breaks a limit); `message` says why. */
+export class XmlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'XmlError';
+  }
+}
+
+/** A DOCTYPE or ENTITY declaration anywhere (SOAP forbids DTDs; billion laughs and XXE live there). */
+const DTD_RE = /<!\s*(DOCTYPE|ENTITY)/i;
+
+/** Parses a whole document into its root element, or throws {@link XmlError}. */
+export function parseXml(text: string, limits: XmlLimits = {}): XmlElement {
+  const maxDepth = limits.maxDepth ?? 64;
+  const maxElements = limits.maxElements ?? 1_000_000;
+  const maxText = limits.maxText ?? 1 << 20;
+  if (DTD_RE.test(text)) throw new XmlError('A DOCTYPE or ENTITY declaration is not allowed in a SOAP message.');
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  const stack: XmlElement[] = [];
+  let root: XmlElement | null = null;
+  let count = 0;
+  let failure: string | null = null;
+  const fail = (m: string): void => { if (failure === null) failure = m; };
+  parser.on('error', (e) => { fail(e.message); });
+  parser.on('opentag', (tag) => {
+    if (failure !== null) return;
+    if (++count > maxElements) { fail(`The document has more than ${maxElements} elements.`); return; }
+    if (stack.length >= maxDepth) { fail(`The document is nested deeper than ${maxDepth} levels.`); return; }
+    const el: XmlElement = {
+      uri: tag.uri ?? '', local: tag.local ?? tag.name, children: [], text: '',
+      attrs: Object.values(tag.attributes).map((a) => ({ uri: a.uri ?? '', local: a.local ?? a.name, value: a.value })),
+    };
+    if (stack.length > 0) stack[stack.length - 1].children.push(el);
+    else if (root === null) root = el;
+    stack.push(el);
+  });
+  parser.on('closetag', () => { if (failure === null) stack.pop(); });
+  const onText = (t: string): void => {
+    if (failure !== null || stack.length === 0) return;
+    const el = stack[stack.length - 1];
+    if (el.text.length + t.length > maxText) { fail(`A text node is longer than ${maxText} characters.`); return; }
+    el.text += t;
+  };
+  parser.on('text', onText);
+  parser.on('cdata', onText);
+  try {
+    // in slices, so that a limit stops the work early
+    for (let i = 0; i < text.length && failure === null; i += 1 << 16) parser.write(text.slice(i, i + (1 << 16)));
+    if (failure === null) parser.close();
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (failure !== null) throw new XmlError(`Malformed XML: ${failure}`);
+  if (root === null) throw new XmlError('Malformed XML: no root element.');
+  return root;
+}
+
+/** The value of an attribute by namespace and local name. */
+export function attr(el: XmlElement, uri: string, local: string): string | undefined {
+  return el.attrs.find((a) => a.uri === uri && a.local === local)?.value;
+}
+
+/** xsi:nil="true" (or "1"). */
+export function isNil(el: XmlElement): boolean {
+  const v = attr(el, XSI, 'nil');
+  return v !== undefined && (v.trim() === 'true' || v.trim() === '1');
+}
+
+export function escapeText(s: string): string {
+  return s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;')).replace(/\r/g, '&#xD;');
+}
+
+export function escapeAttr(s: string): string {
+  return s.replace(/[&<>"\r\n\t]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#xD;', '\n': '&#xA;', '\t': '&#x9;' })[c]!);
+}
+
+/** Characters XML 1.0 cannot carry at all (dropped when writing). */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A string builder for XML: elements with escaped text and attributes. */
+export class XmlWriter {
+  private readonly parts: string[] = [];
+
+  raw(s: string): this {
+    this.parts.push(s);
+    return this;
+  }
+
+  /** `<name attrs>` */
+  open(name: string, attrs?: Record<string, string>): this {
+    this.parts.push(`<${name}${attrsText(attrs)}>`);
+    return this;
+  }
+
+  close(name: string): this {
+    this.parts.push(`</${name}>`);
+    return this;
+  }
+
+  /** `<name attrs/>` */
+  empty(name: string, attrs?: Record<string, string>): this {
+    this.parts.push(`<${name}${attrsText(attrs)} />`);
+    return this;
+  }
+
+  /** `<name>text</name>` */
+  leaf(name: string, text: string): this {
+    this.parts.push(`<${name}>${escapeText(text.replace(NOT_XML, ''))}</${name}>`);
+    return this;
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
+function attrsText(attrs?: Record<string, string>): string {
+  if (!attrs) return '';
+  let s = '';
+  for (const [k, v] of Object.entries(attrs)) s += ` ${k}="${escapeAttr(v)}"`;
+  return s;
+}
