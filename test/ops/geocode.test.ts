@@ -82,7 +82,7 @@ describe('Geocode operation', () => {
     ['blank address', { Addresses: [{ Street: '  ', City: '' }] }, /^Addresses\[0\]: is empty/],
     ['wrong type', { Addresses: [{ Street: { x: 1 } }] }, /^Addresses\[0\]\.Street: must be a string/],
     ['10 kB string', { Addresses: [{ Street: 'x'.repeat(10_240) }] }, /^Addresses\[0\]\.Street: is too long \(10240 characters/],
-    ['control characters', { Addresses: [{ City: 'Mona\u0000co' }] }, /^Addresses\[0\]\.City: contains control characters/],
+    ['control characters', { Addresses: [{ City: 'Mona\u0007co' }] }, /^Addresses\[0\]\.City: contains control characters/],
     ['bad flag', { IsNeedMatchCode: 'perhaps', Addresses: [{ City: 'Monaco' }] }, /^IsNeedMatchCode: must be true or false/],
   ])('bad input (%s) → Failed naming the field', (_name, spec, re) => {
     const r = geocodeOperation(index, spec);
