@@ -1,6 +1,8 @@
 /** Offline route maps: SVG from the road graph and route polylines, PNG through resvg. */
 export {
   renderMapSvg,
+  roadLayer,
+  type RoadLayerStyle,
   mapView,
   svgDataUrl,
   checkMapSize,

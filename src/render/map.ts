@@ -607,19 +607,20 @@ export function renderMapSvg(graph: RoadGraph | null, opts: MapOptions): string 
   return out.join('\n') + '\n';
 }
 
-/** The road backdrop: one `<path>` per style with drawn edges, minor roads first. */
-function backdrop(g: RoadGraph, v: ViewParams): string[] {
+/**
+ * The edges of the styles drawn at `zoom` whose box meets the normalised view [qx0, qx1] ×
+ * [qy0, qy1], sorted by style (minor roads first), edge ids ascending within a style (so way
+ * pieces chain): `sorted[counts[st] .. counts[st + 1])` are style `st`'s. The arrays are the
+ * grid's scratch, valid until the next selection.
+ */
+function selectEdges(g: RoadGraph, qx0: number, qy0: number, qx1: number, qy1: number, zoom: number): { sorted: Uint32Array; counts: Uint32Array } {
   const grid = edgeGrid(g);
   const { box, mark, sel, sorted, cellStart, cellEdges, nx, ny, cell, gx0, gy0 } = grid;
   const cls = g.edgeClass;
-  const S = v.scale;
-  // View in normalised units, padded.
-  const qx0 = (v.ox - VIEW_PAD) / S, qy0 = (v.oy - VIEW_PAD) / S;
-  const qx1 = (v.ox + v.width + VIEW_PAD) / S, qy1 = (v.oy + v.height + VIEW_PAD) / S;
   const cx0 = Math.max(0, Math.floor((qx0 - gx0) / cell)), cx1 = Math.min(nx - 1, Math.floor((qx1 - gx0) / cell));
   const cy0 = Math.max(0, Math.floor((qy0 - gy0) / cell)), cy1 = Math.min(ny - 1, Math.floor((qy1 - gy0) / cell));
   const styleOn = new Uint8Array(ROAD_STYLES.length);
-  ROAD_STYLES.forEach((s, i) => (styleOn[i] = v.zoom >= s.minZoom ? 1 : 0));
+  ROAD_STYLES.forEach((s, i) => (styleOn[i] = zoom >= s.minZoom ? 1 : 0));
   const counts = new Uint32Array(ROAD_STYLES.length + 1);
   let ns = 0;
   for (let cy = cy0; cy <= cy1; cy++) {
@@ -652,6 +653,62 @@ function backdrop(g: RoadGraph, v: ViewParams): string[] {
     sorted[pos[mark[e] - 1]++] = e;
     mark[e] = 0;
   }
+  return { sorted, counts };
+}
+
+/** The roads of one style as lines of [lon, lat] points (a vector layer for a browser map). */
+export interface RoadLayerStyle {
+  color: string;
+  width: number;
+  dash?: string;
+  lines: [number, number][][];
+}
+
+/**
+ * The dataset's roads inside a box, as drawn at `zoom` (the classes of that zoom, points closer
+ * than about a pixel dropped), one entry per style, minor roads first — what a browser map draws
+ * as its own backdrop, no tile server involved.
+ */
+export function roadLayer(g: RoadGraph, bbox: { west: number; south: number; east: number; north: number }, zoom: number): RoadLayerStyle[] {
+  const qx0 = mercX(bbox.west), qx1 = mercX(bbox.east), qy0 = mercY(bbox.north), qy1 = mercY(bbox.south);
+  const { sorted, counts } = selectEdges(g, qx0, qy0, qx1, qy1, zoom);
+  const grid = edgeGrid(g);
+  const py = grid.pointY;
+  const { edgeGeomStart: gs, geomLon: lo, geomLat: la } = g;
+  // about one pixel, in normalised units, squared
+  const tol = 1 / (256 * 2 ** zoom);
+  const tol2 = tol * tol;
+  const out: RoadLayerStyle[] = [];
+  for (let st = 0; st < ROAD_STYLES.length; st++) {
+    if (counts[st + 1] === counts[st]) continue;
+    const s = ROAD_STYLES[st];
+    const lines: [number, number][][] = [];
+    for (let k = counts[st]; k < counts[st + 1]; k++) {
+      const e = sorted[k];
+      const line: [number, number][] = [];
+      let lx = NaN, ly = NaN;
+      for (let i = gs[e], t = gs[e + 1]; i < t; i++) {
+        const x = (lo[i] + 180) / 360, y = py[i];
+        const last = i === t - 1;
+        if (!last && line.length > 0 && (x - lx) ** 2 + (y - ly) ** 2 < tol2) continue;
+        line.push([Math.round(lo[i] * 1e6) / 1e6, Math.round(la[i] * 1e6) / 1e6]);
+        lx = x; ly = y;
+      }
+      if (line.length >= 2) lines.push(line);
+    }
+    out.push({ color: s.color, width: Math.round(s.width * roadWidthFactor(zoom) * 100) / 100, ...(s.dash ? { dash: s.dash } : {}), lines });
+  }
+  return out;
+}
+
+/** The road backdrop: one `<path>` per style with drawn edges, minor roads first. */
+function backdrop(g: RoadGraph, v: ViewParams): string[] {
+  const grid = edgeGrid(g);
+  const S = v.scale;
+  // View in normalised units, padded.
+  const qx0 = (v.ox - VIEW_PAD) / S, qy0 = (v.oy - VIEW_PAD) / S;
+  const qx1 = (v.ox + v.width + VIEW_PAD) / S, qy1 = (v.oy + v.height + VIEW_PAD) / S;
+  const { sorted, counts } = selectEdges(g, qx0, qy0, qx1, qy1, v.zoom);
 
   const T = 10;
   const KX = (S * T) / 360, BX = 180 * KX - v.ox * T;

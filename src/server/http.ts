@@ -21,6 +21,10 @@ import type { Account } from '../store/types.js';
 import { SERVICE_OPERATIONS, type ServiceOperationName } from '../service/operations.js';
 import { openApiDocument } from './openapi.js';
 import { registerSoap } from './soap/soap.js';
+import { registerUi } from './ui.js';
+import { headerText, loggedUrl } from './http-util.js';
+
+export { headerText, loggedUrl };
 
 export interface ServerOptions {
   /** Largest request body in bytes (default 32 MiB): 413 past it. */
@@ -43,31 +47,6 @@ export interface ServerOptions {
 }
 
 const require = createRequire(import.meta.url);
-
-/** Query keys whose values are secrets in logs (SessionID, key, password), matched after percent-decoding. */
-const SECRET_QUERY = /^(sessionid|key|apikey|api_key|x-api-key|password)$/i;
-
-/** A URL for the logs: the path, and the query with secret values masked (names compared decoded). */
-export function loggedUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const parts = url.slice(q + 1).split('&').map((kv) => {
-    const eq = kv.indexOf('=');
-    const rawName = eq < 0 ? kv : kv.slice(0, eq);
-    let name = rawName;
-    try { name = decodeURIComponent(rawName.replace(/\+/g, ' ')); } catch { /* keep it as sent */ }
-    return SECRET_QUERY.test(name.trim()) ? `${rawName}=***` : kv;
-  });
-  return `${url.slice(0, q)}?${parts.join('&')}`;
-}
-
-/** A header value as text: HTTP carries bytes (read by Node as Latin-1); UTF-8 bytes are decoded as UTF-8. */
-export function headerText(v: string | undefined): string | undefined {
-  if (v === undefined || !/[\u0080-\u00ff]/.test(v)) return v;
-  const bytes = Buffer.from(v, 'latin1');
-  const text = bytes.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(bytes) ? text : v;
-}
 
 /** Depth of JSON nesting, scanning the text (strings skipped) — before JSON.parse and the schemas recurse. */
 export function jsonDepth(text: string, limit: number): number {
@@ -250,7 +229,8 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8')
     .header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
     .send(DOCS_HTML));
-  app.get('/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(INDEX_HTML));
+  // ------------------------------------------------------------------ the dispatcher's page (/ and /ui/…)
+  registerUi(app, service);
 
   // ------------------------------------------------------------------ health
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -294,10 +274,3 @@ const DOCS_INIT = `window.onload = function () {
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'BaseLayout',
   });
 };`;
-
-const INDEX_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>dispatchkit</title></head>
-<body><h1>dispatchkit</h1><ul>
-<li><a href="/docs">REST API: schema browser (Authorize with your key, then “Try it out”)</a></li>
-<li><a href="/openapi.json">OpenAPI 3.1 document</a></li>
-<li><a href="/readyz">Readiness</a></li></ul></body></html>`;

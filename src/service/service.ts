@@ -173,7 +173,7 @@ export class Service {
 
   /** The account behind a key (API key or live Login session), or why not. */
   async authenticate(key: string | null | undefined): Promise<Account | Refusal> {
-    if (key === undefined || key === null || key === '') return refuse('Unauthorized', 'No key: send the API key (REST: the X-API-Key header; SOAP: SessionIDHeader/SessionID).');
+    if (key === undefined || key === null || key === '') return refuse('Unauthorized', 'No key: send the API key (REST: the X-API-Key header; SOAP: SessionIDHeader/SessionID; plain HTTP: X-API-Key or a SessionID parameter).');
     if (key.length > 512) return refuse('Unauthorized', 'The key is not valid.');
     const h = keyHash(key);
     const now = this.clock();

@@ -114,7 +114,8 @@ export function wsdlDocument(o: WsdlOptions): string {
   }
   for (const verb of ['HttpGet', 'HttpPost']) {
     for (const op of http) {
-      const parts = op.name === 'Login' ? '<wsdl:part name="userName" type="s:string" /><wsdl:part name="password" type="s:string" />' : '';
+      // the key of the plain HTTP calls: a SessionID parameter (or the X-API-Key header)
+      const parts = op.name === 'Login' ? '<wsdl:part name="userName" type="s:string" /><wsdl:part name="password" type="s:string" />' : '<wsdl:part name="SessionID" type="s:string" />';
       messages.push(`<wsdl:message name="${op.name}${verb}In">${parts}</wsdl:message>`);
       const out = op.name === 'Login' ? '<wsdl:part name="Body" element="tns:LoginResult" />' : op.name === 'CreditRemaining' ? '<wsdl:part name="Body" element="tns:CreditResult" />' : '';
       messages.push(`<wsdl:message name="${op.name}${verb}Out">${out}</wsdl:message>`);

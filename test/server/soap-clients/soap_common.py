@@ -1,0 +1,92 @@
+"""Shared by the Python SOAP clients (zeep_client.py, suds_client.py): the Monaco data, the
+documented prices, and the report printed as one JSON line.
+
+Nothing here speaks SOAP: each client builds its own typed objects from the served WSDL.
+"""
+import json
+import sys
+import traceback
+from datetime import datetime, timezone
+
+NS = 'http://TrackService.TrackRoad.com/'
+
+# Places on the Monaco fixture that snap and reach each other (src/cli/commands/demo.ts DEMO_PLACES).
+DEPOT = ('Palais Princier', 43.7314, 7.42)
+STOPS = [
+    ('Casino de Monte-Carlo', 43.7395, 7.428),
+    ('Port Hercule', 43.735, 7.4225),
+    ('Stade Louis II', 43.7276, 7.4155),
+    ('Jardin Exotique', 43.7311, 7.4135),
+]
+CASINO, STADE = STOPS[0], STOPS[2]
+GARE = ('Gare de Monaco', 43.739, 7.42)
+ADDRESS = ('Boulevard des Moulins', 'Monaco')
+
+# docs/service.md "Credit": Dispatch 1 per stop dispatched, Geocode 1 per address, CalculateRoute 1
+# per route, CalculateRoutes 1 per route computed, CalculateDistance 1; the rest is free.
+PRICE = {'CalculateDistance': 1, 'CalculateRoute': 1, 'CalculateRoutes': 2, 'Geocode': 1, 'Dispatch': len(STOPS)}
+
+# Track points sent out of time order; GetTrack must return them ordered by time.
+TRACK_POINTS = [
+    (43.7381, 7.4262, datetime(2026, 12, 1, 9, 0, 30, tzinfo=timezone.utc)),
+    (43.7395, 7.4280, datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)),
+    (43.7350, 7.4225, datetime(2026, 12, 1, 9, 1, 0, tzinfo=timezone.utc)),
+]
+TRACK_FROM = datetime(2026, 12, 1, 8, 0, 0, tzinfo=timezone.utc)
+TRACK_TO = datetime(2026, 12, 1, 10, 0, 0, tzinfo=timezone.utc)
+
+OPERATIONS = ['Login', 'Logout', 'CalculateRoutes', 'CalculateRoute', 'Dispatch', 'Geocode', 'CalculateDistance',
+              'CreditRemaining', 'GetRouteList', 'GetRoute', 'GetTrack', 'TrackPoints']
+
+
+class CheckError(AssertionError):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise CheckError(message)
+
+
+def near(a, b, eps=1e-6):
+    return abs(float(a) - float(b)) <= eps
+
+
+def as_utc(d):
+    """A datetime read back from the service (aware or naive, naive meaning UTC) as an aware UTC one."""
+    if isinstance(d, str):
+        d = datetime.fromisoformat(d.replace('Z', '+00:00'))
+    return d.replace(tzinfo=timezone.utc) if d.tzinfo is None else d.astimezone(timezone.utc)
+
+
+class Report:
+    """Per-operation outcomes, printed as one JSON line: {"client", "soap", "ops": {name: {ok, detail}}, "refusals": [{operation, raised, message, code, status}]}."""
+
+    def __init__(self, client, soap):
+        self.out = {'client': client, 'soap': soap, 'ops': {}, 'refusals': []}
+
+    def run(self, name, fn):
+        """Runs one step; the operation counts as failed if any of its steps fails."""
+        try:
+            detail = fn()
+            prev = self.out['ops'].get(name)
+            if prev is None or prev['ok']:
+                d = detail if prev is None else f"{prev['detail']}; {detail}"
+                self.out['ops'][name] = {'ok': True, 'detail': str(d)}
+            return True
+        except Exception as e:  # noqa: BLE001 — every failure is reported, never raised
+            msg = f'{type(e).__name__}: {e}'
+            if not isinstance(e, CheckError):
+                msg += ' | ' + traceback.format_exc(limit=4).replace('\n', ' ')
+            prev = self.out['ops'].get(name)
+            self.out['ops'][name] = {'ok': False, 'detail': msg if prev is None or prev['ok'] else f"{prev['detail']}; {msg}"}
+            return False
+
+    def refusals(self, info):
+        self.out['refusals'] = info
+
+    def emit(self):
+        for op in OPERATIONS:
+            self.out['ops'].setdefault(op, {'ok': False, 'detail': 'not called'})
+        sys.stdout.write(json.dumps(self.out, default=str) + '\n')
+        sys.stdout.flush()
