@@ -22,6 +22,8 @@ import { SERVICE_OPERATIONS, type ServiceOperationName } from '../service/operat
 import { openApiDocument } from './openapi.js';
 import { registerSoap } from './soap/soap.js';
 import { registerUi } from './ui.js';
+import { Jobs, LocalJobBackend, type JobView } from '../service/jobs.js';
+import { encodeJobView } from './job-json.js';
 import { headerText, loggedUrl } from './http-util.js';
 
 export { headerText, loggedUrl };
@@ -41,6 +43,8 @@ export interface ServerOptions {
   version?: string;
   /** Extra readiness check (e.g. the engine loaded). */
   ready?: () => boolean;
+  /** Where jobs run (default: in this process). */
+  jobs?: Jobs;
   /** The SOAP endpoint's path (default /TrackService.asmx) and namespace (default the original service's). */
   soapPath?: string;
   soapNamespace?: string;
@@ -229,8 +233,36 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8')
     .header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
     .send(DOCS_HTML));
+  // ------------------------------------------------------------------ jobs: POST /rest/jobs, GET and DELETE /rest/jobs/{id}
+  const jobs = opts.jobs ?? new Jobs(service, new LocalJobBackend(service));
+  const authorized = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const a = await service.authorize(header(req, 'x-api-key'));
+    if ('kind' in a) { refusal(req, reply, a); return; }
+    accounts.set(req, a);
+  };
+  const jobBody = (req: FastifyRequest, v: JobView): string => JSON.stringify(encodeJobView(v, enumsOf(req)));
+  app.post('/rest/jobs', { onRequest: authorized }, async (req, reply) => {
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const pick = (k: string): unknown => Object.entries(b).find(([x]) => x.toLowerCase() === k.toLowerCase())?.[1];
+    const r = await jobs.submit(accounts.get(req)!, String(pick('Operation') ?? ''), pick('Specification'));
+    if ('invalid' in r) return reply.code(400).send(errorBody(r.invalid, enumsOf(req)));
+    if ('kind' in r) return refusal(req, reply, r);
+    return reply.code(202).header('Location', `/rest/jobs/${r.JobID}`).send(r);
+  });
+  app.get('/rest/jobs/:id', { onRequest: authorized }, async (req, reply) => {
+    const v = await jobs.get(accounts.get(req)!, (req.params as { id: string }).id);
+    if (!v) return reply.code(404).send(errorBody('No such job in this account.', enumsOf(req)));
+    return reply.type('application/json; charset=utf-8').send(jobBody(req, v));
+  });
+  app.delete('/rest/jobs/:id', { onRequest: authorized }, async (req, reply) => {
+    const v = await jobs.cancel(accounts.get(req)!, (req.params as { id: string }).id);
+    if (!v) return reply.code(404).send(errorBody('No such job in this account.', enumsOf(req)));
+    return reply.type('application/json; charset=utf-8').send(jobBody(req, v));
+  });
+  app.addHook('onClose', async () => { if (!opts.jobs) await jobs.close(); });
+
   // ------------------------------------------------------------------ the dispatcher's page (/ and /ui/…)
-  registerUi(app, service);
+  registerUi(app, service, { jobs });
 
   // ------------------------------------------------------------------ health
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -17,6 +17,8 @@ import type { Service } from '../service/service.js';
 import { operationByRestPath, type ServiceOperationName } from '../service/operations.js';
 import type { Account } from '../store/types.js';
 import { headerText } from './http-util.js';
+import type { Jobs, JobView } from '../service/jobs.js';
+import { encodeJobView } from './job-json.js';
 
 const require = createRequire(import.meta.url);
 /** The package root (the page's files are in `ui/` there). */
@@ -50,9 +52,11 @@ function fileBelow(dir: string, rel: string): string | null {
 export interface UiOptions {
   /** Mark the cookie Secure (the page is served over HTTPS). */
   secureCookie?: boolean;
+  /** The server's jobs (the page runs its dispatches as jobs: progress, cancel). */
+  jobs: Jobs;
 }
 
-export function registerUi(app: FastifyInstance, service: Service, opts: UiOptions = {}): void {
+export function registerUi(app: FastifyInstance, service: Service, opts: UiOptions): void {
   const engine = service.engine;
   const leafletDir = dirname(require.resolve('leaflet/dist/leaflet.js'));
   const cache = new Map<string, Buffer>();
@@ -158,6 +162,49 @@ export function registerUi(app: FastifyInstance, service: Service, opts: UiOptio
     } finally {
       reply.raw.off('close', onClose);
     }
+  });
+
+  // ------------------------------------------------------------------ jobs (the page's dispatches: progress and cancel)
+  const jobs = opts.jobs;
+  app.post('/ui/jobs', { onRequest: signedIn }, async (req, reply) => {
+    const b = (req.body ?? {}) as { Operation?: unknown; Specification?: unknown };
+    const r = await jobs.submit(accountOf.get(req)!, String(b.Operation ?? ''), b.Specification);
+    if ('invalid' in r) return fail(reply, 400, r.invalid);
+    if ('kind' in r) return fail(reply, r.code === 'Forbidden' ? 403 : r.code === 'RateLimited' ? 429 : 401, r.message);
+    return reply.code(202).send(r);
+  });
+  app.get('/ui/jobs/:id', { onRequest: signedIn }, async (req, reply) => {
+    const v = await jobs.get(accountOf.get(req)!, (req.params as { id: string }).id);
+    return v ? reply.send(encodeJobView(v, 'name')) : fail(reply, 404, 'No such job.');
+  });
+  app.delete('/ui/jobs/:id', { onRequest: signedIn }, async (req, reply) => {
+    const v = await jobs.cancel(accountOf.get(req)!, (req.params as { id: string }).id);
+    return v ? reply.send(encodeJobView(v, 'name')) : fail(reply, 404, 'No such job.');
+  });
+  /** Server-sent events: `event: update` with the job as GET answers it, on every change, until it ends. */
+  app.get('/ui/jobs/:id/events', { onRequest: signedIn }, async (req, reply) => {
+    const account = accountOf.get(req)!;
+    const id = (req.params as { id: string }).id;
+    const first = await jobs.get(account, id);
+    if (!first) return fail(reply, 404, 'No such job.');
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    let last = '';
+    let open = true;
+    res.on('close', () => { open = false; });
+    const final = (s: string): boolean => s === 'completed' || s === 'failed' || s === 'cancelled';
+    let v: JobView | null = first;
+    let beat = 0;
+    while (open && v) {
+      const text = JSON.stringify(encodeJobView(v, 'name'));
+      if (text !== last) { res.write(`event: update\ndata: ${text}\n\n`); last = text; beat = 0; }
+      else if (++beat % 50 === 0) res.write(': keep-alive\n\n');
+      if (final(v.State)) break;
+      await new Promise((r) => setTimeout(r, 150));
+      v = await jobs.get(account, id).catch(() => v);
+    }
+    res.end();
   });
 
   /** A dispatch plan drawn on the roads: each vehicle's path as the dispatch routed it, and its stops. */

@@ -240,28 +240,48 @@ export class Service {
     return { kind: 'result', result: { Message: 'Success', Status: 'Success', Key: key } satisfies LoginResult, schema, cost: 0, account: a.name };
   }
 
-  private async runEngine(name: ServiceOperationName, account: Account, spec: unknown, opts: CallOptions): Promise<Outcome> {
-    const op = SERVICE_OPERATIONS[name];
-    const engineOp = OPERATIONS[op.engine!];
+  /**
+   * Takes the most a request can cost from the account's balance (nothing for a free one):
+   * the reservation (null when free) and its amount, or the refusal (403) when the balance does not
+   * cover it. `instance` owns the reservation (a job's is `job:<id>`).
+   */
+  async reserveFor(account: Account, name: ServiceOperationName, spec: unknown, instance = this.instance): Promise<{ reservation: number | null; amount: number } | Refusal> {
     const price = this.prices[name];
     const units = maxUnits(name, spec);
     const amount = price.price * units;
-    let reservation: number | null = null;
-    if (amount > 0) {
-      reservation = await this.store.reserve({ accountId: account.id, amount, operation: name, instance: this.instance, now: this.clock() });
-      if (reservation === null) {
-        const a = await this.store.accountById(account.id);
-        if (a?.blocked) return refuse('Forbidden', `Account '${account.name}' is blocked.`);
-        if (a && a.expiresAt !== null && a.expiresAt <= this.clock()) return refuse('Forbidden', `Account '${account.name}' has expired.`);
-        return refuse('Forbidden', `Not enough credit: this request can cost ${amount} (${units} ${price.unit}${units === 1 ? '' : 's'} × ${price.price}); the balance is ${a?.balance ?? 0}.`);
-      }
-    }
-    let result: Record<string, unknown>;
-    // a dispatch stops searching at its limit and returns its best plan; other operations are cancelled at theirs
+    if (amount === 0) return { reservation: null, amount: 0 };
+    const reservation = await this.store.reserve({ accountId: account.id, amount, operation: name, instance, now: this.clock() });
+    if (reservation !== null) return { reservation, amount };
+    const a = await this.store.accountById(account.id);
+    if (a?.blocked) return refuse('Forbidden', `Account '${account.name}' is blocked.`);
+    if (a && a.expiresAt !== null && a.expiresAt <= this.clock()) return refuse('Forbidden', `Account '${account.name}' has expired.`);
+    return refuse('Forbidden', `Not enough credit: this request can cost ${amount} (${units} ${price.unit}${units === 1 ? '' : 's'} × ${price.price}); the balance is ${a?.balance ?? 0}.`);
+  }
+
+  /** What a finished engine operation costs (at most `amount`, 0 when Failed) and, for a dispatch that is not Failed, the route to store. */
+  settlement(name: ServiceOperationName, account: Account, spec: unknown, result: Record<string, unknown>, amount: number, opts: Pick<CallOptions, 'routeName' | 'owner'> = {}): { cost: number; route?: NewRoute } {
+    const op = SERVICE_OPERATIONS[name];
+    const failed = result.Status === 'Failed';
+    if (failed || op.engine === null) return { cost: 0 };
+    const engineOp = OPERATIONS[op.engine];
+    const cost = Math.min(amount, this.prices[name].price * (engineOp.credit as (s: unknown, r: unknown) => { units: number })(spec, result).units);
+    return { cost, ...(name === 'Dispatch' ? { route: storedRoute(result as DispatchResult, account, opts) } : {}) };
+  }
+
+  /** The engine's signal for an operation: a dispatch stops searching at its limit (best plan so far), others are cancelled at theirs. */
+  limitSignal(name: ServiceOperationName, signal?: AbortSignal): AbortSignal {
     const limit = AbortSignal.timeout(name === 'Dispatch' ? this.dispatchTimeLimitMs : this.operationTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([limit, opts.signal]) : limit;
+    return signal ? AbortSignal.any([limit, signal]) : limit;
+  }
+
+  private async runEngine(name: ServiceOperationName, account: Account, spec: unknown, opts: CallOptions): Promise<Outcome> {
+    const op = SERVICE_OPERATIONS[name];
+    const r = await this.reserveFor(account, name, spec);
+    if ('kind' in r) return r;
+    const { reservation, amount } = r;
+    let result: Record<string, unknown>;
     try {
-      result = (await this.engine.run(op.engine!, spec, { signal, onProgress: opts.onProgress, offload: true })) as Record<string, unknown>;
+      result = (await this.engine.run(op.engine!, spec, { signal: this.limitSignal(name, opts.signal), onProgress: opts.onProgress, offload: true })) as Record<string, unknown>;
     } catch (e) {
       if (reservation !== null) await this.release(reservation);
       throw e;
@@ -271,9 +291,7 @@ export class Service {
       if (reservation !== null) await this.release(reservation);
       return { kind: 'result', result: { ...failedFromIssues([{ path: '', message: 'The request was cancelled by the caller.' }]) }, schema: op.result, cost: 0, account: account.name };
     }
-    const failed = result.Status === 'Failed';
-    const cost = failed ? 0 : Math.min(amount, price.price * (engineOp.credit as (s: unknown, r: unknown) => { units: number })(spec, result).units);
-    const route = name === 'Dispatch' && !failed ? storedRoute(result as DispatchResult, account, opts) : undefined;
+    const { cost, route } = this.settlement(name, account, spec, result, amount, opts);
     let routeId: number | null = null;
     try {
       if (reservation !== null) routeId = (await this.store.settle({ reservationId: reservation, cost, now: this.clock(), route })).routeId;

@@ -4,7 +4,7 @@
  */
 import { EngineError, invalidInput } from '../core/errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
-import type { Account, LedgerEntry, LedgerKind, NewRoute, RouteFilter, StoredRoute, TrackPoint } from './types.js';
+import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, RouteFilter, StoredRoute, TrackPoint } from './types.js';
 
 /** The case-insensitive form of a name (account names, route names and owners), the same on both backends. */
 export function foldCase(s: string): string {
@@ -17,6 +17,8 @@ export const DEFAULT_ROUTE_LIMIT = 1000;
 export const DEFAULT_TRACK_LIMIT = 100_000;
 /** Default of `ledger`'s limit. */
 export const DEFAULT_LEDGER_LIMIT = 100;
+/** Default of `pendingJobs`'s limit. */
+export const DEFAULT_JOB_LIMIT = 1000;
 
 export function checkInteger(path: string, v: unknown, min = Number.MIN_SAFE_INTEGER): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
@@ -33,6 +35,74 @@ export function checkKeyHash(path: string, h: unknown): Buffer {
 export function checkName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) throw invalidInput('name', 'must be a non-empty string');
   return name;
+}
+
+/** A non-empty string. */
+export function checkText(path: string, v: unknown): string {
+  if (typeof v !== 'string' || v.length === 0) throw invalidInput(path, 'must be a non-empty string');
+  return v;
+}
+
+const JOB_ID_RE = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** Whether `id` can name a job: 1 to 100 characters among A–Z, a–z, 0–9, `-` and `_` (a UUID fits). */
+export function isJobId(id: unknown): id is string {
+  return typeof id === 'string' && JOB_ID_RE.test(id);
+}
+
+export function checkJobId(id: unknown): string {
+  if (!isJobId(id)) throw invalidInput('id', `must be 1 to 100 characters among A-Z, a-z, 0-9, '-' and '_' (got ${JSON.stringify(id)?.slice(0, 120)})`);
+  return id;
+}
+
+/** The arguments of `createJob` that need no database. */
+export function checkNewJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): void {
+  checkJobId(p.id);
+  checkInteger('accountId', p.accountId, 1);
+  checkText('operation', p.operation);
+  if (typeof p.spec !== 'string') throw invalidInput('spec', 'must be a string (JSON text)');
+  if (p.reservationId !== null && p.reservationId !== undefined) checkInteger('reservationId', p.reservationId, 1);
+  checkInteger('now', p.now);
+}
+
+/** The reservation given to `createJob` must be an open one of the job's account. */
+export function checkJobReservation(reservationId: number, accountId: number, r: { account_id: number | string; state: string } | undefined): void {
+  if (!r) throw invalidInput('reservationId', `there is no reservation ${reservationId}`);
+  if (Number(r.account_id) !== accountId) throw invalidInput('reservationId', `reservation ${reservationId} belongs to another account`);
+  if (r.state !== 'open') throw invalidInput('reservationId', `reservation ${reservationId} is not open (${r.state})`);
+}
+
+const JOB_ENDS: readonly string[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * The arguments of `finishJob` that need no database: a final state; a cost ≥ 0, and 0 unless
+ * completed; a route only for a completed job; result and error strings when given.
+ */
+export function checkJobEnd(p: { id: string; state: string; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): void {
+  if (!JOB_ENDS.includes(p.state)) throw invalidInput('state', `must be completed, failed or cancelled (got ${String(p.state)})`);
+  checkInteger('cost', p.cost, 0);
+  if (p.state !== 'completed' && p.cost !== 0) throw invalidInput('cost', `must be 0 for a ${p.state} job (got ${p.cost})`);
+  if (p.result !== undefined && p.result !== null && typeof p.result !== 'string') throw invalidInput('result', 'must be a string (JSON text)');
+  if (p.error !== undefined && p.error !== null && typeof p.error !== 'string') throw invalidInput('error', 'must be a string');
+  if (p.route !== undefined && p.route !== null) {
+    if (p.state !== 'completed') throw invalidInput('route', `only a completed job stores a route (this one is ${p.state})`);
+    routeValues(p.route);
+  }
+  checkInteger('now', p.now);
+}
+
+/** A settlement's cost against its reservation's amount (null: a job without a reservation, which is free). */
+export function checkCost(cost: number, amount: number | null): void {
+  if (amount === null) {
+    if (cost !== 0) throw invalidInput('cost', `must be 0 for a job without a reservation (got ${cost})`);
+  } else if (cost > amount) {
+    throw invalidInput('cost', `must be at most the reserved amount ${amount} (got ${cost})`);
+  }
+}
+
+/** A job still to run or running (not finished). */
+export function isPending(state: JobState): boolean {
+  return state === 'queued' || state === 'active';
 }
 
 /** A limit argument: a whole number ≥ 0, at most `max`; `dflt` when absent. */
@@ -144,6 +214,44 @@ export function toRoute(r: RouteRow): StoredRoute {
   };
 }
 
+export interface JobRow {
+  id: string;
+  account_id: number | string;
+  operation: string;
+  spec: string;
+  state: JobState;
+  reservation_id: number | string | null;
+  attempts: number | string;
+  result: string | null;
+  error: string | null;
+  route_id: number | string | null;
+  cost: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+  finished_at: number | string | null;
+}
+
+export const JOB_COLUMNS = 'id, account_id, operation, spec, state, reservation_id, attempts, result, error, route_id, cost, created_at, updated_at, finished_at';
+
+export function toJob(r: JobRow): JobRecord {
+  return {
+    id: r.id,
+    accountId: Number(r.account_id),
+    operation: r.operation,
+    spec: r.spec,
+    state: r.state,
+    reservationId: r.reservation_id === null ? null : Number(r.reservation_id),
+    attempts: Number(r.attempts),
+    result: r.result,
+    error: r.error,
+    routeId: r.route_id === null ? null : Number(r.route_id),
+    cost: Number(r.cost),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    finishedAt: r.finished_at === null ? null : Number(r.finished_at),
+  };
+}
+
 /** The database was written by a newer dispatchkit: refused, untouched. */
 export function newerDatabase(location: string, version: number): EngineError {
   return new EngineError(
@@ -159,6 +267,11 @@ export function noReservation(id: number): EngineError {
 
 export function alreadySettled(id: number): EngineError {
   return new EngineError('Conflict', `Reservation ${id} is already settled.`, { details: { reservationId: id } });
+}
+
+/** createJob with an id already taken. */
+export function jobExists(cause: unknown): EngineError {
+  return new EngineError('Conflict', 'A job with this id exists.', { cause });
 }
 
 export function closedError(location: string): EngineError {

@@ -7,7 +7,7 @@ import { PgStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
-export type { Account, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+export type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite.js';
 export { PgStore, maskUrl, type PgStoreOptions } from './postgres.js';

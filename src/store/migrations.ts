@@ -18,6 +18,13 @@
  * - `dk_routes`: stored dispatch results (`id` is the RouteID; `name_key`/`owner_key` the lower
  *   case of `name`/`owner`, for the case-insensitive filters).
  * - `dk_track_points`: GPS points by account and track name.
+ * - `dk_jobs` (version 2): operations run asynchronously, by the caller's JobID (`id`); `state`
+ *   `queued` → `active` (`attempts` runs started) → `completed`, `failed` or `cancelled` (then
+ *   `finished_at` is set, and never again changed); `reservation_id` the credit reserved at enqueue
+ *   (its instance `job:<id>`, never released as stale), settled when the job ends; `cost` what was
+ *   taken; `route_id` the stored route of a completed Dispatch; `result`/`error` as JSON text or a
+ *   message; `updated_at` the last change or sign of life (the sweep of `(state, updated_at)` finds
+ *   jobs whose worker died).
  */
 
 export interface Migration {
@@ -190,6 +197,52 @@ export const MIGRATIONS: readonly Migration[] = [
         lon        DOUBLE PRECISION NOT NULL
       )`,
       `CREATE INDEX dk_track_points_track ON dk_track_points (account_id, track, ts)`,
+    ],
+  },
+  {
+    version: 2,
+    description: 'jobs: operations run asynchronously, with their reservation, result and route',
+    sqlite: [
+      `CREATE TABLE dk_jobs (
+        id             TEXT    PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 100),
+        account_id     INTEGER NOT NULL REFERENCES dk_accounts (id),
+        operation      TEXT    NOT NULL,
+        spec           TEXT    NOT NULL,
+        state          TEXT    NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'active', 'completed', 'failed', 'cancelled')),
+        reservation_id INTEGER REFERENCES dk_reservations (id),
+        attempts       INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+        result         TEXT,
+        error          TEXT,
+        route_id       INTEGER REFERENCES dk_routes (id),
+        cost           INTEGER NOT NULL DEFAULT 0 CHECK (cost >= 0),
+        created_at     INTEGER NOT NULL,
+        updated_at     INTEGER NOT NULL,
+        finished_at    INTEGER,
+        CHECK ((finished_at IS NULL) = (state IN ('queued', 'active')))
+      )`,
+      `CREATE INDEX dk_jobs_pending ON dk_jobs (state, updated_at)`,
+      `CREATE INDEX dk_jobs_account_created ON dk_jobs (account_id, created_at)`,
+    ],
+    postgres: [
+      `CREATE TABLE dk_jobs (
+        id             TEXT    PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 100),
+        account_id     BIGINT  NOT NULL REFERENCES dk_accounts (id),
+        operation      TEXT    NOT NULL,
+        spec           TEXT    NOT NULL,
+        state          TEXT    NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'active', 'completed', 'failed', 'cancelled')),
+        reservation_id BIGINT  REFERENCES dk_reservations (id),
+        attempts       INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+        result         TEXT,
+        error          TEXT,
+        route_id       BIGINT  REFERENCES dk_routes (id),
+        cost           BIGINT  NOT NULL DEFAULT 0 CHECK (cost >= 0),
+        created_at     BIGINT  NOT NULL,
+        updated_at     BIGINT  NOT NULL,
+        finished_at    BIGINT,
+        CHECK ((finished_at IS NULL) = (state IN ('queued', 'active')))
+      )`,
+      `CREATE INDEX dk_jobs_pending ON dk_jobs (state, updated_at)`,
+      `CREATE INDEX dk_jobs_account_created ON dk_jobs (account_id, created_at)`,
     ],
   },
 ];

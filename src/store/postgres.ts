@@ -10,7 +10,10 @@
  * - settle closes the reservation with `UPDATE … WHERE id = $1 AND state = 'open'` (else
  *   `state = 'released'`, charged), and releaseStale releases with `… AND state = 'open'`: the
  *   second of two concurrent ones waits for the first's row lock, re-reads the state and skips, so
- *   a reservation is never both settled as open and released.
+ *   a reservation is never both settled as open and released;
+ * - finishJob first locks the job's row (`SELECT … FOR UPDATE`): a second ending of the same job
+ *   (a retried worker and the original, a cancel) waits for the first's COMMIT, then reads the job
+ *   finished and writes nothing, so a job's reservation is settled once and its route stored once.
  *
  * BIGINT columns are read as JavaScript numbers (a pool-level type parser), instants and amounts
  * being far below 2^53.
@@ -22,13 +25,14 @@
 import pg from 'pg';
 import { EngineError, invalidInput } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, ROUTE_COLUMNS, alreadySettled, checkInteger, checkKeyHash,
-  checkName, checkTrackPoints, closedError, foldCase, isProgrammingError, limitOf, newerDatabase, noReservation,
-  routeFilterSql, routeValues, toAccount, toAccountWithPassword, toLedgerEntry, toRoute, LEDGER_COLUMNS,
-  type AccountRow, type LedgerRow, type RouteRow,
+  ACCOUNT_COLUMNS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, ROUTE_COLUMNS, alreadySettled,
+  checkCost, checkInteger, checkJobEnd, checkJobReservation, checkKeyHash, checkName, checkNewJob, checkTrackPoints,
+  closedError, foldCase, isJobId, isPending, isProgrammingError, jobExists, limitOf, newerDatabase, noReservation,
+  routeFilterSql, routeValues, toAccount, toAccountWithPassword, toJob, toLedgerEntry, toRoute, LEDGER_COLUMNS,
+  type AccountRow, type JobRow, type LedgerRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
-import type { Account, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+import type { Account, JobRecord, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
 
 export interface PgStoreOptions {
   /** `postgres://user[:password]@host[:port]/database[?schema=name&…]`. */
@@ -72,6 +76,7 @@ function mapError(e: unknown, location: string): unknown {
   const err = e as { code?: string; constraint?: string; message?: string };
   if (err && err.code === '23505') {
     const c = err.constraint ?? '';
+    if (c === 'dk_jobs_pkey') return jobExists(e);
     if (c.includes('name_key')) return new EngineError('Conflict', 'An account with this name exists (names are unique ignoring case).', { cause: e });
     if (c.includes('accounts_key_hash')) return new EngineError('Conflict', 'This key is already in use by another account.', { cause: e });
     if (c.includes('sessions')) return new EngineError('Conflict', 'This session key is already in use.', { cause: e });
@@ -104,12 +109,13 @@ const SQL = {
     SELECT balance FROM a`,
   closeOpen: `UPDATE dk_reservations SET state = 'settled', cost = $2::bigint WHERE id = $1::bigint AND state = 'open' RETURNING account_id, amount, operation`,
   closeReleased: `UPDATE dk_reservations SET state = 'settled', cost = $2::bigint WHERE id = $1::bigint AND state = 'released' RETURNING account_id, amount, operation`,
-  reservationState: `SELECT state, amount FROM dk_reservations WHERE id = $1::bigint`,
+  reservationState: `SELECT state, amount, cost FROM dk_reservations WHERE id = $1::bigint`,
+  reservationOwner: `SELECT account_id, state FROM dk_reservations WHERE id = $1::bigint`,
   insertRoute: `INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
   releaseStale: `WITH s AS (
       UPDATE dk_reservations r SET state = 'released'
-      WHERE r.state = 'open' AND r.instance <> $1::text
+      WHERE r.state = 'open' AND r.instance <> $1::text AND r.instance NOT LIKE 'job:%'
         AND COALESCE((SELECT i.heartbeat FROM dk_instances i WHERE i.id = r.instance), r.created_at) <= $2::bigint
       RETURNING r.id, r.account_id, r.amount, r.operation),
     l AS (
@@ -120,6 +126,19 @@ const SQL = {
       FROM (SELECT account_id, SUM(amount)::bigint AS total FROM s GROUP BY account_id) t
       WHERE a.id = t.account_id)
     SELECT count(*)::int AS n FROM s`,
+  insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
+    VALUES ($1::text, $2::bigint, $3::text, $4::text, 'queued', $5::bigint, 0, 0, $6::bigint, $6::bigint) RETURNING ${JOB_COLUMNS}`,
+  getJob: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = $1::text`,
+  lockJob: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = $1::text FOR UPDATE`,
+  startJob: `UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = $2::bigint
+    WHERE id = $1::text AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`,
+  touchJob: `UPDATE dk_jobs SET updated_at = $2::bigint WHERE id = $1::text AND state IN ('queued', 'active')`,
+  endJob: `UPDATE dk_jobs SET state = $2::text, result = $3::text, error = $4::text, route_id = $5::bigint, cost = $6::bigint,
+      updated_at = $7::bigint, finished_at = $7::bigint
+    WHERE id = $1::text AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`,
+  // ids compared bytewise (COLLATE "C"), as SQLite does, whatever the database's collation
+  pendingJobs: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE state IN ('queued', 'active') AND updated_at <= $1::bigint
+    ORDER BY updated_at, created_at, id COLLATE "C" LIMIT $2::bigint`,
 };
 
 export class PgStore implements Store {
@@ -227,10 +246,12 @@ export class PgStore implements Store {
    * Applies what is missing, holding a session-level advisory lock (per schema) on one connection
    * for the whole run, so concurrent starts migrate one after the other; each step is its own
    * transaction begun after the lock was granted (so it sees what the previous holder committed)
-   * and re-reads the version first.
+   * and re-reads the version first. `upTo` (tests of upgrades): apply only the migrations up to that
+   * version, leaving an older database.
    */
-  async migrate(): Promise<{ from: number; to: number }> {
+  async migrate(opts: { upTo?: number } = {}): Promise<{ from: number; to: number }> {
     if (this.closed) throw closedError(this.location);
+    const upTo = opts.upTo ?? SCHEMA_VERSION;
     const c = await this.connect();
     const lockKey = `dispatchkit.migrate.${this.schema ?? ''}`;
     let locked = false;
@@ -256,6 +277,7 @@ export class PgStore implements Store {
       if (from > SCHEMA_VERSION) throw newerDatabase(this.location, from);
       for (const m of MIGRATIONS) {
         if (m.version <= from) continue;
+        if (m.version > upTo) break;
         try {
           await step(async () => {
             const v = await this.readVersion(c);
@@ -443,27 +465,43 @@ export class PgStore implements Store {
     checkInteger('now', p.now);
     if (p.route) routeValues(p.route);
     return this.tx(async (c) => {
-      type Closed = { account_id: number; amount: number; operation: string };
-      let r = (await c.query({ name: 'dk_close_open', text: SQL.closeOpen, values: [p.reservationId, p.cost] })).rows[0] as Closed | undefined;
-      let wasOpen = true;
-      if (!r) {
-        // not open: released as stale meanwhile (then charged), settled already, or unknown
-        r = (await c.query({ name: 'dk_close_released', text: SQL.closeReleased, values: [p.reservationId, p.cost] })).rows[0] as Closed | undefined;
-        wasOpen = false;
-        if (!r) {
-          const s = (await c.query(SQL.reservationState, [p.reservationId])).rows[0] as { state: string } | undefined;
-          throw s ? alreadySettled(p.reservationId) : noReservation(p.reservationId);
-        }
-      }
-      const amount = Number(r.amount), accountId = Number(r.account_id);
-      if (p.cost > amount) throw invalidInput('cost', `must be at most the reserved amount ${amount} (got ${p.cost})`);
-      if (wasOpen) {
-        if (amount > p.cost) await this.applyDelta(c, accountId, amount - p.cost, 'refund', r.operation, p.reservationId, p.now);
-      } else if (p.cost > 0) {
-        await this.applyDelta(c, accountId, -p.cost, 'charge', r.operation, p.reservationId, p.now);
-      }
-      return { routeId: p.route ? await this.insertRoute(c, accountId, p.route, p.now) : null };
+      const r = await this.closeReservation(c, p.reservationId, p.cost, p.now, false);
+      return { routeId: p.route ? await this.insertRoute(c, r.accountId!, p.route, p.now) : null };
     });
+  }
+
+  /**
+   * Settles reservation `id` at `cost` in `c`'s transaction (settle's rule): an open one gives the
+   * rest back as a 'refund'; one released as stale meanwhile (all of it refunded) takes the cost
+   * again as a 'charge' (the operation did finish). One already settled throws Conflict, or, with
+   * `settledOk` (a job's end: its reservation closes once), is left alone: the ledger is not touched.
+   * An unknown one is Conflict; a cost above the amount InvalidInput (the caller's transaction rolls
+   * back). Returns the state it was in, its account (when closed here) and the cost it is settled at.
+   */
+  private async closeReservation(c: Q, id: number, cost: number, now: number, settledOk: boolean): Promise<{ was: 'open' | 'released' | 'settled'; accountId: number | null; cost: number }> {
+    type Closed = { account_id: number; amount: number; operation: string };
+    let r = (await c.query({ name: 'dk_close_open', text: SQL.closeOpen, values: [id, cost] })).rows[0] as Closed | undefined;
+    let wasOpen = true;
+    if (!r) {
+      // not open: released as stale meanwhile (then charged), settled already, or unknown
+      r = (await c.query({ name: 'dk_close_released', text: SQL.closeReleased, values: [id, cost] })).rows[0] as Closed | undefined;
+      wasOpen = false;
+      if (!r) {
+        const s = (await c.query({ name: 'dk_reservation_state', text: SQL.reservationState, values: [id] })).rows[0] as { state: string; amount: number; cost: number | null } | undefined;
+        if (!s) throw noReservation(id);
+        if (!settledOk) throw alreadySettled(id);
+        checkCost(cost, Number(s.amount));
+        return { was: 'settled', accountId: null, cost: Number(s.cost ?? 0) };
+      }
+    }
+    const amount = Number(r.amount), accountId = Number(r.account_id);
+    checkCost(cost, amount);
+    if (wasOpen) {
+      if (amount > cost) await this.applyDelta(c, accountId, amount - cost, 'refund', r.operation, id, now);
+    } else if (cost > 0) {
+      await this.applyDelta(c, accountId, -cost, 'charge', r.operation, id, now);
+    }
+    return { was: wasOpen ? 'open' : 'released', accountId, cost };
   }
 
   private async insertRoute(c: Q, accountId: number, route: NewRoute, now: number): Promise<number> {
@@ -544,6 +582,81 @@ export class PgStore implements Store {
     if (!Number.isSafeInteger(routeId)) return null;
     const rows = await this.q<RouteRow & { result: string }>(`SELECT ${ROUTE_COLUMNS}, result FROM dk_routes WHERE id = $1 AND account_id = $2`, [routeId, accountId]);
     return rows.length ? { route: toRoute(rows[0]), result: rows[0].result } : null;
+  }
+
+  // ------------------------------------------------------------------ jobs
+
+  /**
+   * {@inheritDoc Store.createJob}
+   * The id is 1 to 100 characters among A–Z, a–z, 0–9, `-` and `_` (InvalidInput otherwise); the
+   * reservation must be an open one of the account (InvalidInput otherwise).
+   */
+  async createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord> {
+    checkNewJob(p);
+    const reservationId = p.reservationId ?? null;
+    return this.tx(async (c) => {
+      if (reservationId !== null) {
+        const r = await c.query({ name: 'dk_reservation_owner', text: SQL.reservationOwner, values: [reservationId] });
+        checkJobReservation(reservationId, p.accountId, r.rows[0]);
+      }
+      const r = await c.query({ name: 'dk_insert_job', text: SQL.insertJob, values: [p.id, p.accountId, p.operation, p.spec, reservationId, p.now] });
+      return toJob(r.rows[0] as JobRow);
+    });
+  }
+
+  async getJob(id: string): Promise<JobRecord | null> {
+    if (!isJobId(id)) return null;
+    const rows = await this.q<JobRow>({ name: 'dk_get_job', text: SQL.getJob, values: [id] });
+    return rows.length ? toJob(rows[0]) : null;
+  }
+
+  async startJob(id: string, now: number): Promise<JobRecord | null> {
+    checkInteger('now', now);
+    if (!isJobId(id)) return null;
+    const rows = await this.q<JobRow>({ name: 'dk_start_job', text: SQL.startJob, values: [id, now] });
+    return rows.length ? toJob(rows[0]) : null;
+  }
+
+  async touchJob(id: string, now: number): Promise<void> {
+    checkInteger('now', now);
+    if (!isJobId(id)) return;
+    await this.q({ name: 'dk_touch_job', text: SQL.touchJob, values: [id, now] });
+  }
+
+  /**
+   * {@inheritDoc Store.finishJob}
+   * Exactly once: the job's row is locked first (`SELECT … FOR UPDATE`), so a concurrent ending of
+   * the same job, from this process or another, waits for this one's COMMIT and then reads it
+   * finished. A cost above the reservation's amount, or above 0 without a reservation, is InvalidInput
+   * (nothing written). When the reservation had been settled already (by `settle`), the ledger is not
+   * touched and the job's cost is the one it was settled at; when it had been released as stale, the
+   * cost is charged (as settle). An unknown job: `{ finished: false, job: null }`.
+   */
+  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
+    checkJobEnd(p);
+    if (!isJobId(p.id)) return { finished: false, job: null };
+    return this.tx(async (c) => {
+      const row = (await c.query({ name: 'dk_lock_job', text: SQL.lockJob, values: [p.id] })).rows[0] as JobRow | undefined;
+      if (!row) return { finished: false, job: null };
+      const job = toJob(row);
+      if (!isPending(job.state)) return { finished: false, job };
+      let cost = p.cost;
+      if (job.reservationId === null) checkCost(p.cost, null);
+      else {
+        const r = await this.closeReservation(c, job.reservationId, p.cost, p.now, true);
+        // settled already (not by a job's end, which is this one): what it was settled at is what the job took
+        if (r.was === 'settled') cost = p.state === 'completed' ? r.cost : 0;
+      }
+      const routeId = p.route ? await this.insertRoute(c, job.accountId, p.route, p.now) : null;
+      const ended = await c.query({ name: 'dk_end_job', text: SQL.endJob, values: [p.id, p.state, p.result ?? null, p.error ?? null, routeId, cost, p.now] });
+      return { finished: true, job: toJob(ended.rows[0] as JobRow) };
+    });
+  }
+
+  async pendingJobs(p: { before: number; limit?: number }): Promise<JobRecord[]> {
+    checkInteger('before', p.before);
+    const rows = await this.q<JobRow>({ name: 'dk_pending_jobs', text: SQL.pendingJobs, values: [p.before, limitOf('limit', p.limit, DEFAULT_JOB_LIMIT)] });
+    return rows.map(toJob);
   }
 
   // ------------------------------------------------------------------ GPS tracks

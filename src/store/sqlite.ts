@@ -17,15 +17,16 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { EngineError, invalidInput } from '../core/errors.js';
+import { EngineError } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, ROUTE_COLUMNS, alreadySettled, checkInteger, checkKeyHash,
-  checkName, checkTrackPoints, closedError, foldCase, isProgrammingError, limitOf, newerDatabase, noReservation,
-  routeFilterSql, routeValues, toAccount, toAccountWithPassword, toLedgerEntry, toRoute, LEDGER_COLUMNS,
-  type AccountRow, type LedgerRow, type RouteRow,
+  ACCOUNT_COLUMNS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, ROUTE_COLUMNS, alreadySettled,
+  checkInteger, checkCost, checkJobEnd, checkJobReservation, checkKeyHash, checkName, checkNewJob, checkTrackPoints,
+  closedError, foldCase, isJobId, isPending, isProgrammingError, jobExists, limitOf, newerDatabase, noReservation,
+  routeFilterSql, routeValues, toAccount, toAccountWithPassword, toJob, toLedgerEntry, toRoute, LEDGER_COLUMNS,
+  type AccountRow, type JobRow, type LedgerRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
-import type { Account, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+import type { Account, JobRecord, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Flush the write queue at once when it holds this many closures (default 256). */
@@ -50,6 +51,7 @@ function mapError(e: unknown, location: string): unknown {
       if (/dk_accounts\.name_key/.test(e.message)) return new EngineError('Conflict', 'An account with this name exists (names are unique ignoring case).', { cause: e });
       if (/dk_accounts\.key_hash/.test(e.message)) return new EngineError('Conflict', 'This key is already in use by another account.', { cause: e });
       if (/dk_sessions\.key_hash/.test(e.message)) return new EngineError('Conflict', 'This session key is already in use.', { cause: e });
+      if (/dk_jobs\.id/.test(e.message)) return jobExists(e);
       return new EngineError('Conflict', `The database refused a duplicate: ${e.message}`, { cause: e });
     }
     return new EngineError('Storage', `SQLite database ${location}: ${e.message} (${e.code})`, { cause: e, details: { code: e.code } });
@@ -63,6 +65,7 @@ interface ReservationRow {
   amount: number;
   state: 'open' | 'settled' | 'released';
   operation: string;
+  cost: number | null;
 }
 
 
@@ -97,11 +100,13 @@ function prepareStatements(db: Database.Database) {
     reserveCredit: p(`UPDATE dk_accounts SET balance = balance - @amount
       WHERE id = @id AND NOT blocked AND (expires_at IS NULL OR expires_at > @now) AND balance >= @amount`),
     insertReservation: p(`INSERT INTO dk_reservations (account_id, amount, operation, instance, state, created_at) VALUES (?, ?, ?, ?, 'open', ?)`),
-    reservation: p(`SELECT account_id, amount, state, operation FROM dk_reservations WHERE id = ?`),
+    reservation: p(`SELECT account_id, amount, state, operation, cost FROM dk_reservations WHERE id = ?`),
     closeReservation: p(`UPDATE dk_reservations SET state = 'settled', cost = ? WHERE id = ? AND state = ?`),
+    // jobs' reservations (instance job:…) are ended by finishJob only; GLOB, not LIKE: SQLite's LIKE ignores
+    // the case of ASCII letters, PostgreSQL's does not, and the prefix is `job:` exactly on both
     staleReservations: p(`SELECT r.id, r.account_id, r.amount, r.operation FROM dk_reservations r
       LEFT JOIN dk_instances i ON i.id = r.instance
-      WHERE r.state = 'open' AND r.instance <> ? AND COALESCE(i.heartbeat, r.created_at) <= ?`),
+      WHERE r.state = 'open' AND r.instance <> ? AND r.instance NOT GLOB 'job:*' AND COALESCE(i.heartbeat, r.created_at) <= ?`),
     releaseReservation: p(`UPDATE dk_reservations SET state = 'released' WHERE id = ? AND state = 'open'`),
     openReservations: p(`SELECT count(*) AS n FROM dk_reservations WHERE state = 'open'`),
     heartbeat: p(`INSERT INTO dk_instances (id, heartbeat) VALUES (?, ?)
@@ -118,12 +123,32 @@ function prepareStatements(db: Database.Database) {
 
 type Statements = ReturnType<typeof prepareStatements>;
 
+/** The statements of `dk_jobs` (migration 2), prepared on first use: a database at version 1 (tests of upgrades) can still use the others. */
+function prepareJobStatements(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    insertJob: p(`INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?) RETURNING ${JOB_COLUMNS}`),
+    getJob: p(`SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = ?`),
+    startJob: p(`UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = ?
+      WHERE id = ? AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`),
+    touchJob: p(`UPDATE dk_jobs SET updated_at = ? WHERE id = ? AND state IN ('queued', 'active')`),
+    endJob: p(`UPDATE dk_jobs SET state = @state, result = @result, error = @error, route_id = @routeId, cost = @cost, updated_at = @now, finished_at = @now
+      WHERE id = @id AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`),
+    pendingJobs: p(`SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE state IN ('queued', 'active') AND updated_at <= ?
+      ORDER BY updated_at, created_at, id LIMIT ?`),
+  };
+}
+
+type JobStatements = ReturnType<typeof prepareJobStatements>;
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   private readonly db: Database.Database;
   private readonly batchLimit: number;
   private stmts: Statements | null = null;
+  private jobStmts: JobStatements | null = null;
   private readonly routeListStmts = new Map<string, Database.Statement>();
   private queue: Job[] = [];
   private scheduled = false;
@@ -179,6 +204,11 @@ export class SqliteStore implements Store {
   private get s(): Statements {
     if (this.closed) throw closedError(this.location);
     return (this.stmts ??= prepareStatements(this.db));
+  }
+
+  private get js(): JobStatements {
+    if (this.closed) throw closedError(this.location);
+    return (this.jobStmts ??= prepareJobStatements(this.db));
   }
 
   // ------------------------------------------------------------------ group commit
@@ -240,8 +270,13 @@ export class SqliteStore implements Store {
     return Number(r.v);
   }
 
-  async migrate(): Promise<{ from: number; to: number }> {
+  /**
+   * {@inheritDoc Store.migrate}
+   * `upTo` (tests of upgrades): apply only the migrations up to that version, leaving an older database.
+   */
+  async migrate(opts: { upTo?: number } = {}): Promise<{ from: number; to: number }> {
     if (this.closed) throw closedError(this.location);
+    const upTo = opts.upTo ?? SCHEMA_VERSION;
     this.flush();
     let from: number;
     try {
@@ -252,6 +287,7 @@ export class SqliteStore implements Store {
     if (from > SCHEMA_VERSION) throw newerDatabase(this.location, from);
     for (const m of MIGRATIONS) {
       if (m.version <= from) continue;
+      if (m.version > upTo) break;
       try {
         // BEGIN IMMEDIATE takes the write lock first: a second process opening the file waits, then sees the version and skips
         this.db.transaction(() => {
@@ -267,6 +303,7 @@ export class SqliteStore implements Store {
       }
     }
     this.stmts = null; // the schema may have changed
+    this.jobStmts = null;
     return { from, to: await this.schemaVersion() };
   }
 
@@ -286,6 +323,7 @@ export class SqliteStore implements Store {
     this.flush();
     this.closed = true;
     this.stmts = null;
+    this.jobStmts = null;
     this.routeListStmts.clear();
     this.db.close();
   }
@@ -445,20 +483,32 @@ export class SqliteStore implements Store {
       return Promise.reject(e);
     }
     return this.write(() => {
-      const s = this.s;
-      const r = s.reservation.get(p.reservationId) as ReservationRow | undefined;
-      if (!r) throw noReservation(p.reservationId);
-      if (r.state === 'settled') throw alreadySettled(p.reservationId);
-      if (p.cost > r.amount) throw invalidInput('cost', `must be at most the reserved amount ${r.amount} (got ${p.cost})`);
-      s.closeReservation.run(p.cost, p.reservationId, r.state);
-      if (r.state === 'open') {
-        if (r.amount > p.cost) this.applyDelta(r.account_id, r.amount - p.cost, 'refund', r.operation, p.reservationId, p.now);
-      } else if (p.cost > 0) {
-        // released as stale meanwhile (all of it refunded): the operation did finish, take its cost again
-        this.applyDelta(r.account_id, -p.cost, 'charge', r.operation, p.reservationId, p.now);
-      }
+      const r = this.closeReservation(p.reservationId, p.cost, p.now, false);
       return { routeId: p.route ? this.insertRoute(r.account_id, p.route, p.now) : null };
     });
+  }
+
+  /**
+   * Settles reservation `id` at `cost` in the running write (settle's rule): an open one gives the
+   * rest back as a 'refund'; one released as stale meanwhile (all of it refunded) takes the cost
+   * again as a 'charge' (the operation did finish). One already settled throws Conflict, or, with
+   * `settledOk` (a job's end: its reservation closes once), is left alone: the ledger is not touched.
+   * An unknown one is Conflict; a cost above the amount InvalidInput. Returns the reservation as it was.
+   */
+  private closeReservation(id: number, cost: number, now: number, settledOk: boolean): ReservationRow {
+    const s = this.s;
+    const r = s.reservation.get(id) as ReservationRow | undefined;
+    if (!r) throw noReservation(id);
+    if (r.state === 'settled' && !settledOk) throw alreadySettled(id);
+    checkCost(cost, r.amount);
+    if (r.state === 'settled') return r;
+    s.closeReservation.run(cost, id, r.state);
+    if (r.state === 'open') {
+      if (r.amount > cost) this.applyDelta(r.account_id, r.amount - cost, 'refund', r.operation, id, now);
+    } else if (cost > 0) {
+      this.applyDelta(r.account_id, -cost, 'charge', r.operation, id, now);
+    }
+    return r;
   }
 
   private insertRoute(accountId: number, route: NewRoute, now: number): number {
@@ -542,6 +592,101 @@ export class SqliteStore implements Store {
     return this.read(() => {
       const r = this.s.getRoute.get(routeId, accountId) as (RouteRow & { result: string }) | undefined;
       return r ? { route: toRoute(r), result: r.result } : null;
+    });
+  }
+
+  // ------------------------------------------------------------------ jobs
+
+  /**
+   * {@inheritDoc Store.createJob}
+   * The id is 1 to 100 characters among A–Z, a–z, 0–9, `-` and `_` (InvalidInput otherwise); the
+   * reservation must be an open one of the account (InvalidInput otherwise).
+   */
+  createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord> {
+    try {
+      checkNewJob(p);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const reservationId = p.reservationId ?? null;
+    return this.write(() => {
+      if (reservationId !== null) checkJobReservation(reservationId, p.accountId, this.s.reservation.get(reservationId) as ReservationRow | undefined);
+      return toJob(this.js.insertJob.get(p.id, p.accountId, p.operation, p.spec, reservationId, p.now, p.now) as JobRow);
+    });
+  }
+
+  getJob(id: string): Promise<JobRecord | null> {
+    return this.read(() => {
+      if (!isJobId(id)) return null;
+      const r = this.js.getJob.get(id) as JobRow | undefined;
+      return r ? toJob(r) : null;
+    });
+  }
+
+  startJob(id: string, now: number): Promise<JobRecord | null> {
+    try {
+      checkInteger('now', now);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (!isJobId(id)) return this.read(() => null);
+    return this.write(() => {
+      const r = this.js.startJob.get(now, id) as JobRow | undefined;
+      return r ? toJob(r) : null;
+    });
+  }
+
+  touchJob(id: string, now: number): Promise<void> {
+    try {
+      checkInteger('now', now);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (!isJobId(id)) return this.read(() => undefined);
+    return this.write(() => {
+      this.js.touchJob.run(now, id);
+    });
+  }
+
+  /**
+   * {@inheritDoc Store.finishJob}
+   * Exactly once: the write queue runs one closure at a time, and another process's writes wait for
+   * the file's write lock, so the second ending reads the first one's state. A cost above the
+   * reservation's amount, or above 0 without a reservation, is InvalidInput (nothing written). When the
+   * reservation had been settled already (by `settle`), the ledger is not touched and the job's cost
+   * is the one it was settled at; when it had been released as stale, the cost is charged (as settle).
+   * An unknown job: `{ finished: false, job: null }`.
+   */
+  finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
+    try {
+      checkJobEnd(p);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (!isJobId(p.id)) return this.read(() => ({ finished: false, job: null }));
+    return this.write(() => {
+      const js = this.js;
+      const row = js.getJob.get(p.id) as JobRow | undefined;
+      if (!row) return { finished: false, job: null };
+      const job = toJob(row);
+      if (!isPending(job.state)) return { finished: false, job };
+      let cost = p.cost;
+      if (job.reservationId === null) checkCost(p.cost, null);
+      else {
+        const r = this.closeReservation(job.reservationId, p.cost, p.now, true);
+        // settled already (not by a job's end, which is this one): what it was settled at is what the job took
+        if (r.state === 'settled') cost = p.state === 'completed' ? Number(r.cost ?? 0) : 0;
+      }
+      const routeId = p.route ? this.insertRoute(job.accountId, p.route, p.now) : null;
+      const ended = js.endJob.get({ id: p.id, state: p.state, result: p.result ?? null, error: p.error ?? null, routeId, cost, now: p.now }) as JobRow;
+      return { finished: true, job: toJob(ended) };
+    });
+  }
+
+  pendingJobs(p: { before: number; limit?: number }): Promise<JobRecord[]> {
+    return this.read(() => {
+      checkInteger('before', p.before);
+      return (this.js.pendingJobs.all(p.before, limitOf('limit', p.limit, DEFAULT_JOB_LIMIT)) as JobRow[]).map(toJob);
     });
   }
 

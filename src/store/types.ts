@@ -96,6 +96,36 @@ export interface LedgerEntry {
   createdAt: number;
 }
 
+export type JobState = 'queued' | 'active' | 'completed' | 'failed' | 'cancelled';
+
+/** A job (an operation run asynchronously, on a queue): what the database keeps of it. */
+export interface JobRecord {
+  /** The JobID (chosen by the caller: a UUID). */
+  id: string;
+  accountId: number;
+  /** The service operation (Dispatch, Geocode, CalculateRoutes). */
+  operation: string;
+  /** The raw specification as JSON text. */
+  spec: string;
+  state: JobState;
+  /** The credit reserved at enqueue (null: the operation is free). */
+  reservationId: number | null;
+  /** Runs started (a job can be retried after a worker died). */
+  attempts: number;
+  /** completed: the result record as JSON text (enum names). */
+  result: string | null;
+  /** failed / cancelled: why. */
+  error: string | null;
+  /** completed Dispatch: the RouteID it was stored under. */
+  routeId: number | null;
+  /** Credits taken when it finished (0 until then, and for failed or cancelled jobs). */
+  cost: number;
+  createdAt: number;
+  /** Last change of state, or last sign of life of the run ({@link Store.touchJob}). */
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Where it is, for logs (never a password). */
@@ -164,7 +194,8 @@ export interface Store {
   heartbeat(instance: string, now: number): Promise<void>;
   /**
    * Refunds every reservation still open whose instance has not sent a heartbeat for `staleMs`
-   * (a process that died mid-operation), except `instance`'s own. How many were released.
+   * (a process that died mid-operation), except `instance`'s own and jobs' (instance `job:…`,
+   * ended by {@link finishJob}). How many were released.
    */
   releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number>;
   /** Null when there is no such account. */
@@ -180,6 +211,33 @@ export interface Store {
   listRoutes(accountId: number, f?: RouteFilter): Promise<StoredRoute[]>;
   /** The stored route of this account with its DispatchResult JSON; null when there is none (or it is another account's). */
   getRoute(accountId: number, routeId: number): Promise<{ route: StoredRoute; result: string } | null>;
+
+  // ------------------------------------------------------------------ jobs
+  /**
+   * Records a new job in state 'queued' (its credit already reserved by the caller: the
+   * reservation's instance should be `job:<id>`, which {@link releaseStale} never releases —
+   * the job's own end does). Conflict when the id exists.
+   */
+  createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord>;
+  /** The job, or null. */
+  getJob(id: string): Promise<JobRecord | null>;
+  /**
+   * A run begins: a 'queued' or 'active' job becomes 'active' with one more attempt; returns it.
+   * Null when the job is unknown or already finished (completed, failed or cancelled): do not run.
+   */
+  startJob(id: string, now: number): Promise<JobRecord | null>;
+  /** A running job is alive (updatedAt = now), unless it has finished. */
+  touchJob(id: string, now: number): Promise<void>;
+  /**
+   * Ends a job exactly once, in one transaction: its reservation settled at `cost` (completed) or
+   * refunded in full (failed, cancelled; cost must be 0), the route stored when given (completed
+   * Dispatch), and the job's state, result/error, routeId, cost and finishedAt written. When the
+   * job had already finished, nothing is written and `finished` is false (a retry that finished
+   * twice, a cancel after the end): its first ending stands.
+   */
+  finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }>;
+  /** Jobs still queued or active whose updatedAt ≤ `before`, oldest first, at most `limit` (default 1000). */
+  pendingJobs(p: { before: number; limit?: number }): Promise<JobRecord[]>;
 
   // ------------------------------------------------------------------ GPS tracks
   /** Appends points to the account's track named `track`, in one transaction; how many. */

@@ -69,7 +69,7 @@ describe.each(backends())('accounts on %s', (_name, db) => {
       await (store as unknown as { dropSchema?: () => Promise<void> }).dropSchema?.();
       await store.close();
     }
-  });
+  }, 240_000); // about 20 CLI processes, each starting Node and tsx
 });
 
 describe('accounts: usage errors', () => {
@@ -80,5 +80,5 @@ describe('accounts: usage errors', () => {
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/error \[InvalidInput\]|Usage: dispatchkit accounts/);
     }
-  });
+  }, 120_000);
 });

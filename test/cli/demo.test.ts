@@ -1,4 +1,4 @@
-/** `dispatchkit demo` (what `npm start` runs) answers every sample request on the Monaco dataset. */
+/** `dispatchkit demo` (the console demo; `npm start` now serves the page) answers every sample request on the Monaco dataset. */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureDatasetFile } from '../helpers/datasets.js';

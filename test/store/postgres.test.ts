@@ -33,6 +33,11 @@ const urlOf = (s: Store) => {
 describe.skipIf(!URL_)(`postgres store${URL_ ? '' : ' (skipped: DATABASE_URL is not set)'}`, () => {
   storeSuite('PgStore', {
     open: () => openStore(freshUrl()),
+    async openAt(version) {
+      const s = new PgStore({ url: freshUrl() });
+      await s.migrate({ upTo: version });
+      return s;
+    },
     openAgain: (s) => openStore(urlOf(s)),
     async raw(s, sql) {
       await poolOf(s).query(sql);

@@ -35,9 +35,17 @@ const common: Pick<StoreFactory, 'raw' | 'objects'> = {
   },
 };
 
+/** A fresh store migrated only up to `version` (an older database, for upgrades). */
+async function openAt(path: string, version: number): Promise<Store> {
+  const s = new SqliteStore(path);
+  await s.migrate({ upTo: version });
+  return s;
+}
+
 storeSuite('SqliteStore (file)', {
   ...common,
   open: () => openStore(`sqlite:${newFile()}`),
+  openAt: (version) => openAt(newFile(), version),
   openAgain: (s) => openStore(`sqlite:${pathOf(s)}`),
   async dispose(s) {
     await s.close();
@@ -47,7 +55,7 @@ storeSuite('SqliteStore (file)', {
   },
 });
 
-storeSuite('SqliteStore (:memory:)', { ...common, open: () => openStore('sqlite::memory:'), dispose: (s) => s.close() });
+storeSuite('SqliteStore (:memory:)', { ...common, open: () => openStore('sqlite::memory:'), openAt: (version) => openAt(':memory:', version), dispose: (s) => s.close() });
 
 describe('SqliteStore specifics', () => {
   const account = (s: Store, name: string, credit: number) =>

@@ -1,8 +1,9 @@
 /**
- * The one test suite both Store backends pass (`sqlite.test.ts`, `postgres.test.ts`): migrations,
- * accounts, Login sessions, the credit ledger (with `balance == Σ ledger` checked after every
- * step), stored routes, tracks, and concurrency (2,000 reservations racing for 1,500 credits,
- * settle racing releaseStale) over two stores on one database where the backend allows it.
+ * The one test suite both Store backends pass (`sqlite.test.ts`, `postgres.test.ts`): migrations
+ * (an upgrade from version 1 included), accounts, Login sessions, the credit ledger (with
+ * `balance == Σ ledger` checked after every step), stored routes, tracks, jobs, and concurrency
+ * (2,000 reservations racing for 1,500 credits, settle racing releaseStale, 20 endings of one job
+ * racing) over two stores on one database where the backend allows it.
  */
 import { describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/core/errors.js';
@@ -13,6 +14,8 @@ import type { Account, NewRoute, Store } from '../../src/store/types.js';
 export interface StoreFactory {
   /** A fresh, empty, migrated store. */
   open(): Promise<Store>;
+  /** A fresh, empty store migrated only up to `version` (a database left by an older dispatchkit); disposed of by `dispose`. */
+  openAt(version: number): Promise<Store>;
   /** A second store on the same database as `s` (another server process), migrated; undefined when the backend cannot (an in-memory database). */
   openAgain?(s: Store): Promise<Store>;
   /** Runs SQL on the store's database, bypassing the Store (to fake a newer schema). */
@@ -121,6 +124,43 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         expect(await factory.objects(store)).toEqual(before);
         expect((await store.accountById(a.id))?.balance).toBe(5);
         if (factory.openAgain) expect(await codeOf(factory.openAgain(store))).toBe('Storage');
+      });
+
+      t('a database at version 1 migrates to the newest version keeping its data; its reservations can become jobs\'', async ({ ctx }) => {
+        const { store, balanced } = ctx;
+        const old = await factory.openAt(1);
+        try {
+          expect(await old.schemaVersion()).toBe(1);
+          expect((await factory.objects(old)).filter((n) => n.includes('dk_jobs'))).toEqual([]);
+          const a = await old.createAccount({ name: 'Acme', keyHash: keyHash('k-old'), passwordHash: 'scrypt$x', credit: 100, now: T0 });
+          const r1 = (await old.reserve({ accountId: a.id, amount: 10, operation: 'Dispatch', instance: 'i1', now: T0 + 1 }))!;
+          const { routeId } = await old.settle({ reservationId: r1, cost: 4, now: T0 + 2, route: route('kept', 'acme') });
+          const r2 = (await old.reserve({ accountId: a.id, amount: 7, operation: 'Dispatch', instance: 'job:carried', now: T0 + 3 }))!;
+          await old.createSession({ keyHash: keyHash('s-old'), accountId: a.id, now: T0 + 3 });
+          await old.addTrackPoints({ accountId: a.id, track: 'van', points: [{ lat: 1, lon: 2, ts: T0 }], now: T0 });
+          const ledgerBefore = await old.ledger(a.id, 1000);
+          await balanced(a.id, 89, old);
+
+          expect(await old.migrate()).toEqual({ from: 1, to: SCHEMA_VERSION });
+          expect(await old.schemaVersion()).toBe(SCHEMA_VERSION);
+          // the same tables and indexes as a database created at the newest version
+          expect(await factory.objects(old)).toEqual(await factory.objects(store));
+          expect(await old.accountByName('ACME')).toMatchObject({ id: a.id, balance: 89, passwordHash: 'scrypt$x' });
+          expect(await old.ledger(a.id, 1000)).toEqual(ledgerBefore);
+          expect((await old.getRoute(a.id, routeId!))?.route).toMatchObject({ name: 'kept', createdAt: T0 + 2 });
+          expect((await old.touchSession(keyHash('s-old'), T0 + 4, HOUR))?.id).toBe(a.id);
+          expect(await old.getTrack({ accountId: a.id, track: 'van', from: 0, to: T0 })).toEqual([{ lat: 1, lon: 2, ts: T0 }]);
+          expect(await old.openReservations()).toBe(1);
+          await balanced(a.id, 89, old);
+          // a reservation made before the upgrade becomes a job's, and is never released as stale
+          await old.createJob({ id: 'carried', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: r2, now: T0 + 5 });
+          expect(await old.releaseStale({ instance: 'me', now: T0 + HOUR, staleMs: 1000 })).toBe(0);
+          expect((await old.finishJob({ id: 'carried', state: 'completed', cost: 2, result: '{}', now: T0 + 6 })).finished).toBe(true);
+          await balanced(a.id, 94, old);
+          expect(await old.migrate()).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+        } finally {
+          await factory.dispose(old);
+        }
       });
 
       t.runIf(!!factory.openAgain)('two stores migrating one database at once both succeed', async ({ ctx }) => {
@@ -510,6 +550,259 @@ export function storeSuite(name: string, factory: StoreFactory): void {
       });
     });
 
+    // ---------------------------------------------------------------- jobs
+
+    describe('jobs', () => {
+      /** Credit reserved for job `id` as the service does it (instance `job:<id>`). */
+      const jobCredit = async (s: Store, accountId: number, id: string, amount: number, at = T0) =>
+        (await s.reserve({ accountId, amount, operation: 'Dispatch', instance: `job:${id}`, now: at }))!;
+
+      t('lifecycle: queued → active (one attempt per run) → completed with a route: cost settled, the rest refunded, the route stored under the job', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100);
+        const id = '5f0c2a9e-7d1b-4c2e-9a57-0b8f3d2e6c41';
+        const r = await jobCredit(store, a.id, id, 30);
+        const j = await store.createJob({ id, accountId: a.id, operation: 'Dispatch', spec: '{"Locations":[]}', reservationId: r, now: T0 + 1 });
+        expect(j).toEqual({
+          id, accountId: a.id, operation: 'Dispatch', spec: '{"Locations":[]}', state: 'queued', reservationId: r, attempts: 0,
+          result: null, error: null, routeId: null, cost: 0, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
+        });
+        expect(await store.getJob(id)).toEqual(j);
+        expect(await store.getJob('no-such-job')).toBeNull();
+        expect(await store.getJob('not a job id')).toBeNull();
+        await balanced(a.id, 70);
+
+        expect(await store.startJob(id, T0 + 2)).toEqual({ ...j, state: 'active', attempts: 1, updatedAt: T0 + 2 });
+        await store.touchJob(id, T0 + 3);
+        expect(await store.getJob(id)).toMatchObject({ state: 'active', attempts: 1, updatedAt: T0 + 3 });
+        // the worker died: the job runs again
+        expect(await store.startJob(id, T0 + 4)).toMatchObject({ state: 'active', attempts: 2, updatedAt: T0 + 4 });
+        expect(await store.startJob('no-such-job', T0 + 4)).toBeNull();
+        await store.touchJob('no-such-job', T0 + 4);
+        await balanced(a.id, 70);
+        expect(await store.openReservations()).toBe(1);
+
+        const result = JSON.stringify({ Status: 'Success' });
+        const end = await store.finishJob({ id, state: 'completed', cost: 12, result, route: route('3 stops', 'acme'), now: T0 + 5 });
+        expect(end.finished).toBe(true);
+        expect(end.job).toEqual({ ...j, state: 'completed', attempts: 2, result, routeId: expect.any(Number), cost: 12, updatedAt: T0 + 5, finishedAt: T0 + 5 });
+        expect(await store.getJob(id)).toEqual(end.job);
+        await balanced(a.id, 88);
+        expect(await store.openReservations()).toBe(0);
+        expect((await store.ledger(a.id, 2)).map((e) => [e.kind, e.delta, e.note, e.reservationId, e.createdAt])).toEqual([
+          ['refund', 18, 'Dispatch', r, T0 + 5],
+          ['reserve', -30, 'Dispatch', r, T0],
+        ]);
+        const got = await store.getRoute(a.id, end.job!.routeId!);
+        expect(got?.route).toMatchObject({ routeId: end.job!.routeId, accountId: a.id, name: '3 stops', owner: 'acme', createdAt: T0 + 5 });
+        expect((await store.listRoutes(a.id)).map((x) => x.routeId)).toEqual([end.job!.routeId]);
+
+        // finished: no more runs, signs of life ignored, not pending
+        expect(await store.startJob(id, T0 + 6)).toBeNull();
+        await store.touchJob(id, T0 + 7);
+        expect(await store.getJob(id)).toEqual(end.job);
+        expect(await store.pendingJobs({ before: T0 + HOUR })).toEqual([]);
+      });
+
+      t('failed and cancelled jobs are refunded in full at cost 0; a free job costs nothing; refused endings write nothing', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 50);
+        const rf = await jobCredit(store, a.id, 'job-failed', 10);
+        const rc = await jobCredit(store, a.id, 'job-cancelled', 5);
+        await store.createJob({ id: 'job-failed', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: rf, now: T0 });
+        await store.createJob({ id: 'job-cancelled', accountId: a.id, operation: 'Geocode', spec: '{}', reservationId: rc, now: T0 });
+        await store.createJob({ id: 'job-free', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: null, now: T0 });
+        await store.startJob('job-failed', T0 + 1);
+        await balanced(a.id, 35);
+        const n0 = (await store.ledger(a.id, 1000)).length;
+
+        type End = Parameters<Store['finishJob']>[0];
+        const refused: End[] = [
+          { id: 'job-failed', state: 'failed', cost: 1, now: T0 + 2 }, // a failed job costs 0
+          { id: 'job-cancelled', state: 'cancelled', cost: 5, now: T0 + 2 },
+          { id: 'job-failed', state: 'completed', cost: 11, now: T0 + 2 }, // above the reservation
+          { id: 'job-failed', state: 'completed', cost: -1, now: T0 + 2 },
+          { id: 'job-failed', state: 'completed', cost: 0.5, now: T0 + 2 },
+          { id: 'job-failed', state: 'failed', cost: 0, route: route('r', 'acme'), now: T0 + 2 }, // a route of a failed job
+          { id: 'job-failed', state: 'active' as 'failed', cost: 0, now: T0 + 2 },
+          { id: 'job-free', state: 'completed', cost: 1, now: T0 + 2 }, // a cost without a reservation
+        ];
+        for (const p of refused) expect(await codeOf(store.finishJob(p))).toBe('InvalidInput');
+        expect(await store.getJob('job-failed')).toMatchObject({ state: 'active', finishedAt: null, cost: 0 });
+        expect(await store.getJob('job-cancelled')).toMatchObject({ state: 'queued' });
+        expect(await store.getJob('job-free')).toMatchObject({ state: 'queued' });
+        expect(await store.ledger(a.id, 1000)).toHaveLength(n0);
+        expect(await store.listRoutes(a.id)).toEqual([]);
+        expect(await store.openReservations()).toBe(2);
+        await balanced(a.id, 35);
+
+        const f = await store.finishJob({ id: 'job-failed', state: 'failed', cost: 0, error: 'NoRoute: no path', now: T0 + 3 });
+        expect(f).toEqual({ finished: true, job: expect.objectContaining({ state: 'failed', error: 'NoRoute: no path', result: null, routeId: null, cost: 0, attempts: 1, updatedAt: T0 + 3, finishedAt: T0 + 3 }) });
+        await balanced(a.id, 45);
+        expect((await store.ledger(a.id, 1))[0]).toMatchObject({ kind: 'refund', delta: 10, reservationId: rf, createdAt: T0 + 3 });
+        const c = await store.finishJob({ id: 'job-cancelled', state: 'cancelled', cost: 0, error: 'cancelled by the caller', now: T0 + 4 });
+        expect(c.job).toMatchObject({ state: 'cancelled', attempts: 0, cost: 0, error: 'cancelled by the caller', finishedAt: T0 + 4 });
+        await balanced(a.id, 50);
+        expect((await store.ledger(a.id, 1))[0]).toMatchObject({ kind: 'refund', delta: 5, reservationId: rc });
+        expect(await store.openReservations()).toBe(0);
+
+        // a free job: its route stored, the ledger untouched
+        const n1 = (await store.ledger(a.id, 1000)).length;
+        const free = await store.finishJob({ id: 'job-free', state: 'completed', cost: 0, result: '{}', route: route('free', 'acme'), now: T0 + 5 });
+        expect(free.job).toMatchObject({ state: 'completed', cost: 0, reservationId: null, result: '{}', routeId: expect.any(Number) });
+        expect((await store.listRoutes(a.id)).map((x) => x.routeId)).toEqual([free.job!.routeId]);
+        expect(await store.ledger(a.id, 1000)).toHaveLength(n1);
+        await balanced(a.id, 50);
+      });
+
+      t('a job ends once: later endings write nothing and return the first one (completed, then completed again, failed, cancelled)', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100);
+        const r = await jobCredit(store, a.id, 'twice', 20);
+        await store.createJob({ id: 'twice', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: r, now: T0 });
+        await store.startJob('twice', T0 + 1);
+        const first = await store.finishJob({ id: 'twice', state: 'completed', cost: 5, result: '{"n":1}', route: route('first', 'acme'), now: T0 + 2 });
+        expect(first.finished).toBe(true);
+        await balanced(a.id, 95);
+        const n = (await store.ledger(a.id, 1000)).length;
+        const again: Parameters<Store['finishJob']>[0][] = [
+          { id: 'twice', state: 'completed', cost: 7, result: '{"n":2}', route: route('second', 'acme'), now: T0 + 3 },
+          { id: 'twice', state: 'failed', cost: 0, error: 'worker lost', now: T0 + 4 },
+          { id: 'twice', state: 'cancelled', cost: 0, now: T0 + 5 },
+        ];
+        for (const p of again) expect(await store.finishJob(p)).toEqual({ finished: false, job: first.job });
+        expect(await store.getJob('twice')).toEqual(first.job);
+        expect(await store.ledger(a.id, 1000)).toHaveLength(n);
+        expect((await store.listRoutes(a.id)).map((x) => x.name)).toEqual(['first']);
+        await balanced(a.id, 95);
+        expect(await store.startJob('twice', T0 + 6)).toBeNull();
+        expect(await store.finishJob({ id: 'no-such-job', state: 'cancelled', cost: 0, now: T0 })).toEqual({ finished: false, job: null });
+      });
+
+      t('a job whose reservation was closed elsewhere: settled already, the ledger is left alone; released as stale, the cost is charged (as settle does)', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100);
+        const job = (id: string, reservationId: number) => store.createJob({ id, accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId, now: T0 });
+        // settled by settle() before the job ended
+        const r1 = await jobCredit(store, a.id, 'pre-settled', 10);
+        await job('pre-settled', r1);
+        await store.settle({ reservationId: r1, cost: 4, now: T0 + 1 });
+        await balanced(a.id, 96);
+        const n = (await store.ledger(a.id, 1000)).length;
+        expect(await codeOf(store.finishJob({ id: 'pre-settled', state: 'completed', cost: 11, now: T0 + 2 }))).toBe('InvalidInput');
+        const e1 = await store.finishJob({ id: 'pre-settled', state: 'completed', cost: 7, result: '{}', route: route('x', 'acme'), now: T0 + 2 });
+        expect(e1).toEqual({ finished: true, job: expect.objectContaining({ state: 'completed', cost: 4, routeId: expect.any(Number) }) });
+        expect(await store.ledger(a.id, 1000)).toHaveLength(n);
+        await balanced(a.id, 96);
+
+        // reservations not made for a job (instance not job:…) can be released as stale; the job's end then charges its cost
+        await store.heartbeat('dead', T0);
+        const r2 = (await store.reserve({ accountId: a.id, amount: 10, operation: 'Dispatch', instance: 'dead', now: T0 }))!;
+        const r3 = (await store.reserve({ accountId: a.id, amount: 5, operation: 'Dispatch', instance: 'dead', now: T0 }))!;
+        await job('released', r2);
+        await job('released-failed', r3);
+        expect(await store.releaseStale({ instance: 'me', now: T0 + HOUR, staleMs: 1000 })).toBe(2);
+        await balanced(a.id, 96);
+        const e2 = await store.finishJob({ id: 'released', state: 'completed', cost: 3, result: '{}', now: T0 + HOUR + 1 });
+        expect(e2.job).toMatchObject({ state: 'completed', cost: 3 });
+        expect((await store.ledger(a.id, 1))[0]).toMatchObject({ kind: 'charge', delta: -3, reservationId: r2 });
+        await balanced(a.id, 93);
+        const m = (await store.ledger(a.id, 1000)).length;
+        expect((await store.finishJob({ id: 'released-failed', state: 'failed', cost: 0, error: 'x', now: T0 + HOUR + 2 })).job).toMatchObject({ state: 'failed', cost: 0 });
+        expect(await store.ledger(a.id, 1000)).toHaveLength(m);
+        await balanced(a.id, 93);
+        expect(await store.openReservations()).toBe(0);
+      });
+
+      t('createJob: Conflict for a taken id (nothing written); id, arguments and reservation checked (InvalidInput)', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100), b = await account('beta', 100);
+        const r = await jobCredit(store, a.id, 'dup', 10);
+        const first = await store.createJob({ id: 'dup', accountId: a.id, operation: 'Dispatch', spec: '{"a":1}', reservationId: r, now: T0 });
+        expect(await codeOf(store.createJob({ id: 'dup', accountId: a.id, operation: 'Geocode', spec: '{"b":2}', reservationId: null, now: T0 + 1 }))).toBe('Conflict');
+        expect(await store.getJob('dup')).toEqual(first);
+        const job = (id: string, more: Partial<Parameters<Store['createJob']>[0]> = {}) =>
+          ({ id, accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: null, now: T0, ...more });
+        // ids are case-sensitive
+        expect(await store.createJob(job('DUP'))).toMatchObject({ id: 'DUP', state: 'queued' });
+        expect((await store.createJob(job('x'.repeat(100)))).id).toBe('x'.repeat(100));
+        for (const id of ['', 'x'.repeat(101), 'has space', 'émile', 'a/b', 'a.b', 'job:1', 42 as unknown as string, null as unknown as string]) {
+          expect(await codeOf(store.createJob(job(id)))).toBe('InvalidInput');
+        }
+        expect(await codeOf(store.createJob(job('ok-1', { operation: '' })))).toBe('InvalidInput');
+        expect(await codeOf(store.createJob(job('ok-1', { spec: null as unknown as string })))).toBe('InvalidInput');
+        expect(await codeOf(store.createJob(job('ok-1', { now: 1.5 })))).toBe('InvalidInput');
+        expect(await codeOf(store.createJob(job('ok-1', { reservationId: 0 })))).toBe('InvalidInput');
+        // the reservation must be an open one of the account
+        const rb = (await store.reserve({ accountId: b.id, amount: 5, operation: 'Dispatch', instance: 'job:ok-1', now: T0 }))!;
+        expect(await codeOf(store.createJob(job('ok-1', { reservationId: rb })))).toBe('InvalidInput');
+        expect(await codeOf(store.createJob(job('ok-1', { reservationId: rb + 1000 })))).toBe('InvalidInput');
+        const rs = await jobCredit(store, a.id, 'ok-1', 5);
+        await store.settle({ reservationId: rs, cost: 5, now: T0 });
+        expect(await codeOf(store.createJob(job('ok-1', { reservationId: rs })))).toBe('InvalidInput');
+        expect(await store.getJob('ok-1')).toBeNull();
+        // the table's own checks: the five states, finished_at set exactly when finished
+        await expect(factory.raw(store, `UPDATE dk_jobs SET state = 'lost' WHERE id = 'dup'`)).rejects.toThrow();
+        await expect(factory.raw(store, `UPDATE dk_jobs SET state = 'completed' WHERE id = 'dup'`)).rejects.toThrow();
+        expect(await store.getJob('dup')).toEqual(first);
+        await balanced(a.id, 85);
+        await balanced(b.id, 95);
+      });
+
+      t('releaseStale never releases a job\'s reservation (instance job:…), however stale', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100);
+        await store.heartbeat('dead', T0);
+        await store.heartbeat('job:j1', T0); // even with a heartbeat under that name
+        const rj1 = await jobCredit(store, a.id, 'j1', 10);
+        const rj2 = await jobCredit(store, a.id, 'j2', 20); // never a heartbeat: stale since its creation
+        const rDead = (await store.reserve({ accountId: a.id, amount: 5, operation: 'Dispatch', instance: 'dead', now: T0 }))!;
+        const rUpper = (await store.reserve({ accountId: a.id, amount: 3, operation: 'Dispatch', instance: 'JOB:j3', now: T0 }))!; // the prefix is case-sensitive
+        await store.createJob({ id: 'j1', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: rj1, now: T0 });
+        await store.createJob({ id: 'j2', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: rj2, now: T0 });
+        await balanced(a.id, 62);
+        const later = T0 + 100 * HOUR;
+        expect(await store.releaseStale({ instance: 'me', now: later, staleMs: 1000 })).toBe(2);
+        expect(await store.releaseStale({ instance: 'me', now: later + HOUR, staleMs: 0 })).toBe(0);
+        expect(await store.openReservations()).toBe(2);
+        await balanced(a.id, 70);
+        const refunded = (await store.ledger(a.id)).filter((e) => e.kind === 'refund').map((e) => e.reservationId!).sort((x, y) => x - y);
+        expect(refunded).toEqual([rDead, rUpper].sort((x, y) => x - y));
+        // the jobs end their reservations themselves
+        expect((await store.finishJob({ id: 'j1', state: 'completed', cost: 10, result: '{}', now: later })).finished).toBe(true); // the whole amount: no refund
+        expect((await store.finishJob({ id: 'j2', state: 'failed', cost: 0, error: 'x', now: later })).finished).toBe(true);
+        expect(await store.openReservations()).toBe(0);
+        await balanced(a.id, 90);
+      });
+
+      t('pendingJobs: queued and active jobs updated at or before `before`, oldest first (then by creation, then id), at most `limit`', async ({ ctx }) => {
+        const { store, account } = ctx;
+        const a = await account('acme', 0);
+        const mk = (id: string, at: number) => store.createJob({ id, accountId: a.id, operation: 'Geocode', spec: '{}', reservationId: null, now: at });
+        for (const [id, at] of [['p1', 10], ['p2', 20], ['p3', 30], ['p4', 40], ['p5', 50]] as const) await mk(id, T0 + at);
+        await store.touchJob('p1', T0 + 60); // a sign of life
+        await store.startJob('p3', T0 + 35);
+        await store.finishJob({ id: 'p4', state: 'cancelled', cost: 0, now: T0 + 45 });
+        // equal instants: by creation, then by id (bytewise: upper case first)
+        await mk('q-b', T0 + 70);
+        await mk('q-a', T0 + 70);
+        await mk('Q-c', T0 + 70);
+        await mk('q-0', T0 + 69);
+        await store.touchJob('q-0', T0 + 70);
+        const ids = async (before: number, limit?: number) => (await store.pendingJobs({ before, limit })).map((j) => j.id);
+        expect(await ids(T0 + HOUR)).toEqual(['p2', 'p3', 'p5', 'p1', 'q-0', 'Q-c', 'q-a', 'q-b']);
+        expect(await ids(T0 + 35)).toEqual(['p2', 'p3']);
+        expect(await ids(T0 + 34)).toEqual(['p2']);
+        expect(await ids(T0 + 19)).toEqual([]);
+        expect(await ids(T0 + HOUR, 3)).toEqual(['p2', 'p3', 'p5']);
+        expect(await ids(T0 + HOUR, 0)).toEqual([]);
+        const all = await store.pendingJobs({ before: T0 + HOUR });
+        expect(all.find((j) => j.id === 'p3')).toMatchObject({ state: 'active', attempts: 1, updatedAt: T0 + 35, createdAt: T0 + 30 });
+        expect(all.find((j) => j.id === 'p1')).toMatchObject({ state: 'queued', attempts: 0, updatedAt: T0 + 60, createdAt: T0 + 10 });
+        expect(await codeOf(store.pendingJobs({ before: 1.5 }))).toBe('InvalidInput');
+      });
+    });
+
     // ---------------------------------------------------------------- concurrency
 
     describe('concurrency', () => {
@@ -555,6 +848,59 @@ export function storeSuite(name: string, factory: StoreFactory): void {
           }
           expect([...perRes.values()].every((n) => n === 1)).toBe(true);
         }
+      });
+
+      t('20 concurrent endings of one job (completed, failed, cancelled) over two stores: one stands, one settlement, at most one route', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 1000);
+        const other = factory.openAgain ? await factory.openAgain(store) : store;
+        if (other !== store) extra.push(other);
+        const stores = [store, other];
+        const JOBS = 5, RACERS = 20, AMOUNT = 10;
+        const ids = Array.from({ length: JOBS }, (_, k) => `race-${k}`);
+        const reservations: number[] = [];
+        for (const id of ids) {
+          const r = (await store.reserve({ accountId: a.id, amount: AMOUNT, operation: 'Dispatch', instance: `job:${id}`, now: T0 }))!;
+          reservations.push(r);
+          await store.createJob({ id, accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: r, now: T0 });
+          await store.startJob(id, T0 + 1);
+        }
+        const ending = (k: number, i: number) => {
+          const state = (['completed', 'failed', 'cancelled'] as const)[(i + k) % 3];
+          return state === 'completed'
+            ? { state, cost: 1 + (i % 5), result: JSON.stringify({ k, i }), error: undefined, route: route(`race-${k}-${i}`, 'acme') }
+            : { state, cost: 0, result: undefined, error: `ending ${i}`, route: undefined };
+        };
+        const outs = await Promise.all(ids.map((id, k) => Promise.all(Array.from({ length: RACERS }, (_, i) =>
+          stores[i % 2].finishJob({ id, ...ending(k, i), now: T0 + 2 + i })))));
+        const routes = await store.listRoutes(a.id);
+        const ledger = await store.ledger(a.id, 10_000);
+        let spent = 0;
+        for (let k = 0; k < JOBS; k++) {
+          const out = outs[k];
+          expect(out.filter((o) => o.finished)).toHaveLength(1);
+          const i = out.findIndex((o) => o.finished);
+          const final = await store.getJob(ids[k]);
+          // every other ending saw the first one, which stands
+          for (const o of out) expect(o.job).toEqual(final);
+          const e = ending(k, i);
+          expect(final).toMatchObject({ state: e.state, cost: e.cost, result: e.result ?? null, error: e.error ?? null, updatedAt: T0 + 2 + i, finishedAt: T0 + 2 + i });
+          // one refund of the reservation, nothing else
+          const entries = ledger.filter((x) => x.reservationId === reservations[k]);
+          expect(entries.map((x) => [x.kind, x.delta])).toEqual([['refund', AMOUNT - e.cost], ['reserve', -AMOUNT]]);
+          // at most one route: the winner's
+          const mine = routes.filter((x) => x.name.startsWith(`race-${k}-`));
+          if (e.state === 'completed') expect(mine.map((x) => [x.routeId, x.name])).toEqual([[final!.routeId, `race-${k}-${i}`]]);
+          else {
+            expect(mine).toEqual([]);
+            expect(final!.routeId).toBeNull();
+          }
+          spent += e.cost;
+        }
+        expect(routes.length).toBeLessThanOrEqual(JOBS);
+        expect(await store.openReservations()).toBe(0);
+        await balanced(a.id, 1000 - spent);
+        await balanced(a.id, 1000 - spent, other);
       });
     });
   });

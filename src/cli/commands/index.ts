@@ -13,6 +13,7 @@ import { operationCommand } from './operation.js';
 import { routeCommand } from './route.js';
 import { schemaCommand } from './schema.js';
 import { serveCommand } from './serve.js';
+import { workerCommand } from './worker.js';
 import { solveCommand } from './solve.js';
 
 /** Operations whose command has options of its own (Geocode: CSV, reverse geocoding, an index from an extract; CalculateRoute: directions, maps, GeoJSON). */
@@ -24,6 +25,7 @@ export const COMMANDS: Command[] = [
   ...(Object.keys(OPERATIONS) as OperationName[]).map((name) => OWN_COMMAND[name] ?? operationCommand(name)),
   checkCommand,
   serveCommand,
+  workerCommand,
   accountsCommand,
   schemaCommand,
   solveCommand,

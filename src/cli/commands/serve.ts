@@ -15,6 +15,8 @@ import type { Store } from '../../store/types.js';
 import { Service } from '../../service/service.js';
 import { loadPrices } from '../../service/prices.js';
 import { buildServer } from '../../server/http.js';
+import { Jobs, LocalJobBackend } from '../../service/jobs.js';
+import { RedisJobBackend } from '../../service/redis.js';
 import { parseCommandArgs, parseThreads } from '../io.js';
 import { ensureDemoDataset } from './demo.js';
 import { defaultDbFor } from './accounts.js';
@@ -63,6 +65,7 @@ export const serveCommand: Command = {
     { flag: '--cors <origin,…>', description: 'browser origins allowed to call the API (exact matches)', default: 'none' },
     { flag: '--soap-path PATH', description: 'where the SOAP endpoint answers (its WSDL at PATH?WSDL)', default: '/TrackService.asmx' },
     { flag: '--soap-namespace URI', description: 'the XML namespace of the SOAP records', default: 'http://TrackService.TrackRoad.com/ (the original service\'s)' },
+    { flag: '--redis <url>', description: 'run jobs (POST /rest/jobs) on worker processes (`dispatchkit worker`) through this Redis instead of in this process' },
     { flag: '--log-level LEVEL', description: 'fatal, error, warn, info, debug (keys are never logged)', default: 'info' },
   ],
   examples: [
@@ -76,7 +79,7 @@ export const serveCommand: Command = {
       threads: { type: 'string' }, demo: { type: 'boolean' }, prices: { type: 'string' }, 'rate-limit': { type: 'string' },
       'dispatch-time-limit': { type: 'string' }, timeout: { type: 'string' }, 'body-limit': { type: 'string' },
       cors: { type: 'string' }, 'log-level': { type: 'string' }, 'stale-after': { type: 'string' },
-      'soap-path': { type: 'string' }, 'soap-namespace': { type: 'string' },
+      'soap-path': { type: 'string' }, 'soap-namespace': { type: 'string' }, redis: { type: 'string' },
     });
     // every option is checked before any work starts
     const port = int(values.port, 8080, '--port', 0, 65535);
@@ -90,6 +93,7 @@ export const serveCommand: Command = {
     const bodyMb = int(values['body-limit'], 32, '--body-limit', 0.001, 1024);
     const level = values['log-level'] ?? 'info';
     const soapPath = values['soap-path'];
+    if (values.redis !== undefined && !/^rediss?:\/\//.test(values.redis)) throw new EngineError('InvalidInput', `--redis: a redis://host:port URL (got ${JSON.stringify(values.redis)})`, { path: 'redis' });
     if (soapPath !== undefined && !/^\/[A-Za-z0-9._~\/-]+$/.test(soapPath)) throw new EngineError('InvalidInput', `--soap-path: a path like /TrackService.asmx (got ${JSON.stringify(soapPath)})`, { path: 'soap-path' });
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new EngineError('InvalidInput', `--log-level: one of fatal, error, warn, info, debug, silent (got ${level})`, { path: 'log-level' });
 
@@ -108,7 +112,18 @@ export const serveCommand: Command = {
     });
     await service.start();
     const demo = values.demo ? await ensureDemoAccount(store, `${dataPath}.demo-key`) : null;
+    let jobs: Jobs;
+    if (values.redis) {
+      const backend = new RedisJobBackend(service, { url: values.redis });
+      backend.start();
+      jobs = new Jobs(service, backend);
+    } else {
+      const backend = new LocalJobBackend(service);
+      jobs = new Jobs(service, backend);
+      await backend.recover(); // jobs a previous run of this server left pending
+    }
     const app = buildServer(service, {
+      jobs,
       bodyLimit: Math.round(bodyMb * 1024 * 1024), version,
       corsOrigins: values.cors ? values.cors.split(',').map((s) => s.trim()).filter(Boolean) : [],
       logger: level === 'silent' ? false : { level },
@@ -130,6 +145,7 @@ export const serveCommand: Command = {
       `dispatchkit ${version} serving ${m.name} on ${address}`,
       `  database: ${store.location}`,
       `  REST: POST ${address}/rest/<operation> with X-API-Key · API browser: ${address}/docs · OpenAPI: ${address}/openapi.json`,
+      `  page: ${address}/ · jobs: ${values.redis ? `on workers through ${values.redis.replace(/\/\/[^@]*@/, '//***@')} (dispatchkit worker --redis …)` : 'in this process'}`,
       `  SOAP 1.1/1.2: ${address}${soapPath ?? '/TrackService.asmx'} · WSDL: ${address}${soapPath ?? '/TrackService.asmx'}?WSDL`,
       ...(demo ? [`  demo account: user 'demo', password 'demo'${demo.created ? ' (created now)' : ''}; API key: ${demo.key}`] : []),
       '',
@@ -143,6 +159,7 @@ export const serveCommand: Command = {
         process.stderr.write(`${signal}: finishing ${service.inFlight} running request(s) …\n`);
         (async () => {
           await app.close();
+          await jobs.close();
           await service.close();
           await Promise.all([engine.close(), store.close()]);
         })().then(() => resolve(EXIT.ok), (e) => { process.stderr.write(`error while stopping: ${(e as Error).message}\n`); resolve(EXIT.failed); });

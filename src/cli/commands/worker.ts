@@ -1,0 +1,75 @@
+/**
+ * `dispatchkit worker`: runs jobs (Dispatch, Geocode, CalculateRoutes) from the Redis queue the
+ * servers (`serve --redis`) fill, on this machine's dataset and the service's database — as many
+ * worker processes on as many machines as needed. Stops gracefully on SIGTERM/SIGINT (the running
+ * job finishes; a killed worker's job is taken over by another after its lock lapses).
+ */
+import type { Command } from '../command.js';
+import { EXIT } from '../command.js';
+import { EngineError } from '../../core/errors.js';
+import { Engine } from '../../engine.js';
+import { openStore } from '../../store/index.js';
+import { Service } from '../../service/service.js';
+import { startWorker } from '../../service/redis.js';
+import { parseCommandArgs, parseThreads } from '../io.js';
+import { ensureDemoDataset } from './demo.js';
+import { defaultDbFor } from './accounts.js';
+
+export const workerCommand: Command = {
+  name: 'worker',
+  summary: 'Run queued jobs (Dispatch, Geocode, CalculateRoutes) from Redis, for the servers started with --redis',
+  usage: 'dispatchkit worker --redis redis://host:6379 [--data <dataset.dkds>] [--db sqlite:<file> | postgres://…]',
+  options: [
+    { flag: '--redis <url>', description: 'the Redis the servers queue jobs on (required)' },
+    { flag: '--data <dataset.dkds>', description: 'the dataset (the same as the servers\')', default: 'data/monaco-latest.dkds' },
+    { flag: '--db <sqlite:file | postgres://…>', description: 'the service\'s database (PostgreSQL when workers run on other machines)', default: 'sqlite:<dataset>.db' },
+    { flag: '--concurrency N', description: 'jobs at once in this process', default: '1' },
+    { flag: '--threads N', description: 'worker threads of the engine', default: 'one per core' },
+    { flag: '--prefix P', description: 'Redis key prefix (deployments sharing one Redis)', default: 'dk' },
+    { flag: '--lock-ms MS', description: 'a job whose worker is silent this long goes to another worker', default: '10000' },
+  ],
+  examples: [
+    'dispatchkit worker --redis redis://127.0.0.1:6379 --db postgres://db.internal/dispatch --data porto.dkds',
+  ],
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      redis: { type: 'string' }, data: { type: 'string', short: 'd' }, db: { type: 'string' }, concurrency: { type: 'string' },
+      threads: { type: 'string' }, prefix: { type: 'string' }, 'lock-ms': { type: 'string' },
+    });
+    const lockMs = values['lock-ms'] !== undefined ? Number(values['lock-ms']) : 10_000;
+    if (!(Number.isInteger(lockMs) && lockMs >= 500 && lockMs <= 600_000)) throw new EngineError('InvalidInput', `--lock-ms: whole milliseconds from 500 to 600000 (got ${values['lock-ms']})`, { path: 'lock-ms' });
+    // Fault injection for the queue's tests: a job whose specification holds this marker kills its worker (as an out-of-memory kill would).
+    const crashMarker = process.env.DK_FAULT_CRASH_MARKER;
+    if (!values.redis || !/^rediss?:\/\//.test(values.redis)) throw new EngineError('InvalidInput', '--redis redis://host:port is required', { path: 'redis' });
+    const concurrency = parseThreads(values.concurrency, 1, '--concurrency');
+    const threads = values.threads !== undefined ? parseThreads(values.threads, 2) : undefined;
+    const dataPath = values.data ?? (await ensureDemoDataset());
+    const engine = await Engine.open(dataPath, { offload: true, ...(threads ? { threads } : {}) });
+    const store = await openStore(values.db ?? defaultDbFor(dataPath));
+    const service = new Service(engine, store);
+    await service.start();
+    const workers = engine.workers();
+    await Promise.all(Array.from({ length: 2 * workers.threads }, () => workers.run('echo', { value: 0 })));
+    const w = startWorker(service, {
+      url: values.redis, concurrency, lockDurationMs: lockMs, ...(values.prefix ? { prefix: values.prefix } : {}),
+      ...(crashMarker ? { onStart: (job: { spec: string }) => { if (job.spec.includes(crashMarker)) process.kill(process.pid, 'SIGKILL'); } } : {}),
+    });
+    await w.worker.waitUntilReady();
+    process.stderr.write(`dispatchkit worker ${process.pid} taking jobs from ${values.redis.replace(/\/\/[^@]*@/, '//***@')} (dataset ${engine.dataset.meta.name}, database ${store.location})\n`);
+    return await new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string): void => {
+        if (stopping) process.exit(EXIT.failed);
+        stopping = true;
+        process.stderr.write(`${signal}: finishing the running job …\n`);
+        (async () => {
+          await w.close();
+          await service.close();
+          await Promise.all([engine.close(), store.close()]);
+        })().then(() => resolve(EXIT.ok), () => resolve(EXIT.failed));
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+  },
+};

@@ -1,0 +1,157 @@
+/**
+ * Jobs on a real queue: BullMQ on Redis carries job ids from the servers (`serve --redis`) to
+ * worker processes on any number of machines (`dispatchkit worker --redis`). The queue only
+ * carries ids: specifications, states and results live in the service's database (jobs.ts), so
+ *
+ * - a worker killed mid-job: its lock lapses, BullMQ hands the job to another worker (a stalled
+ *   job), which runs it again; the job ends exactly once (`Store.finishJob`);
+ * - Redis restarted (it may keep nothing): the servers' reconciler enqueues again every job the
+ *   database says is pending and the queue no longer holds;
+ * - a poison job (one that kills its worker every time) ends failed after {@link MAX_ATTEMPTS}
+ *   runs (BullMQ's stalled limit, and `runJob`'s own count of attempts), its reason stored;
+ * - cancellation: the job's row says cancelled; the running worker sees it within a second
+ *   (runJob polls the row) and stops.
+ */
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Service } from './service.js';
+import { MAX_ATTEMPTS, runJob, type JobBackend, type JobProgress } from './jobs.js';
+import type { JobRecord } from '../store/types.js';
+
+export const QUEUE_NAME = 'dispatchkit-jobs';
+
+export interface RedisOptions {
+  /** redis://host:port[/db] */
+  url: string;
+  /** Key prefix (default `dk`): several deployments can share one Redis. */
+  prefix?: string;
+}
+
+/** A connection for BullMQ (blocking commands need maxRetriesPerRequest: null). */
+export function redisConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+}
+
+/** The servers' side: enqueue, progress, removal of cancelled waiting jobs, and the reconciler. */
+export class RedisJobBackend implements JobBackend {
+  readonly kind = 'redis';
+  readonly queue: Queue;
+  private readonly events: QueueEvents;
+  private readonly conn: Redis;
+  private readonly eventsConn: Redis;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly service: Service, readonly opts: RedisOptions) {
+    this.conn = redisConnection(opts.url);
+    this.eventsConn = redisConnection(opts.url);
+    const prefix = opts.prefix ?? 'dk';
+    this.queue = new Queue(QUEUE_NAME, { connection: this.conn, prefix });
+    this.events = new QueueEvents(QUEUE_NAME, { connection: this.eventsConn, prefix });
+    // a job BullMQ gave up on (its worker died too often, or it kept throwing): record why
+    this.events.on('failed', ({ jobId, failedReason }) => {
+      void this.service.store.finishJob({ id: jobId, state: 'failed', cost: 0, error: `The job failed: ${failedReason}`, now: Date.now() }).catch(() => {});
+    });
+    this.events.on('error', () => { /* reconnects by itself */ });
+    this.queue.on('error', () => { /* reconnects by itself */ });
+  }
+
+  /** Starts the reconciler (every `everyMs`, jobs pending for `graceMs` without a sign of life). */
+  start(everyMs = 3000, graceMs = 10_000): void {
+    this.timer = setInterval(() => { void this.reconcile(graceMs).catch(() => {}); }, everyMs);
+    this.timer.unref();
+  }
+
+  async enqueue(id: string): Promise<void> {
+    await this.queue.add('run', { id }, {
+      jobId: id,
+      attempts: MAX_ATTEMPTS,
+      backoff: { type: 'fixed', delay: 500 },
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 24 * 3600, count: 10_000 },
+    });
+  }
+
+  async cancel(id: string): Promise<void> {
+    // a waiting job leaves the queue; an active one stops by itself (runJob sees the row)
+    try {
+      const j = await this.queue.getJob(id);
+      if (j && (await j.getState()) !== 'active') await j.remove();
+    } catch { /* locked by a worker: it will stop */ }
+  }
+
+  async progress(id: string): Promise<JobProgress | null> {
+    const j = await this.queue.getJob(id);
+    const p = j?.progress;
+    return p && typeof p === 'object' && 'done' in (p as object) ? (p as JobProgress) : null;
+  }
+
+  /**
+   * Jobs the database says are pending, with no sign of life for `graceMs`: enqueued again when
+   * the queue lost them (a Redis restart), recorded as failed when BullMQ gave up on them.
+   * How many were enqueued again.
+   */
+  async reconcile(graceMs: number): Promise<number> {
+    const pending = await this.service.store.pendingJobs({ before: Date.now() - graceMs, limit: 500 });
+    let n = 0;
+    for (const job of pending) {
+      const j = await this.queue.getJob(job.id);
+      if (!j) {
+        await this.enqueue(job.id);
+        n++;
+        continue;
+      }
+      const state = await j.getState();
+      if (state === 'failed') {
+        await this.service.store.finishJob({ id: job.id, state: 'failed', cost: 0, error: `The job failed: ${j.failedReason}`, now: Date.now() });
+      } else if (state === 'completed') {
+        // the run ended but its result never reached the database (it was down): run it again
+        await j.remove().catch(() => {});
+        await this.enqueue(job.id);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.events.close().catch(() => {});
+    await this.queue.close().catch(() => {});
+    this.conn.disconnect();
+    this.eventsConn.disconnect();
+  }
+}
+
+export interface WorkerOptions extends RedisOptions {
+  /** Jobs at once in this process (default 1: the engine's threads do the heavy work). */
+  concurrency?: number;
+  /** A worker that has not renewed its lock for this long is presumed dead (default 10 s). */
+  lockDurationMs?: number;
+  /** Called when a run begins (after its attempt is counted). */
+  onStart?: (job: JobRecord) => void;
+}
+
+/** The workers' side: takes job ids from the queue and runs them (`dispatchkit worker`). */
+export function startWorker(service: Service, opts: WorkerOptions): { worker: Worker; close: () => Promise<void> } {
+  const conn = redisConnection(opts.url);
+  const lockDuration = opts.lockDurationMs ?? 10_000;
+  const worker = new Worker(QUEUE_NAME, async (job: Job<{ id: string }>, _token?: string, signal?: AbortSignal) => {
+    const id = job.data.id;
+    const outcome = await runJob(service, id, {
+      signal, onStart: opts.onStart,
+      onProgress: (p) => { void job.updateProgress(p).catch(() => {}); },
+    });
+    return { outcome };
+  }, {
+    connection: conn, prefix: opts.prefix ?? 'dk', concurrency: opts.concurrency ?? 1,
+    lockDuration, stalledInterval: Math.max(1000, Math.round(lockDuration / 2)), maxStalledCount: MAX_ATTEMPTS - 1,
+  });
+  worker.on('error', () => { /* reconnects by itself */ });
+  return {
+    worker,
+    close: async () => {
+      await worker.close();
+      conn.disconnect();
+    },
+  };
+}

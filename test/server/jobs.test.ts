@@ -1,0 +1,164 @@
+/**
+ * Jobs through real HTTP with the in-process backend (no Redis): POST /rest/jobs → JobID, GET
+ * /rest/jobs/{id} → state, progress and result, DELETE → cancelled; credit reserved at submission
+ * and settled once at the end; the page's /ui/jobs with server-sent events. (Jobs on Redis with
+ * worker processes and their faults: queue.test.ts.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { Engine } from '../../src/engine.js';
+import { openStore } from '../../src/store/index.js';
+import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
+import type { Store } from '../../src/store/types.js';
+import { Service } from '../../src/service/service.js';
+import { Jobs, LocalJobBackend } from '../../src/service/jobs.js';
+import { buildServer } from '../../src/server/http.js';
+import { EXAMPLES } from '../../src/server/openapi.js';
+import { fixtureDataset } from '../helpers/datasets.js';
+import { reachablePool } from '../helpers/monaco-stops.js';
+import { post } from '../helpers/service.js';
+
+let engine: Engine;
+let store: Store;
+let service: Service;
+let jobs: Jobs;
+let app: FastifyInstance;
+let url: string;
+let key: string;
+let poorKey: string;
+
+beforeAll(async () => {
+  engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
+  store = await openStore('sqlite::memory:');
+  service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
+  await service.start();
+  jobs = new Jobs(service, new LocalJobBackend(service));
+  key = newApiKey();
+  await store.createAccount({ name: 'demo', keyHash: keyHash(key), passwordHash: await hashPassword('demo'), credit: 100_000, now: Date.now() });
+  poorKey = newApiKey();
+  await store.createAccount({ name: 'poor', keyHash: keyHash(poorKey), passwordHash: null, credit: 2, now: Date.now() });
+  app = buildServer(service, { logger: false, jobs });
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await app?.close();
+  await jobs?.close();
+  await service?.close();
+  await store?.close();
+  await engine?.close();
+});
+
+async function getJob(id: string, k = key, q = ''): Promise<{ status: number; json: any }> {
+  const r = await fetch(`${url}/rest/jobs/${id}${q}`, { headers: { 'X-API-Key': k } });
+  return { status: r.status, json: await r.json() };
+}
+
+async function waitFinal(id: string): Promise<any> {
+  for (let i = 0; i < 600; i++) {
+    const j = (await getJob(id)).json;
+    if (['completed', 'failed', 'cancelled'].includes(j.State)) return j;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`job ${id} did not finish`);
+}
+
+const balance = async (name: string): Promise<number> => (await store.accountByName(name))!.balance;
+
+function bigDispatch(n: number, effort: number): Record<string, unknown> {
+  const pool = reachablePool(engine);
+  const pts = Array.from({ length: n }, (_, i) => pool[i % pool.length]);
+  return {
+    CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 1, MinimumOptimization: effort,
+    Vehicles: [{ Name: 'V1', StartLocation: { LatLong: pool[0] } }, { Name: 'V2', StartLocation: { LatLong: pool[0] } }],
+    Locations: pts.map((p, i) => ({ Name: `S${i}`, LatLong: { Latitude: p.Latitude + (i >= pool.length ? 1e-5 * i : 0), Longitude: p.Longitude } })),
+  };
+}
+
+describe('jobs over REST (in-process backend)', () => {
+  it('a Dispatch job: 202 with a JobID, then completed with the same result as the synchronous call, credit reserved at submission and settled once, the route stored', async () => {
+    const before = await balance('demo');
+    const r = await post(url, '/rest/jobs', { Operation: 'Dispatch', Specification: EXAMPLES.Dispatch }, key);
+    expect(r.status).toBe(202);
+    expect(r.json.JobID).toMatch(/^[0-9a-f-]{36}$/);
+    const j = await waitFinal(r.json.JobID);
+    expect(j).toMatchObject({ State: 'completed', Operation: 'Dispatch', Cost: 3, Attempts: 1 });
+    expect(j.Result.Status).toBe(1); // integer enums by default
+    const sync = await post(url, '/rest/dispatch', EXAMPLES.Dispatch, key);
+    expect(j.Result).toEqual(sync.json);
+    expect(j.RouteID).toBeGreaterThan(0);
+    const stored = await post(url, '/rest/getroute', { RouteID: j.RouteID }, key);
+    expect(stored.json).toEqual(sync.json);
+    expect(await balance('demo')).toBe(before - 6);
+    const named = await getJob(r.json.JobID, key, '?enums=name');
+    expect(named.json.Result.Status).toBe('Success');
+    const acct = (await store.accountByName('demo'))!;
+    expect(await store.ledgerSum(acct.id)).toBe(acct.balance);
+  });
+
+  it('progress while it runs; DELETE cancels: state cancelled, the credit refunded in full, nothing stored', async () => {
+    const before = await balance('demo');
+    const routes = (await store.listRoutes((await store.accountByName('demo'))!.id)).length;
+    const r = await post(url, '/rest/jobs', { Operation: 'Dispatch', Specification: bigDispatch(80, 9) }, key);
+    expect(await balance('demo')).toBe(before - 80); // reserved at submission
+    let progress = null;
+    for (let i = 0; i < 400 && !progress; i++) {
+      const j = (await getJob(r.json.JobID)).json;
+      if (j.State === 'active' && j.Progress) progress = j.Progress;
+      else await new Promise((res) => setTimeout(res, 25));
+    }
+    expect(progress).toMatchObject({ phase: expect.any(String), done: expect.any(Number), total: expect.any(Number) });
+    const del = await fetch(`${url}/rest/jobs/${r.json.JobID}`, { method: 'DELETE', headers: { 'X-API-Key': key } });
+    expect(del.status).toBe(200);
+    expect(((await del.json()) as { State: string }).State).toBe('cancelled');
+    const j = await waitFinal(r.json.JobID);
+    expect(j).toMatchObject({ State: 'cancelled', Cost: 0 });
+    await new Promise((res) => setTimeout(res, 300)); // the run notices within a second and stops
+    expect(await balance('demo')).toBe(before);
+    expect((await store.listRoutes((await store.accountByName('demo'))!.id)).length).toBe(routes);
+  });
+
+  it('refusals: 401 without a key, 403 without the credit (nothing queued), 400 an unknown operation, 404 another account\'s job', async () => {
+    expect((await post(url, '/rest/jobs', { Operation: 'Dispatch', Specification: EXAMPLES.Dispatch })).status).toBe(401);
+    const poor = await post(url, '/rest/jobs', { Operation: 'Geocode', Specification: { Addresses: [{ City: 'Monaco' }, { City: 'Monaco' }, { City: 'Monaco' }] } }, poorKey);
+    expect(poor.status).toBe(403);
+    expect(poor.json.Errors[0].Message).toContain('Not enough credit');
+    const bad = await post(url, '/rest/jobs', { Operation: 'Login', Specification: {} }, key);
+    expect(bad.status).toBe(400);
+    expect(bad.json.Errors[0].Message).toMatch(/^Operation: must be one of Dispatch, Geocode, CalculateRoutes/);
+    const mine = await post(url, '/rest/jobs', { operation: 'geocode', specification: EXAMPLES.Geocode }, key);
+    expect(mine.status).toBe(202);
+    expect((await getJob(mine.json.JobID, poorKey)).status).toBe(404);
+    expect((await waitFinal(mine.json.JobID)).State).toBe('completed');
+  });
+
+  it('a job whose operation answers Failed completes with that result and costs nothing', async () => {
+    const before = await balance('demo');
+    const r = await post(url, '/rest/jobs', { Operation: 'CalculateRoutes', Specification: { Specifications: [{ Locations: [{ LatLong: { Latitude: 95, Longitude: 7 } }] }] } }, key);
+    const j = await waitFinal(r.json.JobID);
+    expect(j.State).toBe('completed');
+    expect(j.Cost).toBe(0);
+    expect(await balance('demo')).toBe(before);
+  });
+});
+
+describe('the page\'s jobs', () => {
+  it('/ui/jobs with the session cookie, and server-sent events until the job ends', async () => {
+    const login = await fetch(`${url}/ui/login`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-DK-UI': '1' }, body: JSON.stringify({ UserName: 'demo', Password: 'demo' }) });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/dk_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict/);
+    const session = cookie.split(';')[0];
+    // without the anti-CSRF header: refused
+    const csrf = await fetch(`${url}/ui/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: session }, body: JSON.stringify({ Operation: 'Dispatch', Specification: EXAMPLES.Dispatch }) });
+    expect(csrf.status).toBe(403);
+    const sub = await fetch(`${url}/ui/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: session, 'X-DK-UI': '1' }, body: JSON.stringify({ Operation: 'Dispatch', Specification: EXAMPLES.Dispatch }) });
+    expect(sub.status).toBe(202);
+    const { JobID } = await sub.json() as { JobID: string };
+    const ev = await fetch(`${url}/ui/jobs/${JobID}/events`, { headers: { Cookie: session } });
+    expect(ev.headers.get('content-type')).toContain('text/event-stream');
+    const text = await ev.text();
+    const updates = [...text.matchAll(/event: update\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]));
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.at(-1)).toMatchObject({ JobID, State: 'completed', Result: { Status: 'Success' } });
+  });
+});
