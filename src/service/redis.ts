@@ -29,7 +29,9 @@ export interface RedisOptions {
 
 /** A connection for BullMQ (blocking commands need maxRetriesPerRequest: null). */
 export function redisConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+  const r = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+  r.on('error', () => { /* ioredis reconnects by itself; the queue's users see the outage as delays */ });
+  return r;
 }
 
 /** The servers' side: enqueue, progress, removal of cancelled waiting jobs, and the reconciler. */
