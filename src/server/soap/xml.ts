@@ -29,7 +29,12 @@ export interface XmlLimits {
   maxElements?: number;
   /** Longest character data of one element (default 1 MiB). */
   maxText?: number;
+  /** Most attributes (namespace declarations included) on one element (default 256). */
+  maxAttributes?: number;
 }
+
+/** Thrown from the parser's handlers to stop it at once when a limit is passed. */
+class LimitReached extends Error {}
 
 export const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
@@ -49,18 +54,36 @@ export function parseXml(text: string, limits: XmlLimits = {}): XmlElement {
   const maxDepth = limits.maxDepth ?? 64;
   const maxElements = limits.maxElements ?? 1_000_000;
   const maxText = limits.maxText ?? 1 << 20;
+  const maxAttributes = limits.maxAttributes ?? 256;
   if (DTD_RE.test(text)) throw new XmlError('A DOCTYPE or ENTITY declaration is not allowed in a SOAP message.');
+  // The parser hands text over only at the next tag: a run between two '<' far past the limit
+  // (even at the densest character references, 10 characters for 1) is refused before parsing.
+  for (let i = text.indexOf('<'), prev = -1; ; prev = i, i = text.indexOf('<', i + 1)) {
+    const end = i < 0 ? text.length : i;
+    if (end - prev - 1 > 10 * maxText) throw new XmlError(`Malformed XML: a text node is longer than ${maxText} characters.`);
+    if (i < 0) break;
+  }
   const parser = new SaxesParser({ xmlns: true, position: false });
   const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
   let count = 0;
+  let attrs = 0;
   let failure: string | null = null;
-  const fail = (m: string): void => { if (failure === null) failure = m; };
-  parser.on('error', (e) => { fail(e.message); });
+  // a limit passed: remember why and stop the parser at once (the handlers throw out of write())
+  const stop = (m: string): never => {
+    if (failure === null) failure = m;
+    throw new LimitReached(m);
+  };
+  parser.on('error', (e) => { if (failure === null) failure = e.message; throw new LimitReached(e.message); });
+  parser.on('opentagstart', () => {
+    attrs = 0;
+    if (++count > maxElements) stop(`The document has more than ${maxElements} elements.`);
+    if (stack.length >= maxDepth) stop(`The document is nested deeper than ${maxDepth} levels.`);
+  });
+  parser.on('attribute', () => {
+    if (++attrs > maxAttributes) stop(`An element has more than ${maxAttributes} attributes.`);
+  });
   parser.on('opentag', (tag) => {
-    if (failure !== null) return;
-    if (++count > maxElements) { fail(`The document has more than ${maxElements} elements.`); return; }
-    if (stack.length >= maxDepth) { fail(`The document is nested deeper than ${maxDepth} levels.`); return; }
     const el: XmlElement = {
       uri: tag.uri ?? '', local: tag.local ?? tag.name, children: [], text: '',
       attrs: Object.values(tag.attributes).map((a) => ({ uri: a.uri ?? '', local: a.local ?? a.name, value: a.value })),
@@ -69,21 +92,21 @@ export function parseXml(text: string, limits: XmlLimits = {}): XmlElement {
     else if (root === null) root = el;
     stack.push(el);
   });
-  parser.on('closetag', () => { if (failure === null) stack.pop(); });
+  parser.on('closetag', () => { stack.pop(); });
   const onText = (t: string): void => {
-    if (failure !== null || stack.length === 0) return;
+    if (stack.length === 0) return;
     const el = stack[stack.length - 1];
-    if (el.text.length + t.length > maxText) { fail(`A text node is longer than ${maxText} characters.`); return; }
+    if (el.text.length + t.length > maxText) stop(`A text node is longer than ${maxText} characters.`);
     el.text += t;
   };
   parser.on('text', onText);
   parser.on('cdata', onText);
   try {
     // in slices, so that a limit stops the work early
-    for (let i = 0; i < text.length && failure === null; i += 1 << 16) parser.write(text.slice(i, i + (1 << 16)));
+    for (let i = 0; i < text.length && failure === null; i += 1 << 14) parser.write(text.slice(i, i + (1 << 14)));
     if (failure === null) parser.close();
   } catch (e) {
-    fail((e as Error).message);
+    if (failure === null) failure = (e as Error).message;
   }
   if (failure !== null) throw new XmlError(`Malformed XML: ${failure}`);
   if (root === null) throw new XmlError('Malformed XML: no root element.');
