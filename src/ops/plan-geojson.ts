@@ -19,15 +19,17 @@ import { profileFor } from './locations.js';
 
 const PALETTE = ['#00a9eb', '#e6194b', '#3cb44b', '#f58231', '#911eb4', '#008080', '#f032e6', '#800000', '#000080', '#aa6e28'];
 const r7 = (x: number): number => Math.round(x * 1e7) / 1e7;
-const isEnd = (endName: string | undefined, name: string | undefined): boolean => endName !== undefined && endName === name;
+/** A Location of a VehicleItem is the vehicle's own start or finish: the same name (both may be unset) and the same coordinates. */
+const isEnd = (end: Location | undefined, l: Location): boolean => end !== undefined && end.Name === l.Name
+  && end.LatLong?.Latitude === l.LatLong?.Latitude && end.LatLong?.Longitude === l.LatLong?.Longitude;
 
 /**
  * How many of a VehicleItem's Locations are visits: all but the vehicle's own start (first) and
  * finish (last), and Locations of type Start or Finish.
  */
 export function visitsOf(locs: readonly Location[], vehicle: Pick<Vehicle, 'StartLocation' | 'FinishLocation'> | undefined): number {
-  return locs.filter((l, k) => !(k === 0 && locs[0].TimeEstimatedArrival !== undefined && isEnd(vehicle?.StartLocation?.Name, l.Name))
-    && !(k === locs.length - 1 && k > 0 && isEnd(vehicle?.FinishLocation?.Name, l.Name)) && l.LocationType !== 'Start' && l.LocationType !== 'Finish').length;
+  return locs.filter((l, k) => !(k === 0 && locs[0].TimeEstimatedArrival !== undefined && isEnd(vehicle?.StartLocation, l))
+    && !(k === locs.length - 1 && k > 0 && isEnd(vehicle?.FinishLocation, l)) && l.LocationType !== 'Start' && l.LocationType !== 'Finish').length;
 }
 
 /** The plan of `result` (made from `spec`) as a FeatureCollection. */

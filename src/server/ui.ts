@@ -71,7 +71,8 @@ export function registerUi(app: FastifyInstance, service: Service, opts: UiOptio
 
   // ------------------------------------------------------------------ the page and its assets
   app.get('/', async (_req, reply) => {
-    reply.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'");
+    reply.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'")
+      .header('X-Frame-Options', 'DENY');
     return sendFile(reply, join(UI_DIR, 'index.html'));
   });
   app.get('/ui/assets/*', async (req, reply) => {

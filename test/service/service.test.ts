@@ -153,6 +153,14 @@ describe('stored dispatches', () => {
     expect(missing.result).toMatchObject({ Status: 'Failed', Errors: [{ Message: 'RouteID: is required' }] });
   });
 
+  it("the stored route counts the visits: a vehicle's own start and finish are not stops, named or not", async () => {
+    const depot = { LatLong: { Latitude: 43.7314, Longitude: 7.42 } }; // no Name
+    const r = answer(await service.call('Dispatch', { ...dispatchSpec(2), Vehicles: [{ Name: 'V1', StartLocation: depot, FinishLocation: depot }] }, { key: keys.other }));
+    expect(r.result.Status).toBe('Success');
+    const list = answer(await service.call('GetRouteList', {}, { key: keys.other })).result.Routes as { RouteID: number; RouteName: string }[];
+    expect(list.find((x) => x.RouteID === r.routeId)?.RouteName).toBe('2 stops on 1 vehicle');
+  });
+
   it('a failed Dispatch is not stored', async () => {
     const n = (answer(await service.call('GetRouteList', {}, { key: keys.other })).result.Routes as unknown[]).length;
     const r = answer(await service.call('Dispatch', { ...dispatchSpec(3), DistanceUnit: 'Parsec' }, { key: keys.other }));

@@ -1,0 +1,172 @@
+// The map: Leaflet with the dataset's own roads as a vector backdrop (GET /ui/roads, drawn on a
+// canvas, fetched again for each view), no tile server. Above it the plan: one SVG line per
+// vehicle route (class `dk-route`, data-vehicle), and markers (class `dk-marker` plus `dk-stop`,
+// `dk-depot`, `dk-unserved` or `dk-pending`) the tests and the page's legend can find.
+import * as L from '/ui/vendor/leaflet/leaflet-src.esm.js';
+import * as api from './api.js';
+import { clock, h } from './format.js';
+
+const ROAD_PAD = 0.25;
+
+export class PlanMap {
+  /** @param {HTMLElement} el  @param {{Name: string, Attribution: string, Bounds: number[]}} dataset */
+  constructor(el, dataset) {
+    const [w, s, e, n] = dataset.Bounds;
+    const bounds = L.latLngBounds([s, w], [n, e]);
+    this.map = L.map(el, {
+      zoomControl: true, attributionControl: true, minZoom: 11, maxZoom: 19, zoomSnap: 0.5,
+      maxBounds: bounds.pad(0.5), maxBoundsViscosity: 0.8,
+    });
+    this.map.attributionControl.setPrefix(false).addAttribution(escapeText(dataset.Attribution));
+    this.map.createPane('roads').style.zIndex = '250';
+    this.roadRenderer = L.canvas({ pane: 'roads', padding: ROAD_PAD });
+    this.routeRenderer = L.svg({ padding: 0.5 });
+    this.roads = null;
+    this.roadRequest = null;
+    this.stopsLayer = L.layerGroup().addTo(this.map);
+    this.depotLayer = L.layerGroup().addTo(this.map);
+    this.planLayer = L.layerGroup().addTo(this.map);
+    this.routeLines = new Map();
+    /** What a click on the map does ({lat, lng}), and where a failure to draw the roads goes. */
+    this.onClick = null;
+    this.onError = (e) => { throw e; };
+    this.map.on('click', (ev) => this.onClick?.(ev.latlng));
+    this.map.fitBounds(bounds, { animate: false });
+    this.roadsReady = this.loadRoads();
+    this.map.on('moveend', () => this.loadRoads().catch((e) => this.onError(e)));
+  }
+
+  /** Fetches the roads of the view (with a margin) and replaces the backdrop; resolves when drawn. */
+  async loadRoads() {
+    this.roadRequest?.abort();
+    const request = new AbortController();
+    this.roadRequest = request;
+    const b = this.map.getBounds().pad(ROAD_PAD);
+    let data;
+    try {
+      data = await api.roads([b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], Math.round(this.map.getZoom()), request.signal);
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      throw e;
+    }
+    if (request.signal.aborted) return;
+    const layer = L.geoJSON(data, {
+      renderer: this.roadRenderer, interactive: false,
+      style: (f) => ({ color: f.properties.color, weight: f.properties.width, dashArray: f.properties.dash ?? undefined, opacity: 1, lineCap: 'round', lineJoin: 'round' }),
+    });
+    layer.addTo(this.map);
+    this.roads?.remove();
+    this.roads = layer;
+  }
+
+  /** The stops of the specification before a dispatch: grey points. */
+  showStops(locations) {
+    this.stopsLayer.clearLayers();
+    locations.forEach((l, i) => {
+      if (!l.LatLong) return;
+      L.marker([l.LatLong.Latitude, l.LatLong.Longitude], { icon: icon('dk-pending', ''), keyboard: false })
+        .bindTooltip(`${escapeText(l.Name ?? `Stop ${i + 1}`)}${l.Weight ? ` · weight ${l.Weight}` : ''}`)
+        .addTo(this.stopsLayer);
+    });
+  }
+
+  /** A marker per distinct start or finish place of the vehicles. */
+  showDepots(vehicles) {
+    this.depotLayer.clearLayers();
+    const seen = new Map();
+    for (const v of vehicles) {
+      for (const [place, what] of [[v.StartLocation, 'start'], [v.FinishLocation, 'finish']]) {
+        const p = place?.LatLong;
+        if (!p) continue;
+        const k = `${p.Latitude.toFixed(6)},${p.Longitude.toFixed(6)}`;
+        if (!seen.has(k)) seen.set(k, { p, names: [] });
+        seen.get(k).names.push(`${v.Name} ${what}`);
+      }
+    }
+    for (const { p, names } of seen.values()) {
+      L.marker([p.Latitude, p.Longitude], { icon: icon('dk-depot', 'D', 22), keyboard: false, zIndexOffset: 1000 })
+        .bindTooltip(escapeText([...new Set(names)].join(', ')))
+        .addTo(this.depotLayer);
+    }
+  }
+
+  /**
+   * Draws a plan: `geojson` from /ui/plan-geojson (vehicle routes and their stops), `unserved`
+   * [{location, reason}] marked apart. `isDepot(feature)` tells the vehicles' own starts and
+   * finishes (drawn by showDepots) from the stops.
+   */
+  showPlan(geojson, unserved, isDepot) {
+    this.clearPlan();
+    this.stopsLayer.clearLayers();
+    const colors = new Map();
+    for (const f of geojson.features) {
+      if (f.properties.kind !== 'vehicle-route') continue;
+      colors.set(f.properties.index, f.properties.color);
+      if (!f.geometry) continue;
+      const latlngs = f.geometry.coordinates.map(([lon, lat]) => [lat, lon]);
+      L.polyline(latlngs, { renderer: this.routeRenderer, color: '#fff', weight: 8, opacity: 0.9, interactive: false, className: 'dk-route-casing' }).addTo(this.planLayer);
+      const line = L.polyline(latlngs, { renderer: this.routeRenderer, color: f.properties.color, weight: 4.5, opacity: 0.95, className: 'dk-route' })
+        .bindTooltip(escapeText(f.properties.vehicle), { sticky: true })
+        .addTo(this.planLayer);
+      line.getElement().dataset.vehicle = f.properties.vehicle;
+      line.getElement().dataset.index = String(f.properties.index);
+      this.routeLines.set(f.properties.index, line);
+    }
+    const visits = new Map();
+    for (const f of geojson.features) {
+      if (f.properties.kind !== 'stop' || isDepot(f)) continue;
+      const p = f.properties;
+      const [lon, lat] = f.geometry.coordinates;
+      const k = (visits.get(p.index) ?? 0) + 1;
+      visits.set(p.index, k);
+      const eta = clock(p.TimeEstimatedArrival);
+      const m = L.marker([lat, lon], { icon: icon('dk-stop', String(k), 20, colors.get(p.index)), keyboard: false, riseOnHover: true })
+        .bindTooltip(`${escapeText(p.Name ?? '')}<br>${escapeText(p.vehicle)} · stop ${k}${eta ? ` · ${eta}` : ''}`)
+        .addTo(this.planLayer);
+      m.getElement().dataset.vehicle = p.vehicle;
+    }
+    for (const { location, reason } of unserved) {
+      if (!location.LatLong) continue;
+      L.marker([location.LatLong.Latitude, location.LatLong.Longitude], { icon: icon('dk-unserved', '×', 20), keyboard: false, zIndexOffset: 500 })
+        .bindTooltip(`<strong>Not served:</strong> ${escapeText(location.Name ?? '')}<br>${escapeText(reason)}`)
+        .addTo(this.planLayer);
+    }
+  }
+
+  clearPlan() {
+    this.planLayer.clearLayers();
+    this.routeLines.clear();
+  }
+
+  /** Emphasises one route (index), or none (null). */
+  highlight(index) {
+    for (const [i, line] of this.routeLines) {
+      line.setStyle({ opacity: index === null || i === index ? 0.95 : 0.25, weight: i === index ? 6 : 4.5 });
+      if (i === index) line.bringToFront();
+    }
+  }
+
+  fitTo(latlngs) {
+    if (latlngs.length > 0) this.map.fitBounds(L.latLngBounds(latlngs).pad(0.08), { maxZoom: 17 });
+  }
+
+  /** Centres the map on a place, close up. */
+  showPlace(lat, lon, zoom = 18) {
+    this.map.setView([lat, lon], zoom);
+  }
+
+  /** A crosshair cursor while map clicks do something. */
+  setPicking(on) {
+    this.map.getContainer().classList.toggle('picking', on);
+  }
+}
+
+function icon(kind, text, size = 18, color) {
+  const html = h('span', { class: 'dk-marker-body', style: color ? `background:${color}` : undefined }, text).outerHTML;
+  return L.divIcon({ className: `dk-marker ${kind}`, html, iconSize: [size, size], iconAnchor: [size / 2, size / 2], tooltipAnchor: [size / 2, 0] });
+}
+
+/** Text for Leaflet's tooltips and attribution, which take HTML. */
+function escapeText(s) {
+  return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
