@@ -296,6 +296,26 @@ export class Search {
     this.bestUn.set(this.curUn);
   }
 
+  /**
+   * The move of an iteration, logged (commit or roll back after): ruin, the open jobs offered,
+   * recreate, unneeded reload visits dropped, the localized local search (with SWAP* now and then
+   * when `swapStar`).
+   */
+  private move(swapStar: boolean): void {
+    const st = this.st;
+    this.iterations++;
+    st.beginLog();
+    this.ruin();
+    this.offerOpen();
+    this.recreate();
+    if (this.pb.hasReset) this.ins.dropUselessReloads(st.touched().slice());
+    const removed = this.removed;
+    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) {
+      this.ls.run(removed, swapStar && this.params.swapStar && this.rng.next() < this.params.swapStarRate);
+    }
+    for (const u of removed) this.drop[u] = 0;
+  }
+
   /** One ruin-and-recreate iteration; `progress` in [0,1] sets the temperature. */
   iterate(progress: number): void {
     if (this.allowed0 !== undefined && this.fleetState < 2) {
@@ -303,18 +323,7 @@ export class Search {
       this.endFleet();
     }
     const st = this.st;
-    const pb = this.pb;
-    this.iterations++;
-    st.beginLog();
-    this.ruin();
-    this.offerOpen();
-    this.recreate();
-    if (pb.hasReset) this.ins.dropUselessReloads(st.touched().slice());
-    const removed = this.removed;
-    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) {
-      this.ls.run(removed, this.params.swapStar && this.rng.next() < this.params.swapStarRate);
-    }
-    for (const u of removed) this.drop[u] = 0;
+    this.move(true);
     const c = st.totalCost();
     const cmp = State.compareUnassigned(st.unassigned, this.curUn);
     let accept: boolean;
@@ -351,15 +360,7 @@ export class Search {
       this.curAbsence = 0;
     }
     const abs = this.absence!;
-    this.iterations++;
-    st.beginLog();
-    this.ruin();
-    this.offerOpen();
-    this.recreate();
-    if (pb.hasReset) this.ins.dropUselessReloads(st.touched().slice());
-    const removed = this.removed;
-    if (this.params.lsRate >= 1 || this.rng.next() < this.params.lsRate) this.ls.run(removed, false);
-    for (const u of removed) this.drop[u] = 0;
+    this.move(false);
     let a = 0;
     for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) a += abs[u];
     const cmp = State.compareUnassigned(st.unassigned, this.curUn);
