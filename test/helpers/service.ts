@@ -55,3 +55,66 @@ export async function post(url: string, path: string, body: unknown, key?: strin
   try { json = JSON.parse(text); } catch { /* not JSON */ }
   return { status: r.status, json, headers: r.headers, text };
 }
+
+// ------------------------------------------------------------------------------------------------
+// An in-process server on the Monaco fixture (what the HTTP tests share)
+
+import type { FastifyInstance } from 'fastify';
+import { Engine } from '../../src/engine.js';
+import { openStore } from '../../src/store/index.js';
+import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
+import type { Store } from '../../src/store/types.js';
+import { Service, type ServiceOptions } from '../../src/service/service.js';
+import type { Jobs } from '../../src/service/jobs.js';
+import { buildServer, type ServerOptions } from '../../src/server/http.js';
+import { fixtureDataset } from './datasets.js';
+
+export interface TestServer {
+  engine: Engine;
+  store: Store;
+  service: Service;
+  app: FastifyInstance;
+  url: string;
+  /** API key per account name. */
+  keys: Record<string, string>;
+  /** Creates an account (with a Login password when given); its API key. */
+  account(name: string, credit: number, password?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The engine on the Monaco fixture (2 threads, offloading as a server does), an in-memory SQLite
+ * store, a Service (no rate limit unless given) and the HTTP server on a free port, with accounts.
+ */
+export async function inProcessServer(o: {
+  accounts?: { name: string; credit: number; password?: string }[];
+  service?: ServiceOptions;
+  server?: ServerOptions;
+  jobs?: (service: Service) => Jobs;
+} = {}): Promise<TestServer> {
+  const engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
+  const store = await openStore('sqlite::memory:');
+  const service = new Service(engine, store, { rateLimit: { perSecond: 0 }, ...o.service });
+  await service.start();
+  const keys: Record<string, string> = {};
+  const account = async (name: string, credit: number, password?: string): Promise<string> => {
+    const key = newApiKey();
+    await store.createAccount({ name, keyHash: keyHash(key), passwordHash: password ? await hashPassword(password) : null, credit, now: Date.now() });
+    keys[name] = key;
+    return key;
+  };
+  for (const a of o.accounts ?? []) await account(a.name, a.credit, a.password);
+  const jobs = o.jobs?.(service);
+  const app = buildServer(service, { logger: false, ...o.server, ...(jobs ? { jobs } : {}) });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    engine, store, service, app, url, keys, account,
+    close: async () => {
+      await app.close();
+      await jobs?.close();
+      await service.close();
+      await store.close();
+      await engine.close();
+    },
+  };
+}

@@ -7,16 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Engine } from '../../src/engine.js';
-import { openStore } from '../../src/store/index.js';
-import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
 import type { Store } from '../../src/store/types.js';
 import { Service } from '../../src/service/service.js';
 import { Jobs, LocalJobBackend } from '../../src/service/jobs.js';
-import { buildServer } from '../../src/server/http.js';
 import { EXAMPLES } from '../../src/server/openapi.js';
-import { fixtureDataset } from '../helpers/datasets.js';
 import { reachablePool } from '../helpers/monaco-stops.js';
-import { post } from '../helpers/service.js';
+import { inProcessServer, post, type TestServer } from '../helpers/service.js';
 
 let engine: Engine;
 let store: Store;
@@ -27,26 +23,17 @@ let url: string;
 let key: string;
 let poorKey: string;
 
+let server: TestServer;
 beforeAll(async () => {
-  engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
-  store = await openStore('sqlite::memory:');
-  service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
-  await service.start();
-  jobs = new Jobs(service, new LocalJobBackend(service));
-  key = newApiKey();
-  await store.createAccount({ name: 'demo', keyHash: keyHash(key), passwordHash: await hashPassword('demo'), credit: 100_000, now: Date.now() });
-  poorKey = newApiKey();
-  await store.createAccount({ name: 'poor', keyHash: keyHash(poorKey), passwordHash: null, credit: 2, now: Date.now() });
-  app = buildServer(service, { logger: false, jobs });
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  server = await inProcessServer({
+    accounts: [{ name: 'demo', credit: 100_000, password: 'demo' }, { name: 'poor', credit: 2 }],
+    jobs: (s) => (jobs = new Jobs(s, new LocalJobBackend(s))),
+  });
+  ({ engine, store, service, app, url } = server);
+  key = server.keys.demo;
+  poorKey = server.keys.poor;
 });
-afterAll(async () => {
-  await app?.close();
-  await jobs?.close();
-  await service?.close();
-  await store?.close();
-  await engine?.close();
-});
+afterAll(() => server?.close());
 
 async function getJob(id: string, k = key, q = ''): Promise<{ status: number; json: any }> {
   const r = await fetch(`${url}/rest/jobs/${id}${q}`, { headers: { 'X-API-Key': k } });

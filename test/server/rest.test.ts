@@ -10,15 +10,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
 import { Engine } from '../../src/engine.js';
-import { openStore } from '../../src/store/index.js';
-import { keyHash, newApiKey } from '../../src/store/hash.js';
 import type { Store } from '../../src/store/types.js';
 import { Service } from '../../src/service/service.js';
 import { SERVICE_OPERATIONS } from '../../src/service/operations.js';
 import { buildServer, loggedUrl } from '../../src/server/http.js';
 import { EXAMPLES, openApiDocument } from '../../src/server/openapi.js';
-import { fixtureDataset } from '../helpers/datasets.js';
-import { post } from '../helpers/service.js';
+import { inProcessServer, post, type TestServer } from '../helpers/service.js';
 import { reachablePool } from '../helpers/monaco-stops.js';
 
 let engine: Engine;
@@ -37,24 +34,14 @@ function validBody(schemaName: string, body: unknown): string[] {
   return v(body) ? [] : (v.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }
 
+let server: TestServer;
 beforeAll(async () => {
-  engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
-  store = await openStore('sqlite::memory:');
-  service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
-  await service.start();
-  key = newApiKey();
-  await store.createAccount({ name: 'demo', keyHash: keyHash(key), passwordHash: null, credit: 100_000, now: Date.now() });
-  poorKey = newApiKey();
-  await store.createAccount({ name: 'poor', keyHash: keyHash(poorKey), passwordHash: null, credit: 0, now: Date.now() });
-  app = buildServer(service, { logger: false, bodyLimit: 1 << 20 });
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  server = await inProcessServer({ accounts: [{ name: 'demo', credit: 100_000 }, { name: 'poor', credit: 0 }], server: { bodyLimit: 1 << 20 } });
+  ({ engine, store, service, app, url } = server);
+  key = server.keys.demo;
+  poorKey = server.keys.poor;
 });
-afterAll(async () => {
-  await app?.close();
-  await service?.close();
-  await store?.close();
-  await engine?.close();
-});
+afterAll(() => server?.close());
 
 describe('OpenAPI', () => {
   it('is a valid OpenAPI 3.1 document (a real validator) served at /openapi.json, listing every operation', async () => {

@@ -15,16 +15,13 @@ import { join } from 'node:path';
 import * as soap from 'soap';
 import type { FastifyInstance } from 'fastify';
 import { Engine } from '../../src/engine.js';
-import { openStore } from '../../src/store/index.js';
-import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
 import type { Store } from '../../src/store/types.js';
 import { Service } from '../../src/service/service.js';
 import { SERVICE_OPERATIONS } from '../../src/service/operations.js';
-import { buildServer } from '../../src/server/http.js';
 import { EXAMPLES } from '../../src/server/openapi.js';
 import { writeFields } from '../../src/server/soap/codec.js';
 import { parseXml, XmlWriter, type XmlElement } from '../../src/server/soap/xml.js';
-import { fixtureDataset } from '../helpers/datasets.js';
+import { inProcessServer, type TestServer } from '../helpers/service.js';
 
 const NS = 'http://TrackService.TrackRoad.com/';
 const ENV = { 11: 'http://schemas.xmlsoap.org/soap/envelope/', 12: 'http://www.w3.org/2003/05/soap-envelope' } as const;
@@ -41,17 +38,12 @@ let poorKey: string;
 let wsdl: string;
 let schemaFile: string;
 
+let server: TestServer;
 beforeAll(async () => {
-  engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
-  store = await openStore('sqlite::memory:');
-  service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
-  await service.start();
-  key = newApiKey();
-  await store.createAccount({ name: 'demo', keyHash: keyHash(key), passwordHash: await hashPassword('demo'), credit: 100_000, now: Date.now() });
-  poorKey = newApiKey();
-  await store.createAccount({ name: 'poor', keyHash: keyHash(poorKey), passwordHash: null, credit: 0, now: Date.now() });
-  app = buildServer(service, { logger: false });
-  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  server = await inProcessServer({ accounts: [{ name: 'demo', credit: 100_000, password: 'demo' }, { name: 'poor', credit: 0 }] });
+  ({ engine, store, service, app, url } = server);
+  key = server.keys.demo;
+  poorKey = server.keys.poor;
   wsdl = await (await fetch(`${url}/TrackService.asmx?WSDL`)).text();
   // the WSDL's schema as a standalone XSD (its prefixes are declared on wsdl:definitions)
   const schema = /<s:schema[\s\S]*<\/s:schema>/.exec(wsdl)![0].replace('<s:schema ', `<s:schema xmlns:s="http://www.w3.org/2001/XMLSchema" xmlns:tns="${NS}" `);
@@ -59,10 +51,7 @@ beforeAll(async () => {
   writeFileSync(schemaFile, schema);
 });
 afterAll(async () => {
-  await app?.close();
-  await service?.close();
-  await store?.close();
-  await engine?.close();
+  await server?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 
