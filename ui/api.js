@@ -44,7 +44,8 @@ export const logout = async () => (await call('POST', '/ui/logout')).data;
 /** The signed-in account {Name, Credit}, or null. */
 export async function me() {
   try {
-    return (await call('GET', '/ui/me')).data;
+    const data = (await call('GET', '/ui/me')).data;
+    return data?.Name ? data : null;
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return null;
     throw e;

@@ -6,6 +6,7 @@
  * page and Leaflet — are served from the package; the map's roads come from the dataset
  * (`/ui/roads`), no tile server.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, normalize } from 'node:path';
@@ -59,29 +60,37 @@ export interface UiOptions {
 export function registerUi(app: FastifyInstance, service: Service, opts: UiOptions): void {
   const engine = service.engine;
   const leafletDir = dirname(require.resolve('leaflet/dist/leaflet.js'));
-  const cache = new Map<string, Buffer>();
-  const sendFile = (reply: FastifyReply, path: string): FastifyReply => {
-    let b = cache.get(path);
-    if (!b) { b = readFileSync(path); cache.set(path, b); }
+  /** Assets read once, each with a strong ETag (its SHA-1): `no-cache` revalidates, a match is a 304 without the body. */
+  const cache = new Map<string, { body: Buffer; etag: string }>();
+  const sendFile = (req: FastifyRequest, reply: FastifyReply, path: string): FastifyReply => {
+    let f = cache.get(path);
+    if (!f) {
+      const body = readFileSync(path);
+      f = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      cache.set(path, f);
+    }
     const ext = path.slice(path.lastIndexOf('.'));
-    return reply.type(TYPES[ext] ?? 'application/octet-stream').header('Cache-Control', 'no-cache').send(b);
+    reply.type(TYPES[ext] ?? 'application/octet-stream').header('Cache-Control', 'no-cache').header('ETag', f.etag);
+    const match = req.headers['if-none-match'];
+    if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === f.etag)) return reply.code(304).send();
+    return reply.send(f.body);
   };
   const fail = (reply: FastifyReply, status: number, message: string): FastifyReply =>
     reply.code(status).send(ResultSchema.encode({ Status: 'Failed', Errors: [{ Message: message }] }, { enums: 'name' }));
 
   // ------------------------------------------------------------------ the page and its assets
-  app.get('/', async (_req, reply) => {
+  app.get('/', async (req, reply) => {
     reply.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'")
       .header('X-Frame-Options', 'DENY');
-    return sendFile(reply, join(UI_DIR, 'index.html'));
+    return sendFile(req, reply, join(UI_DIR, 'index.html'));
   });
   app.get('/ui/assets/*', async (req, reply) => {
     const f = fileBelow(UI_DIR, (req.params as { '*': string })['*']);
-    return f ? sendFile(reply, f) : fail(reply, 404, 'No such asset.');
+    return f ? sendFile(req, reply, f) : fail(reply, 404, 'No such asset.');
   });
   app.get('/ui/vendor/leaflet/*', async (req, reply) => {
     const f = fileBelow(leafletDir, (req.params as { '*': string })['*']);
-    return f ? sendFile(reply, f) : fail(reply, 404, 'No such asset.');
+    return f ? sendFile(req, reply, f) : fail(reply, 404, 'No such asset.');
   });
 
   // ------------------------------------------------------------------ session
@@ -114,8 +123,10 @@ export function registerUi(app: FastifyInstance, service: Service, opts: UiOptio
     reply.header('Set-Cookie', cookie('', 0));
     return { Status: 'Success' };
   });
-  app.get('/ui/me', { onRequest: signedIn }, async (req) => {
-    const a = accountOf.get(req)!;
+  // Without a session cookie the page is simply signed out: {Name: null}, not a 401 (a stale or ended session is one).
+  app.get('/ui/me', { onRequest: async (req, reply) => { if (cookieOf(req, COOKIE)) await signedIn(req, reply); } }, async (req) => {
+    const a = accountOf.get(req);
+    if (!a) return { Name: null, Credit: null };
     return { Name: a.name, Credit: (await service.store.balance(a.id)) ?? 0 };
   });
 

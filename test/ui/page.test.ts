@@ -66,7 +66,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
   const timings: Record<string, number | number[]> = {};
   /** Everything that went wrong in the page since the last check. */
   let problems: string[] = [];
-  /** Paths whose 401 is expected: the page asks /ui/me whether a session exists (a test adds a wrong sign-in). */
+  /** Paths whose 401 is expected: /ui/me answers 401 to a stale session cookie (after a sign-out in another tab). */
   const expected401 = new Set(['/ui/me']);
 
   const shot = async (name: string): Promise<void> => {
