@@ -1,6 +1,6 @@
 /**
  * The SOAP face through real HTTP: the served WSDL (valid WSDL 1.1 structure and a schema that
- * compiles, by xmllint), every operation over SOAP 1.1 and 1.2 with raw envelopes whose responses
+ * compiles, by xmllint; gSOAP generates a C++ proxy from it), every operation over SOAP 1.1 and 1.2 with raw envelopes whose responses
  * validate against that schema, node-soap as a client generated from the WSDL, the tolerance .NET
  * has on input (any prefix, any element order, xsi:nil, unknown elements), faults in each
  * version's format with the REST side's HTTP statuses, and the plain HTTP GET/POST calls.
@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as soap from 'soap';
@@ -26,6 +26,7 @@ import { inProcessServer, type TestServer } from '../helpers/service.js';
 const NS = 'http://TrackService.TrackRoad.com/';
 const ENV = { 11: 'http://schemas.xmlsoap.org/soap/envelope/', 12: 'http://www.w3.org/2003/05/soap-envelope' } as const;
 const HAS_XMLLINT = spawnSync('xmllint', ['--version']).status === 0;
+const HAS_GSOAP = spawnSync('wsdl2h', ['-V']).error === undefined && spawnSync('soapcpp2', ['-V']).error === undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'dk-soap-'));
 
 let engine: Engine;
@@ -122,6 +123,22 @@ describe('the WSDL', () => {
     const structure = spawnSync('xmllint', ['--noout', '--schema', new URL('./soap/wsdl11.xsd', import.meta.url).pathname, f], { encoding: 'utf8' });
     expect(structure.stderr.trim()).toBe(`${f} validates`);
     expect(validates('<CreditRemaining xmlns="http://TrackService.TrackRoad.com/" />')).toBe('ok');
+  });
+
+  it.skipIf(!HAS_GSOAP)('gSOAP (a strict consumer) turns it into a C++ proxy: wsdl2h and soapcpp2 succeed, every operation in the proxy', () => {
+    const dir = mkdtempSync(join(tmp, 'gsoap-'));
+    const f = join(dir, 'service.wsdl');
+    writeFileSync(f, wsdl);
+    const h = spawnSync('wsdl2h', ['-o', join(dir, 'svc.h'), f], { encoding: 'utf8', cwd: dir });
+    expect(h.status, h.stderr + h.stdout).toBe(0);
+    // its only remarks: the HttpGet/HttpPost bindings are not SOAP (skipped, as for every ASMX WSDL)
+    const warnings = `${h.stdout}\n${h.stderr}`.split('\n').filter((l) => /warning|error/i.test(l));
+    expect(warnings.filter((l) => !/service bindings found|RESTful binding "TrackServiceHttp(Get|Post)"/.test(l))).toEqual([]);
+    const c = spawnSync('soapcpp2', ['-j', '-C', '-x', 'svc.h'], { encoding: 'utf8', cwd: dir });
+    expect(c.status, c.stderr + c.stdout).toBe(0);
+    expect(`${c.stdout}${c.stderr}`).not.toMatch(/warning|error/i);
+    const proxy = readFileSync(join(dir, 'soapTrackServiceSoapProxy.h'), 'utf8');
+    for (const op of Object.values(SERVICE_OPERATIONS)) expect(proxy).toContain(`int ${op.name}(`);
   });
 
   it('has the ASMX shapes: wrapped operations, ArrayOf wrappers with nillable items, both SOAP bindings, HTTP GET/POST for three operations', () => {
