@@ -108,12 +108,14 @@ function report(limit: number, workers: number): void {
     return [n, rs.map((r) => `${r.seed}: ${r.gap.toFixed(2)} (${r.vehicles})`).join(', '), `**${median(rs.map((r) => r.gap)).toFixed(2)}**`,
       median(rs.map((r) => r.distance)).toFixed(2), Math.max(...rs.map((r) => r.gap)).toFixed(2),
       rs.every((r) => r.valid) ? 'ok' : 'FAIL', rs.every((r) => r.served) ? 'yes' : 'NO', median(rs.map((r) => r.seconds)).toFixed(0),
-      median(rs.map((r) => r.cpuSeconds)).toFixed(0), REF[n].vroom.toFixed(2), [...new Set(rs.map((r) => r.commit))].join(' ')];
+      median(rs.map((r) => r.cpuSeconds)).toFixed(0), median(rs.map((r) => r.load)).toFixed(1), REF[n].vroom.toFixed(2), [...new Set(rs.map((r) => r.commit))].join(' ')];
   });
   writeSection('homberger', `Gehring & Homberger 1000 at ${limit} s, ${workers} threads, over seeds (\`bench/homberger.ts\`)`, [
     `\`node --import tsx bench/homberger.ts --time-limit ${limit} --workers ${workers} --seeds …\`: the solver's default parameters (from 1,000 jobs: fleet minimisation first, then the independent searches' ruin-and-recreate with whole-route ruins, then cooperative rounds on parts), deterministic mode (work units calibrated on this machine). Gap to the distance-only BKS of \`bks.csv\` (DIMACS 1-decimal truncation, which favours the BKS slightly); every solution re-checked by the independent checker with exact double-precision travel. Target (issue #10): each instance ≤ 3 %.`,
     '',
-    table(['instance', 'gap % by seed (vehicles)', 'median gap %', 'median distance', 'worst %', 'checker', 'all served', 'wall s (median)', 'cpu s (median)', 'VROOM gap %', 'commit'], rows),
+    table(['instance', 'gap % by seed (vehicles)', 'median gap %', 'median distance', 'worst %', 'checker', 'all served', 'wall s (median)', 'cpu s (median)', 'load avg (median)', 'VROOM gap %', 'commit'], rows),
+    '',
+    'The distances repeat exactly for a seed whatever the machine does; wall and CPU seconds grow with the load (the 1-minute load average at the end of each run: 2 is this machine busy with the bench alone).',
   ].join('\n'));
 }
 
