@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { buildProblem } from '../../src/vrp/model.js';
 import { defaultParams, Search } from '../../src/vrp/search.js';
-import { solve } from '../../src/vrp/solve.js';
+import { fleetPhaseFor, solve, WORK_PER_MS, WORK_SHARE } from '../../src/vrp/solve.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 import { parseSolomon } from '../../src/vrp/io/solomon.js';
 import { randomInstance } from './gen.js';
@@ -69,5 +69,19 @@ describe('fleet minimisation', () => {
     expect(defaultParams(big).fleetPhase).toBeGreaterThan(0);
     big.pureArcObjective = false;
     expect(defaultParams(big).fleetPhase).toBe(0);
+  });
+
+  it('runs only on long budgets: G&H 1000 at 300 s keeps it; a 10,000-stop dispatch in 115 s, 1,000 stops at 20 s or MinimumOptimization 4 do not; iterations alone keep it', () => {
+    const work = (ms: number): { work: number } => ({ work: Math.round(ms * WORK_SHARE * WORK_PER_MS) });
+    expect(fleetPhaseFor(0.5, work(300_000), 1000)).toBe(0.5);
+    expect(fleetPhaseFor(0.5, work(115_000), 10_000)).toBe(0);
+    expect(fleetPhaseFor(0.5, work(140_000), 5000)).toBe(0);
+    expect(fleetPhaseFor(0.5, work(20_000), 1000)).toBe(0);
+    expect(fleetPhaseFor(0.5, { iterations: 20_000, work: 8700 * WORK_PER_MS }, 1000)).toBe(0);
+    expect(fleetPhaseFor(0.5, { iterations: 3000 }, 1000)).toBe(0.5);
+    // a wall-clock deadline alone: its remaining time per job
+    expect(fleetPhaseFor(0.5, { deadlineAt: 1_000 + 200_000 }, 1000, 1_000)).toBe(0.5);
+    expect(fleetPhaseFor(0.5, { deadlineAt: 1_000 + 50_000 }, 1000, 1_000)).toBe(0);
+    expect(fleetPhaseFor(0, work(300_000), 1000)).toBe(0);
   });
 });
