@@ -41,6 +41,12 @@ const DEPOT = '43.7314, 7.42';
 /** Targets of the issue: first paint, and a 150-stop dispatch drawn after submit. */
 const FIRST_PAINT_MS = 1000;
 const DRAWN_150_MS = 3000;
+/**
+ * MinimumOptimization of the timed 150-stop dispatch: 1 (construction and local search; the
+ * target is the page's). DK_PAGE_150_MO=4 times the default level, whose search budget alone is
+ * about 3 s for 150 stops (docs/vrp.md), for the record only: the target is then not asserted.
+ */
+const MO_150 = process.env.DK_PAGE_150_MO ?? '1';
 
 /** What the tests read of the page's elements inside functions that run in the browser (the project compiles without the DOM library). */
 type Tagged = { dataset: Record<string, string | undefined> };
@@ -353,7 +359,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     await loadStops(STOPS_150);
     for (let i = 0; i < 3; i++) await addVehicle(150);
     await page.selectOption('#mode', 'Auto');
-    await page.fill('#optimization', '1');
+    await page.fill('#optimization', MO_150);
     const t0 = Date.now();
     await page.click('#run');
     await page.waitForFunction(() => document.querySelectorAll('path.dk-route').length > 0 && document.body.dataset.run === 'completed', undefined, { timeout: 60_000 });
@@ -370,7 +376,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     expect((await count('.dk-marker.dk-stop')) + (await count('.dk-marker.dk-unserved'))).toBe(150);
     expect(await count('.dk-marker.dk-depot')).toBe(1);
     await shot('06-plan-150');
-    expect(inPage[0]).toBeLessThanOrEqual(DRAWN_150_MS);
+    if (MO_150 === '1') expect(inPage[0]).toBeLessThanOrEqual(DRAWN_150_MS);
   });
 
   it('shows a long solve\'s progress live and cancels it (nothing charged)', async () => {
