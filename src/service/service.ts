@@ -29,6 +29,9 @@ import { DEFAULT_PRICES, maxUnits, type PriceList } from './prices.js';
 import { RateLimiter, type RateLimit } from './rate-limit.js';
 import { SERVICE_OPERATIONS, type ServiceOperationName } from './operations.js';
 
+/** A Geocode of at most this many addresses is an instant operation (charged after the work, see Service.isInstant). */
+export const INSTANT_GEOCODE = 16;
+
 export interface ServiceOptions {
   /** Credits per unit of work (default {@link DEFAULT_PRICES}). */
   prices?: PriceList;
@@ -252,10 +255,42 @@ export class Service {
     if (amount === 0) return { reservation: null, amount: 0 };
     const reservation = await this.store.reserve({ accountId: account.id, amount, operation: name, instance, now: this.clock() });
     if (reservation !== null) return { reservation, amount };
+    return this.creditRefusal(account, name, amount, units);
+  }
+
+  /** Why `account` may not spend `amount` now (blocked, expired, or short: the 403's message). */
+  private async creditRefusal(account: Account, name: ServiceOperationName, amount: number, units: number): Promise<Refusal> {
+    const price = this.prices[name];
     const a = await this.store.accountById(account.id);
     if (a?.blocked) return refuse('Forbidden', `Account '${account.name}' is blocked.`);
     if (a && a.expiresAt !== null && a.expiresAt <= this.clock()) return refuse('Forbidden', `Account '${account.name}' has expired.`);
     return refuse('Forbidden', `Not enough credit: this request can cost ${amount} (${units} ${price.unit}${units === 1 ? '' : 's'} × ${price.price}); the balance is ${a?.balance ?? 0}.`);
+  }
+
+  /**
+   * Instant operations (a CalculateDistance; a Geocode of at most {@link INSTANT_GEOCODE}
+   * addresses) skip the reservation: the balance read at authentication must cover the most they
+   * can cost, the work is done, then its cost is taken in one write ({@link Store.charge}) —
+   * refused (403, the answer discarded) when the balance no longer covers it. One write instead of
+   * two: a reservation exists to hold credit during long work, and these take microseconds.
+   */
+  private isInstant(name: ServiceOperationName, units: number): boolean {
+    return name === 'CalculateDistance' || (name === 'Geocode' && units <= INSTANT_GEOCODE);
+  }
+
+  private async runInstant(name: ServiceOperationName, account: Account, spec: unknown, opts: CallOptions, amount: number, units: number): Promise<Outcome> {
+    const op = SERVICE_OPERATIONS[name];
+    if (account.balance < amount) return this.creditRefusal(account, name, amount, units);
+    // no time limit of their own (a timer per request would cost more than the work): the caller's signal only
+    const result = (await this.engine.run(op.engine!, spec, { ...(opts.signal ? { signal: opts.signal } : {}), offload: true })) as Record<string, unknown>;
+    if (opts.signal?.aborted) {
+      return { kind: 'result', result: { ...failedFromIssues([{ path: '', message: 'The request was cancelled by the caller.' }]) }, schema: op.result, cost: 0, account: account.name };
+    }
+    const { cost } = this.settlement(name, account, spec, result, amount, opts);
+    if (cost > 0 && (await this.store.charge({ accountId: account.id, amount: cost, operation: name, now: this.clock() })) === null) {
+      return this.creditRefusal(account, name, cost, units);
+    }
+    return { kind: 'result', result, schema: op.result, cost, account: account.name };
   }
 
   /** What a finished engine operation costs (at most `amount`, 0 when Failed) and, for a dispatch that is not Failed, the route to store. */
@@ -276,6 +311,8 @@ export class Service {
 
   private async runEngine(name: ServiceOperationName, account: Account, spec: unknown, opts: CallOptions): Promise<Outcome> {
     const op = SERVICE_OPERATIONS[name];
+    const units = maxUnits(name, spec);
+    if (this.prices[name].price > 0 && this.isInstant(name, units)) return this.runInstant(name, account, spec, opts, this.prices[name].price * units, units);
     const r = await this.reserveFor(account, name, spec);
     if ('kind' in r) return r;
     const { reservation, amount } = r;

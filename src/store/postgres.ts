@@ -103,6 +103,13 @@ const SQL = {
       INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
       SELECT account_id, -$2::bigint, 'reserve', $3::text, id, $5::bigint FROM r)
     SELECT id FROM r`,
+  charge: `WITH a AS (
+      UPDATE dk_accounts SET balance = balance - $2::bigint
+      WHERE id = $1::bigint AND NOT blocked AND (expires_at IS NULL OR expires_at > $4::bigint) AND balance >= $2::bigint
+      RETURNING id)
+    INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
+    SELECT id, -$2::bigint, 'charge', $3::text, NULL, $4::bigint FROM a
+    RETURNING id`,
   applyDelta: `WITH a AS (UPDATE dk_accounts SET balance = balance + $2::bigint WHERE id = $1::bigint RETURNING id, balance),
     l AS (INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
       SELECT id, $2::bigint, $3::text, $4::text, $5::bigint, $6::bigint FROM a)
@@ -453,6 +460,14 @@ export class PgStore implements Store {
     checkInteger('now', p.now);
     // one statement, so one transaction: the conditional UPDATE locks the account row until COMMIT
     const rows = await this.q<{ id: number }>({ name: 'dk_reserve', text: SQL.reserve, values: [p.accountId, p.amount, p.operation, p.instance, p.now] });
+    return rows.length ? Number(rows[0].id) : null;
+  }
+
+  async charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
+    checkInteger('amount', p.amount, 1);
+    checkInteger('now', p.now);
+    // one statement, so one transaction: the conditional UPDATE locks the account row until COMMIT
+    const rows = await this.q<{ id: number }>({ name: 'dk_charge', text: SQL.charge, values: [p.accountId, p.amount, p.operation, p.now] });
     return rows.length ? Number(rows[0].id) : null;
   }
 

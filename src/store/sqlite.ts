@@ -471,6 +471,20 @@ export class SqliteStore implements Store {
     });
   }
 
+  charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
+    try {
+      checkInteger('amount', p.amount, 1);
+      checkInteger('now', p.now);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.write(() => {
+      const s = this.s;
+      if (s.reserveCredit.run({ amount: p.amount, id: p.accountId, now: p.now }).changes === 0) return null;
+      return Number(s.insertLedger.run(p.accountId, -p.amount, 'charge', p.operation, null, p.now).lastInsertRowid);
+    });
+  }
+
   /**
    * {@inheritDoc Store.settle}
    * An unknown reservation is Conflict too; a cost above the reservation's amount is InvalidInput.

@@ -188,6 +188,13 @@ export interface Store {
    * reservation settles once: settling a settled one throws Conflict and writes nothing.
    */
   settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute }): Promise<{ routeId: number | null }>;
+  /**
+   * Takes `amount` (≥ 1) from the balance in one write when the account may spend it (not
+   * blocked, not expired, the balance covers it): a 'charge' ledger entry, its id; else null and
+   * nothing written. For work already done at a known cost (the service's instant operations):
+   * one write where a reservation and its settlement take two; the balance never goes below zero.
+   */
+  charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null>;
   /** Stores a route with no credit involved (an operation priced 0). */
   storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number>;
   /** Records that `instance` is alive at `now` (for {@link releaseStale}). */

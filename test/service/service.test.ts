@@ -105,6 +105,37 @@ describe('credit', () => {
     await checkLedger();
   });
 
+  it('instant operations (CalculateDistance, a Geocode of ≤ 16 addresses) are charged in one write after the work: one charge entry, no reservation; 17 addresses reserve first', async () => {
+    const id = (await store.accountByName('acme'))!.id;
+    const last = async (n: number) => (await store.ledger(id, n)).map((e) => [e.kind, e.delta, e.note, e.reservationId]);
+    expect(answer(await service.call('CalculateDistance', DISTANCE, { key: keys.acme })).cost).toBe(1);
+    expect(await last(1)).toEqual([['charge', -1, 'CalculateDistance', null]]);
+    const addresses = (n: number) => ({ Addresses: Array.from({ length: n }, () => ({ Street: 'Boulevard des Moulins', City: 'Monaco' })) });
+    expect(answer(await service.call('Geocode', addresses(16), { key: keys.acme })).cost).toBe(16);
+    expect(await last(1)).toEqual([['charge', -16, 'Geocode', null]]);
+    expect(answer(await service.call('Geocode', addresses(17), { key: keys.acme })).cost).toBe(17);
+    expect((await last(1))[0].slice(0, 3)).toEqual(['reserve', -17, 'Geocode']);
+    await checkLedger();
+  });
+
+  it('an instant request whose charge is refused after the work (the balance spent meanwhile) is a 403 and takes nothing', async () => {
+    const racing = new Proxy(store, {
+      get(target, p, recv) {
+        if (p === 'charge') return async () => null;
+        const v = Reflect.get(target, p, recv);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    }) as Store;
+    const s = new Service(engine, racing, { clock: () => now, rateLimit: { perSecond: 0 } });
+    await s.start();
+    const before = (await store.accountByName('other'))!.balance;
+    const o = await s.call('CalculateDistance', DISTANCE, { key: keys.other });
+    expect(o).toMatchObject({ kind: 'refused', code: 'Forbidden', message: expect.stringContaining('Not enough credit') });
+    expect((await store.accountByName('other'))!.balance).toBe(before);
+    await s.close();
+    await checkLedger();
+  });
+
   it('Dispatch costs one credit per stop dispatched, reserved for every stop and settled for the served ones', async () => {
     const spec = dispatchSpec(6);
     const withNowhere = { ...spec, Locations: [...spec.Locations, { Name: 'Nowhere', LatLong: { Latitude: 10, Longitude: 10 } }] };
@@ -252,7 +283,9 @@ describe('limits and odd input', () => {
     const s = new Service(engine, flaky, { clock: () => now, rateLimit: { perSecond: 0 }, heartbeatMs: 50 });
     await s.start();
     const before = (await store.accountByName('other'))!.balance;
-    await expect(s.call('CalculateDistance', DISTANCE, { key: keys.other })).rejects.toThrow('database is locked');
+    // a Geocode of 17 addresses is not instant: reserved first, then settled
+    const many = { Addresses: Array.from({ length: 17 }, () => ({ Street: 'Boulevard des Moulins', City: 'Monaco' })) };
+    await expect(s.call('Geocode', many, { key: keys.other })).rejects.toThrow('database is locked');
     expect(await store.openReservations()).toBe(1);
     for (let i = 0; i < 100 && (await store.openReservations()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await store.openReservations()).toBe(0);

@@ -370,6 +370,32 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         expect(await codeOf(res(1.5))).toBe('InvalidInput');
       });
 
+      t('charge takes a known cost in one write (a charge entry, no reservation); refuses like reserve, writing nothing; never below zero, even concurrently', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 10, { expiresAt: T0 + HOUR });
+        const charge = (amount: number, now = T0, accountId = a.id) => store.charge({ accountId, amount, operation: 'CalculateDistance', now });
+        const id = await charge(3);
+        expect(id).toEqual(expect.any(Number));
+        await balanced(a.id, 7);
+        const [e] = await store.ledger(a.id, 1);
+        expect([e.id, e.kind, e.delta, e.note, e.reservationId]).toEqual([id, 'charge', -3, 'CalculateDistance', null]);
+        expect(await store.openReservations()).toBe(0);
+        expect(await charge(8)).toBeNull();
+        expect(await charge(1, T0 + HOUR)).toBeNull(); // expires at that instant
+        expect(await charge(1, T0, a.id + 1000)).toBeNull();
+        await store.updateAccount('acme', { blocked: true });
+        expect(await charge(1)).toBeNull();
+        await store.updateAccount('acme', { blocked: false });
+        expect(await store.ledger(a.id)).toHaveLength(2);
+        await balanced(a.id, 7);
+        expect(await codeOf(charge(0))).toBe('InvalidInput');
+        expect(await codeOf(charge(2.5))).toBe('InvalidInput');
+        // 20 concurrent charges of 1 on a balance of 7: exactly 7 succeed
+        const got = await Promise.all(Array.from({ length: 20 }, () => charge(1)));
+        expect(got.filter((x) => x !== null)).toHaveLength(7);
+        await balanced(a.id, 0);
+      });
+
       t('settle with a route stores both in one transaction, under the reservation\'s account', async ({ ctx }) => {
         const { store, account, balanced, extra } = ctx;
         const a = await account('acme', 10);
