@@ -106,6 +106,27 @@ describe('Geocode operation', () => {
     }), { seed: 5, numRuns: 300 });
   });
 
+  it('under offload, a batch of at most inlineMax addresses stays in this thread (a thread hop costs more than the search); more go to the pool', async () => {
+    let tasks = 0;
+    const counting = new Proxy(pool, {
+      get(target, p, recv) {
+        if (p === 'run') return (...a: Parameters<typeof pool.run>) => { tasks++; return target.run(...a); };
+        const v = Reflect.get(target, p, recv);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const ctx = geocoderContext(new Geocoder(index), counting, { geocodePrefix: 'geo' });
+    const spec = (n: number) => ({ Addresses: Array.from({ length: n }, () => ({ Street: 'Boulevard des Moulins', City: 'Monaco' })) });
+    const four = await geocodeOp(ctx, spec(4), { offload: true });
+    expect(tasks).toBe(0);
+    expect(four).toEqual(geocodeOperation(index, spec(4)));
+    const five = await geocodeOp(ctx, spec(5), { offload: true });
+    expect(tasks).toBe(1);
+    expect(five).toEqual(geocodeOperation(index, spec(5)));
+    await geocodeOp(ctx, spec(2), { offload: true, inlineMax: 1 });
+    expect(tasks).toBe(2);
+  });
+
   it('gives the same result on the worker pool as in this thread', async () => {
     const addresses = [];
     const streets = ['Rue du Castelleretto', 'Boulevard des Moulins', 'Avenue Princesse Grace', 'Rue Grimaldi', 'Boulevard d\'Italie', 'Avenue de la Costa'];
