@@ -456,15 +456,7 @@ export class SqliteStore implements Store {
   }
 
   reserve(p: { accountId: number; amount: number; operation: string; instance: string; now: number }): Promise<number | null> {
-    try {
-      checkInteger('amount', p.amount, 1);
-      checkInteger('now', p.now);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.write(() => {
-      const s = this.s;
-      if (s.reserveCredit.run({ amount: p.amount, id: p.accountId, now: p.now }).changes === 0) return null;
+    return this.take(p, (s) => {
       const id = Number(s.insertReservation.run(p.accountId, p.amount, p.operation, p.instance, p.now).lastInsertRowid);
       s.insertLedger.run(p.accountId, -p.amount, 'reserve', p.operation, id, p.now);
       return id;
@@ -472,6 +464,11 @@ export class SqliteStore implements Store {
   }
 
   charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
+    return this.take(p, (s) => Number(s.insertLedger.run(p.accountId, -p.amount, 'charge', p.operation, null, p.now).lastInsertRowid));
+  }
+
+  /** Takes `amount` when the account may spend it (one conditional update), then writes `entries`' rows: their id, or null (nothing written). */
+  private take(p: { accountId: number; amount: number; now: number }, entries: (s: Statements) => number): Promise<number | null> {
     try {
       checkInteger('amount', p.amount, 1);
       checkInteger('now', p.now);
@@ -481,7 +478,7 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const s = this.s;
       if (s.reserveCredit.run({ amount: p.amount, id: p.accountId, now: p.now }).changes === 0) return null;
-      return Number(s.insertLedger.run(p.accountId, -p.amount, 'charge', p.operation, null, p.now).lastInsertRowid);
+      return entries(s);
     });
   }
 
