@@ -5,7 +5,6 @@
  * worker processes and their faults: queue.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { Engine } from '../../src/engine.js';
 import type { Store } from '../../src/store/types.js';
 import { Service } from '../../src/service/service.js';
@@ -18,7 +17,6 @@ let engine: Engine;
 let store: Store;
 let service: Service;
 let jobs: Jobs;
-let app: FastifyInstance;
 let url: string;
 let key: string;
 let poorKey: string;
@@ -29,7 +27,7 @@ beforeAll(async () => {
     accounts: [{ name: 'demo', credit: 100_000, password: 'demo' }, { name: 'poor', credit: 2 }],
     jobs: (s) => (jobs = new Jobs(s, new LocalJobBackend(s))),
   });
-  ({ engine, store, service, app, url } = server);
+  ({ engine, store, service, url } = server);
   key = server.keys.demo;
   poorKey = server.keys.poor;
 });

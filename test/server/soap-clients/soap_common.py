@@ -85,6 +85,25 @@ class Report:
     def refusals(self, info):
         self.out['refusals'] = info
 
+    def run_all(self, steps, state, with_unknown_key):
+        """Every operation in the clients' common order (`steps`: name → step function; GetRoute
+        only when a route was stored, Logout only after a Login), then the refusals, then emit."""
+        for name in ['CreditRemaining', 'CalculateDistance', 'CalculateRoute', 'CalculateRoutes', 'Geocode', 'Dispatch']:
+            self.run(name, steps[name])
+        self.run('CreditRemaining', steps['CreditRemaining after'])
+        self.run('GetRouteList', steps['GetRouteList'])
+        if 'route_id' in state:
+            self.run('GetRoute', steps['GetRoute'])
+        for name in ['TrackPoints', 'GetTrack', 'Login']:
+            self.run(name, steps[name])
+        if 'session' in state:
+            self.run('Logout', steps['Logout'])
+        try:
+            self.refusals(with_unknown_key() + ([state['after_logout']] if 'after_logout' in state else []))
+        except Exception as e:  # noqa: BLE001
+            self.refusals([{'raised': None, 'error': f'{type(e).__name__}: {e}'}])
+        self.emit()
+
     def emit(self):
         for op in OPERATIONS:
             self.out['ops'].setdefault(op, {'ok': False, 'detail': 'not called'})

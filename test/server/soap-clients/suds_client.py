@@ -314,23 +314,9 @@ def with_unknown_key():
         use_key(api_key)
 
 
-report.run('CreditRemaining', credit_before)
-report.run('CalculateDistance', calculate_distance)
-report.run('CalculateRoute', calculate_route)
-report.run('CalculateRoutes', calculate_routes)
-report.run('Geocode', geocode)
-report.run('Dispatch', dispatch)
-report.run('CreditRemaining', credit_after)
-report.run('GetRouteList', route_list)
-if 'route_id' in state:
-    report.run('GetRoute', get_route)
-report.run('TrackPoints', track_points)
-report.run('GetTrack', get_track)
-report.run('Login', login)
-if 'session' in state:
-    report.run('Logout', logout)
-try:
-    report.refusals(with_unknown_key() + ([state['after_logout']] if 'after_logout' in state else []))
-except Exception as e:  # noqa: BLE001
-    report.refusals([{'raised': None, 'error': f'{type(e).__name__}: {e}'}])
-report.emit()
+report.run_all({
+    'CreditRemaining': credit_before, 'CalculateDistance': calculate_distance, 'CalculateRoute': calculate_route,
+    'CalculateRoutes': calculate_routes, 'Geocode': geocode, 'Dispatch': dispatch, 'CreditRemaining after': credit_after,
+    'GetRouteList': route_list, 'GetRoute': get_route, 'TrackPoints': track_points, 'GetTrack': get_track,
+    'Login': login, 'Logout': logout,
+}, state, with_unknown_key)
