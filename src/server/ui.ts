@@ -131,18 +131,18 @@ export function registerUi(app: FastifyInstance, service: Service, opts: UiOptio
   });
 
   // ------------------------------------------------------------------ the map
+  // the dataset's extent, computed once (RoadGraph.bbox walks every geometry point)
+  let datasetInfo: { Name: string; Attribution: string; Bounds: number[]; Center: number[] } | null = null;
   app.get('/ui/dataset', async () => {
-    const m = engine.dataset.meta;
-    const g = engine.dataset.graph;
-    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
-    for (let i = 0; i < g.geomLat.length; i++) {
-      const la = g.geomLat[i], lo = g.geomLon[i];
-      if (la < s) s = la;
-      if (la > n) n = la;
-      if (lo < w) w = lo;
-      if (lo > e) e = lo;
+    if (!datasetInfo) {
+      const m = engine.dataset.meta;
+      const b = engine.dataset.graph.bbox();
+      datasetInfo = {
+        Name: m.name, Attribution: m.attribution, Bounds: [b.minLon, b.minLat, b.maxLon, b.maxLat],
+        Center: [(b.minLat + b.maxLat) / 2, (b.minLon + b.maxLon) / 2],
+      };
     }
-    return { Name: m.name, Attribution: m.attribution, Bounds: [w, s, e, n], Center: [(s + n) / 2, (w + e) / 2] };
+    return datasetInfo;
   });
   app.get('/ui/roads', async (req, reply) => {
     const q = req.query as { bbox?: string; zoom?: string };

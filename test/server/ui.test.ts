@@ -29,6 +29,19 @@ describe('/ui/me', () => {
   });
 });
 
+describe('/ui/dataset', () => {
+  it('the dataset\'s name, attribution and extent (its road graph\'s bounding box, west,south,east,north) and centre; the same answer twice', async () => {
+    const a = await (await fetch(`${server.url}/ui/dataset`)).json();
+    const b = server.engine.dataset.graph.bbox();
+    expect(a.Bounds).toEqual([b.minLon, b.minLat, b.maxLon, b.maxLat]);
+    expect(a.Center).toEqual([(b.minLat + b.maxLat) / 2, (b.minLon + b.maxLon) / 2]);
+    expect(a.Bounds[0]).toBeGreaterThan(7.3);
+    expect(a.Bounds[2]).toBeLessThan(7.5);
+    expect(a.Attribution).toContain('OpenStreetMap');
+    expect(await (await fetch(`${server.url}/ui/dataset`)).json()).toEqual(a);
+  });
+});
+
 describe('assets', () => {
   for (const path of ['/', '/ui/assets/app.js', '/ui/vendor/leaflet/leaflet.js']) {
     it(`${path}: an ETag, and a 304 without a body when it matches (a different one: 200 with the body)`, async () => {
