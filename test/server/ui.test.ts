@@ -31,7 +31,7 @@ describe('/ui/me', () => {
 
 describe('/ui/dataset', () => {
   it('the dataset\'s name, attribution and extent (its road graph\'s bounding box, west,south,east,north) and centre; the same answer twice', async () => {
-    const a = await (await fetch(`${server.url}/ui/dataset`)).json();
+    const a = (await (await fetch(`${server.url}/ui/dataset`)).json()) as { Bounds: number[]; Center: number[]; Attribution: string };
     const b = server.engine.dataset.graph.bbox();
     expect(a.Bounds).toEqual([b.minLon, b.minLat, b.maxLon, b.maxLat]);
     expect(a.Center).toEqual([(b.minLat + b.maxLat) / 2, (b.minLon + b.maxLon) / 2]);
