@@ -11,7 +11,7 @@ import { toErrorRecord } from '../../core/errors.js';
 import type { Refusal, Service } from '../../service/service.js';
 import { SERVICE_OPERATIONS, type ServiceOperation, type ServiceOperationName } from '../../service/operations.js';
 import { readValue, writeFields } from './codec.js';
-import { escapeText, parseXml, XmlError, XmlWriter, XSI, type XmlElement, type XmlLimits } from './xml.js';
+import { escapeText, parseXml, parseXmlYielding, XmlError, XmlWriter, XSI, type XmlElement, type XmlLimits } from './xml.js';
 import { DEFAULT_NAMESPACE, HTTP_OPERATIONS, soapParams, wsdlDocument } from './wsdl.js';
 
 export const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -61,6 +61,33 @@ function bodyText(body: unknown, contentType: string): string {
   return text;
 }
 
+/** Bodies up to this many characters are parsed at once (a few ms); longer ones in slices. */
+const SLICED_FROM = 256 * 1024;
+/** Sliced parses running at once: each holds a body and its growing tree, so their number is capped. */
+const SLICED_AT_ONCE = 2;
+
+/**
+ * Parses a request body without holding the event loop: a short body at once, a long one in
+ * slices that hand the loop back every ~10 ms (a 1,000,000-element envelope is ~1-2 s of work),
+ * at most {@link SLICED_AT_ONCE} of them at a time (the others wait their turn).
+ */
+function sliceGate(): (text: string, limits?: XmlLimits) => Promise<XmlElement> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (text, limits) => {
+    if (text.length < SLICED_FROM) return parseXml(text, limits);
+    if (running >= SLICED_AT_ONCE) await new Promise<void>((r) => waiting.push(r));
+    else running++;
+    try {
+      return await parseXmlYielding(text, limits);
+    } finally {
+      const next = waiting.shift();
+      if (next) next(); // the slot passes straight to the next in line
+      else running--;
+    }
+  };
+}
+
 const child = (el: XmlElement | undefined, uri: string, local: string): XmlElement | undefined => el?.children.find((c) => c.uri === uri && c.local === local);
 
 function refusalStatus(r: Refusal): number {
@@ -71,6 +98,7 @@ export function registerSoap(app: FastifyInstance, service: Service, opts: SoapO
   const path = opts.path ?? '/TrackService.asmx';
   const ns = opts.namespace ?? DEFAULT_NAMESPACE;
   const ops = new Map<string, ServiceOperation>(Object.values(SERVICE_OPERATIONS).map((o) => [o.name, o]));
+  const parseBody = sliceGate();
 
   const sendFault = (reply: FastifyReply, v: Version, f: Fault): FastifyReply => {
     const status = f.status ?? (v === 11 || f.who === 'server' ? 500 : 400);
@@ -85,7 +113,7 @@ export function registerSoap(app: FastifyInstance, service: Service, opts: SoapO
     try {
       let env: XmlElement;
       try {
-        env = parseXml(bodyText(req.body, ct), opts.limits);
+        env = await parseBody(bodyText(req.body, ct), opts.limits);
       } catch (e) {
         if (e instanceof XmlError) throw new Fault('client', e.message);
         throw e;

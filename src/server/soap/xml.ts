@@ -51,66 +51,112 @@ const DTD_RE = /<!\s*(DOCTYPE|ENTITY)/i;
 
 /** Parses a whole document into its root element, or throws {@link XmlError}. */
 export function parseXml(text: string, limits: XmlLimits = {}): XmlElement {
-  const maxDepth = limits.maxDepth ?? 64;
-  const maxElements = limits.maxElements ?? 1_000_000;
-  const maxText = limits.maxText ?? 1 << 20;
-  const maxAttributes = limits.maxAttributes ?? 256;
-  if (DTD_RE.test(text)) throw new XmlError('A DOCTYPE or ENTITY declaration is not allowed in a SOAP message.');
-  // The parser hands text over only at the next tag: a run between two '<' far past the limit
-  // (even at the densest character references, 10 characters for 1) is refused before parsing.
-  for (let i = text.indexOf('<'), prev = -1; ; prev = i, i = text.indexOf('<', i + 1)) {
-    const end = i < 0 ? text.length : i;
-    if (end - prev - 1 > 10 * maxText) throw new XmlError(`Malformed XML: a text node is longer than ${maxText} characters.`);
-    if (i < 0) break;
+  const b = new TreeBuilder(text, limits);
+  while (b.step());
+  return b.result();
+}
+
+/**
+ * {@link parseXml} for a server's event loop: the same tree and the same errors, but the work is
+ * cut into slices and the loop is handed back (setImmediate) whenever `sliceMs` (default 10 ms)
+ * of parsing has gone by, so other requests are answered while a large document is read.
+ */
+export async function parseXmlYielding(text: string, limits: XmlLimits = {}, sliceMs = 10): Promise<XmlElement> {
+  const b = new TreeBuilder(text, limits);
+  let since = performance.now();
+  while (b.step()) {
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((r) => setImmediate(r));
+      since = performance.now();
+    }
   }
-  const parser = new SaxesParser({ xmlns: true, position: false });
-  const stack: XmlElement[] = [];
-  let root: XmlElement | null = null;
-  let count = 0;
-  let attrs = 0;
-  let failure: string | null = null;
-  // a limit passed: remember why and stop the parser at once (the handlers throw out of write())
-  const stop = (m: string): never => {
-    if (failure === null) failure = m;
-    throw new LimitReached(m);
-  };
-  parser.on('error', (e) => { if (failure === null) failure = e.message; throw new LimitReached(e.message); });
-  parser.on('opentagstart', () => {
-    attrs = 0;
-    if (++count > maxElements) stop(`The document has more than ${maxElements} elements.`);
-    if (stack.length >= maxDepth) stop(`The document is nested deeper than ${maxDepth} levels.`);
-  });
-  parser.on('attribute', () => {
-    if (++attrs > maxAttributes) stop(`An element has more than ${maxAttributes} attributes.`);
-  });
-  parser.on('opentag', (tag) => {
-    const el: XmlElement = {
-      uri: tag.uri ?? '', local: tag.local ?? tag.name, children: [], text: '',
-      attrs: Object.values(tag.attributes).map((a) => ({ uri: a.uri ?? '', local: a.local ?? a.name, value: a.value })),
+  return b.result();
+}
+
+/** Size of one parser write: small enough that a limit stops the work early and a slice stays short. */
+const CHUNK = 1 << 14;
+
+/** The tree under construction: {@link step} feeds the parser one chunk at a time. */
+class TreeBuilder {
+  private readonly parser = new SaxesParser({ xmlns: true, position: false });
+  private readonly stack: XmlElement[] = [];
+  private root: XmlElement | null = null;
+  private failure: string | null = null;
+  private at = 0;
+  private closed = false;
+
+  constructor(private readonly text: string, limits: XmlLimits) {
+    const maxDepth = limits.maxDepth ?? 64;
+    const maxElements = limits.maxElements ?? 1_000_000;
+    const maxText = limits.maxText ?? 1 << 20;
+    const maxAttributes = limits.maxAttributes ?? 256;
+    if (DTD_RE.test(text)) throw new XmlError('A DOCTYPE or ENTITY declaration is not allowed in a SOAP message.');
+    // The parser hands text over only at the next tag: a run between two '<' far past the limit
+    // (even at the densest character references, 10 characters for 1) is refused before parsing.
+    for (let i = text.indexOf('<'), prev = -1; ; prev = i, i = text.indexOf('<', i + 1)) {
+      const end = i < 0 ? text.length : i;
+      if (end - prev - 1 > 10 * maxText) throw new XmlError(`Malformed XML: a text node is longer than ${maxText} characters.`);
+      if (i < 0) break;
+    }
+    const { parser, stack } = this;
+    let count = 0;
+    let attrs = 0;
+    // a limit passed: remember why and stop the parser at once (the handlers throw out of write())
+    const stop = (m: string): never => {
+      if (this.failure === null) this.failure = m;
+      throw new LimitReached(m);
     };
-    if (stack.length > 0) stack[stack.length - 1].children.push(el);
-    else if (root === null) root = el;
-    stack.push(el);
-  });
-  parser.on('closetag', () => { stack.pop(); });
-  const onText = (t: string): void => {
-    if (stack.length === 0) return;
-    const el = stack[stack.length - 1];
-    if (el.text.length + t.length > maxText) stop(`A text node is longer than ${maxText} characters.`);
-    el.text += t;
-  };
-  parser.on('text', onText);
-  parser.on('cdata', onText);
-  try {
-    // in slices, so that a limit stops the work early
-    for (let i = 0; i < text.length && failure === null; i += 1 << 14) parser.write(text.slice(i, i + (1 << 14)));
-    if (failure === null) parser.close();
-  } catch (e) {
-    if (failure === null) failure = (e as Error).message;
+    parser.on('error', (e) => stop(e.message));
+    parser.on('opentagstart', () => {
+      attrs = 0;
+      if (++count > maxElements) stop(`The document has more than ${maxElements} elements.`);
+      if (stack.length >= maxDepth) stop(`The document is nested deeper than ${maxDepth} levels.`);
+    });
+    parser.on('attribute', () => {
+      if (++attrs > maxAttributes) stop(`An element has more than ${maxAttributes} attributes.`);
+    });
+    parser.on('opentag', (tag) => {
+      const el: XmlElement = {
+        uri: tag.uri ?? '', local: tag.local ?? tag.name, children: [], text: '',
+        attrs: Object.values(tag.attributes).map((a) => ({ uri: a.uri ?? '', local: a.local ?? a.name, value: a.value })),
+      };
+      if (stack.length > 0) stack[stack.length - 1].children.push(el);
+      else if (this.root === null) this.root = el;
+      stack.push(el);
+    });
+    parser.on('closetag', () => { stack.pop(); });
+    const onText = (t: string): void => {
+      if (stack.length === 0) return;
+      const el = stack[stack.length - 1];
+      if (el.text.length + t.length > maxText) stop(`A text node is longer than ${maxText} characters.`);
+      el.text += t;
+    };
+    parser.on('text', onText);
+    parser.on('cdata', onText);
   }
-  if (failure !== null) throw new XmlError(`Malformed XML: ${failure}`);
-  if (root === null) throw new XmlError('Malformed XML: no root element.');
-  return root;
+
+  /** Parses the next chunk (or closes the parser after the last); false when there is no more to do. */
+  step(): boolean {
+    if (this.closed || this.failure !== null) return false;
+    try {
+      if (this.at < this.text.length) {
+        this.parser.write(this.text.slice(this.at, this.at + CHUNK));
+        this.at += CHUNK;
+      } else {
+        this.closed = true;
+        this.parser.close();
+      }
+    } catch (e) {
+      if (this.failure === null) this.failure = (e as Error).message;
+    }
+    return !this.closed && this.failure === null;
+  }
+
+  result(): XmlElement {
+    if (this.failure !== null) throw new XmlError(`Malformed XML: ${this.failure}`);
+    if (this.root === null) throw new XmlError('Malformed XML: no root element.');
+    return this.root;
+  }
 }
 
 /** The value of an attribute by namespace and local name. */
