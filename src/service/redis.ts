@@ -34,6 +34,26 @@ export function redisConnection(url: string): Redis {
   return r;
 }
 
+/** How long a BullMQ close may wait for its connections to end once its own work is done. */
+export const CONNECTION_CLOSE_MS = 2000;
+
+/**
+ * Waits for a BullMQ `close()` at most `ms`; true when it finished in time. BullMQ's close waits
+ * for its blocking connection's 'end' event, and ioredis never emits it for a connection that is
+ * between two reconnect attempts (Redis went away or restarted a moment ago): without a bound the
+ * close hangs for ever (test/service/redis-close.test.ts shows it). The connection is disconnected
+ * either way; nothing keeps the process alive after the bound.
+ */
+export async function closeWithin(closing: Promise<unknown>, ms = CONNECTION_CLOSE_MS): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const done = await Promise.race([
+    closing.then(() => true, () => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); }),
+  ]);
+  clearTimeout(timer);
+  return done;
+}
+
 /** The servers' side: enqueue, progress, removal of cancelled waiting jobs, and the reconciler. */
 export class RedisJobBackend implements JobBackend {
   readonly kind = 'redis';
@@ -117,8 +137,7 @@ export class RedisJobBackend implements JobBackend {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.events.close().catch(() => {});
-    await this.queue.close().catch(() => {});
+    await Promise.all([closeWithin(this.events.close()), closeWithin(this.queue.close())]);
     this.conn.disconnect();
     this.eventsConn.disconnect();
   }
@@ -137,13 +156,20 @@ export interface WorkerOptions extends RedisOptions {
 export function startWorker(service: Service, opts: WorkerOptions): { worker: Worker; close: () => Promise<void> } {
   const conn = redisConnection(opts.url);
   const lockDuration = opts.lockDurationMs ?? 10_000;
+  // the runs in progress: a close waits for them without a bound, then for the connections with one
+  const running = new Set<Promise<unknown>>();
   const worker = new Worker(QUEUE_NAME, async (job: Job<{ id: string }>, _token?: string, signal?: AbortSignal) => {
     const id = job.data.id;
-    const outcome = await runJob(service, id, {
+    const run = runJob(service, id, {
       signal, onStart: opts.onStart,
       onProgress: (p) => { void job.updateProgress(p).catch(() => {}); },
     });
-    return { outcome };
+    running.add(run);
+    try {
+      return { outcome: await run };
+    } finally {
+      running.delete(run);
+    }
   }, {
     connection: conn, prefix: opts.prefix ?? 'dk', concurrency: opts.concurrency ?? 1,
     lockDuration, stalledInterval: Math.max(1000, Math.round(lockDuration / 2)), maxStalledCount: MAX_ATTEMPTS - 1,
@@ -152,7 +178,9 @@ export function startWorker(service: Service, opts: WorkerOptions): { worker: Wo
   return {
     worker,
     close: async () => {
-      await worker.close();
+      const closing = worker.close();
+      await Promise.allSettled([...running]);
+      await closeWithin(closing);
       conn.disconnect();
     },
   };
