@@ -59,6 +59,16 @@ def as_utc(d):
     return d.replace(tzinfo=timezone.utc) if d.tzinfo is None else d.astimezone(timezone.utc)
 
 
+# The order every client calls the operations in: (operation, the client's step function).
+STEPS = [
+    ('CreditRemaining', 'credit_before'), ('CalculateDistance', 'calculate_distance'),
+    ('CalculateRoute', 'calculate_route'), ('CalculateRoutes', 'calculate_routes'), ('Geocode', 'geocode'),
+    ('Dispatch', 'dispatch'), ('CreditRemaining', 'credit_after'), ('GetRouteList', 'route_list'),
+    ('GetRoute', 'get_route'), ('TrackPoints', 'track_points'), ('GetTrack', 'get_track'),
+    ('Login', 'login'), ('Logout', 'logout'),
+]
+
+
 class Report:
     """Per-operation outcomes, printed as one JSON line: {"client", "soap", "ops": {name: {ok, detail}}, "refusals": [{operation, raised, message, code, status}]}."""
 
@@ -85,21 +95,17 @@ class Report:
     def refusals(self, info):
         self.out['refusals'] = info
 
-    def run_all(self, steps, state, with_unknown_key):
-        """Every operation in the clients' common order (`steps`: name → step function; GetRoute
-        only when a route was stored, Logout only after a Login), then the refusals, then emit."""
-        for name in ['CreditRemaining', 'CalculateDistance', 'CalculateRoute', 'CalculateRoutes', 'Geocode', 'Dispatch']:
-            self.run(name, steps[name])
-        self.run('CreditRemaining', steps['CreditRemaining after'])
-        self.run('GetRouteList', steps['GetRouteList'])
-        if 'route_id' in state:
-            self.run('GetRoute', steps['GetRoute'])
-        for name in ['TrackPoints', 'GetTrack', 'Login']:
-            self.run(name, steps[name])
-        if 'session' in state:
-            self.run('Logout', steps['Logout'])
+    def run_all(self, steps, state):
+        """Every operation in the clients' common order, then the refusals, then emit. `steps` is
+        the client module's namespace (its globals()): each step is the function named in STEPS,
+        the refusals come from with_unknown_key(). GetRoute runs only when a route was stored,
+        Logout only after a Login."""
+        for op, fn in STEPS:
+            if (op == 'GetRoute' and 'route_id' not in state) or (op == 'Logout' and 'session' not in state):
+                continue
+            self.run(op, steps[fn])
         try:
-            self.refusals(with_unknown_key() + ([state['after_logout']] if 'after_logout' in state else []))
+            self.refusals(steps['with_unknown_key']() + ([state['after_logout']] if 'after_logout' in state else []))
         except Exception as e:  # noqa: BLE001
             self.refusals([{'raised': None, 'error': f'{type(e).__name__}: {e}'}])
         self.emit()

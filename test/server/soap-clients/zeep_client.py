@@ -259,9 +259,4 @@ def with_unknown_key():
             refusal('CalculateDistance', lambda: svc.CalculateDistance(specification=spec, **auth(bad_key)))]
 
 
-report.run_all({
-    'CreditRemaining': credit_before, 'CalculateDistance': calculate_distance, 'CalculateRoute': calculate_route,
-    'CalculateRoutes': calculate_routes, 'Geocode': geocode, 'Dispatch': dispatch, 'CreditRemaining after': credit_after,
-    'GetRouteList': route_list, 'GetRoute': get_route, 'TrackPoints': track_points, 'GetTrack': get_track,
-    'Login': login, 'Logout': logout,
-}, state, with_unknown_key)
+report.run_all(globals(), state)
