@@ -93,6 +93,11 @@ export type Outcome = Answer | Refusal;
 const HOUR = 3_600_000;
 const refuse = (code: Refusal['code'], message: string, retryAfter?: number): Refusal => ({ kind: 'refused', code, message, ...(retryAfter !== undefined ? { retryAfter } : {}) });
 
+/** The answer to a request whose caller went away during the work: Failed, nothing charged or stored. */
+function cancelledByCaller(name: ServiceOperationName, account: Account): Outcome {
+  return { kind: 'result', result: { ...failedFromIssues([{ path: '', message: 'The request was cancelled by the caller.' }]) }, schema: SERVICE_OPERATIONS[name].result, cost: 0, account: account.name };
+}
+
 export class Service {
   readonly prices: PriceList;
   readonly instance: string;
@@ -283,9 +288,7 @@ export class Service {
     if (account.balance < amount) return this.creditRefusal(account, name, amount, units);
     // no time limit of their own (a timer per request would cost more than the work): the caller's signal only
     const result = (await this.engine.run(op.engine!, spec, { ...(opts.signal ? { signal: opts.signal } : {}), offload: true })) as Record<string, unknown>;
-    if (opts.signal?.aborted) {
-      return { kind: 'result', result: { ...failedFromIssues([{ path: '', message: 'The request was cancelled by the caller.' }]) }, schema: op.result, cost: 0, account: account.name };
-    }
+    if (opts.signal?.aborted) return cancelledByCaller(name, account);
     const { cost } = this.settlement(name, account, spec, result, amount, opts);
     if (cost > 0 && (await this.store.charge({ accountId: account.id, amount: cost, operation: name, now: this.clock() })) === null) {
       return this.creditRefusal(account, name, cost, units);
@@ -326,7 +329,7 @@ export class Service {
     // the caller went away (a dropped connection): nothing is charged, nothing stored
     if (opts.signal?.aborted) {
       if (reservation !== null) await this.release(reservation);
-      return { kind: 'result', result: { ...failedFromIssues([{ path: '', message: 'The request was cancelled by the caller.' }]) }, schema: op.result, cost: 0, account: account.name };
+      return cancelledByCaller(name, account);
     }
     const { cost, route } = this.settlement(name, account, spec, result, amount, opts);
     let routeId: number | null = null;
