@@ -7,7 +7,10 @@ import { PgStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
-export type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+export type {
+  Account, AccountStore, JobRecord, JobState, JobStore, LedgerEntry, LedgerKind, LedgerStore, NewRoute, RouteFilter, RouteStore, Store,
+  StoreLifecycle, StoredRoute, TrackPoint, TrackStore,
+} from './types.js';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite.js';
 export { PgStore, maskUrl, type PgStoreOptions } from './postgres.js';

@@ -1,8 +1,11 @@
 /**
- * The service's state behind one interface: accounts, Login sessions, the credit ledger, stored
- * dispatch results and GPS track points. Two backends implement it and pass one test suite
- * (`test/store/store.suite.ts`): SQLite (`sqlite.ts`, better-sqlite3, the embedded default) and
- * PostgreSQL (`postgres.ts`, pg, for several server instances sharing state).
+ * The service's state behind one interface, {@link Store}, made of one interface per area:
+ * {@link AccountStore} (accounts, Login sessions), {@link LedgerStore} (credit: grants,
+ * reservations, settlements, charges, the ledger), {@link RouteStore} (stored dispatch results),
+ * {@link TrackStore} (GPS points), {@link JobStore} (jobs), plus {@link StoreLifecycle}. Two
+ * backends implement it and pass one test suite (`test/store/store.suite.ts`): SQLite
+ * (`sqlite.ts`, better-sqlite3, the embedded default) and PostgreSQL (`postgres.ts`, pg, for
+ * several server instances sharing state). See docs/store.md.
  *
  * Conventions:
  * - Instants are whole milliseconds since the Unix epoch (UTC), passed in by the caller (`now`),
@@ -121,12 +124,13 @@ export interface JobRecord {
   /** Credits taken when it finished (0 until then, and for failed or cancelled jobs). */
   cost: number;
   createdAt: number;
-  /** Last change of state, or last sign of life of the run ({@link Store.touchJob}). */
+  /** Last change of state, or last sign of life of the run ({@link JobStore.touchJob}). */
   updatedAt: number;
   finishedAt: number | null;
 }
 
-export interface Store {
+/** What every backend is, besides the areas below: which database, its schema, its connection. */
+export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres';
   /** Where it is, for logs (never a password). */
   readonly location: string;
@@ -143,8 +147,10 @@ export interface Store {
   /** Resolves when the database answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
 
-  // ------------------------------------------------------------------ accounts
+/** Accounts and their Login sessions. */
+export interface AccountStore {
   /** Creates an account whose initial credit is one 'grant' ledger entry (none when 0). Conflict when the name is taken (case-insensitively). */
   createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account>;
   accountByKeyHash(keyHash: Buffer): Promise<Account | null>;
@@ -160,7 +166,7 @@ export interface Store {
    */
   updateAccount(name: string, patch: { blocked?: boolean; keyHash?: Buffer; passwordHash?: string | null; expiresAt?: number | null }): Promise<Account | null>;
 
-  // ------------------------------------------------------------------ Login sessions
+  // Login sessions
   createSession(p: { keyHash: Buffer; accountId: number; now: number }): Promise<void>;
   /**
    * The session's account when it was last used less than `ttlMs` before `now`: its last use
@@ -169,8 +175,10 @@ export interface Store {
   touchSession(keyHash: Buffer, now: number, ttlMs: number): Promise<Account | null>;
   /** Ends a session; whether there was one. */
   deleteSession(keyHash: Buffer): Promise<boolean>;
+}
 
-  // ------------------------------------------------------------------ credit
+/** Credit: the ledger, reservations and their settlement, charges. */
+export interface LedgerStore {
   /** Adds (negative: takes) credit as one 'grant' entry with `note`; the new balance. Null when there is no such account. */
   grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null>;
   /**
@@ -195,14 +203,12 @@ export interface Store {
    * one write where a reservation and its settlement take two; the balance never goes below zero.
    */
   charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null>;
-  /** Stores a route with no credit involved (an operation priced 0). */
-  storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number>;
   /** Records that `instance` is alive at `now` (for {@link releaseStale}). */
   heartbeat(instance: string, now: number): Promise<void>;
   /**
    * Refunds every reservation still open whose instance has not sent a heartbeat for `staleMs`
    * (a process that died mid-operation), except `instance`'s own and jobs' (instance `job:…`,
-   * ended by {@link finishJob}). How many were released.
+   * ended by {@link JobStore.finishJob}). How many were released.
    */
   releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number>;
   /** Null when there is no such account. */
@@ -213,16 +219,30 @@ export interface Store {
   ledger(accountId: number, limit?: number): Promise<LedgerEntry[]>;
   /** Reservations still open (all accounts): for checks and tests. */
   openReservations(): Promise<number>;
+}
 
-  // ------------------------------------------------------------------ stored routes
+/** Stored dispatch results (RouteIDs). */
+export interface RouteStore {
   listRoutes(accountId: number, f?: RouteFilter): Promise<StoredRoute[]>;
   /** The stored route of this account with its DispatchResult JSON; null when there is none (or it is another account's). */
   getRoute(accountId: number, routeId: number): Promise<{ route: StoredRoute; result: string } | null>;
+  /** Stores a route with no credit involved (an operation priced 0). */
+  storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number>;
+}
 
-  // ------------------------------------------------------------------ jobs
+/** GPS track points. */
+export interface TrackStore {
+  /** Appends points to the account's track named `track`, in one transaction; how many. */
+  addTrackPoints(p: { accountId: number; track: string; points: readonly TrackPoint[]; now: number }): Promise<number>;
+  /** Points of the track with from ≤ ts ≤ to, ordered by ts (then by arrival), at most `limit` (default 100,000). */
+  getTrack(p: { accountId: number; track: string; from: number; to: number; limit?: number }): Promise<TrackPoint[]>;
+}
+
+/** Jobs: operations run asynchronously. */
+export interface JobStore {
   /**
    * Records a new job in state 'queued' (its credit already reserved by the caller: the
-   * reservation's instance should be `job:<id>`, which {@link releaseStale} never releases —
+   * reservation's instance should be `job:<id>`, which {@link LedgerStore.releaseStale} never releases —
    * the job's own end does). Conflict when the id exists.
    */
   createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord>;
@@ -245,10 +265,10 @@ export interface Store {
   finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }>;
   /** Jobs still queued or active whose updatedAt ≤ `before`, oldest first, at most `limit` (default 1000). */
   pendingJobs(p: { before: number; limit?: number }): Promise<JobRecord[]>;
-
-  // ------------------------------------------------------------------ GPS tracks
-  /** Appends points to the account's track named `track`, in one transaction; how many. */
-  addTrackPoints(p: { accountId: number; track: string; points: readonly TrackPoint[]; now: number }): Promise<number>;
-  /** Points of the track with from ≤ ts ≤ to, ordered by ts (then by arrival), at most `limit` (default 100,000). */
-  getTrack(p: { accountId: number; track: string; from: number; to: number; limit?: number }): Promise<TrackPoint[]>;
 }
+
+/**
+ * The whole store: what a backend implements and what the service holds. Code that needs one area
+ * only can ask for that interface (`LedgerStore`, `JobStore`, …).
+ */
+export interface Store extends StoreLifecycle, AccountStore, LedgerStore, RouteStore, TrackStore, JobStore {}
