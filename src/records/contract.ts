@@ -29,6 +29,28 @@ export const ENUMS = [
   RouteWarningSeverity, RouteHintType,
 ] as const;
 
+// ----------------------------------------------------------------------------- bounds of numeric fields
+// What the contract leaves open ("numeric bounds: not shown"), decided in docs/limits.md. Every
+// bound is in the schema, so validation, JSON Schema and OpenAPI carry it; ops/limits.ts lists
+// them with the operations' size limits.
+
+/** MinimumOptimization: 1 (construction + local search) to 10; each level doubles the search. */
+export const MAX_MINIMUM_OPTIMIZATION = 10;
+/** Location.Priority: whole numbers within ±1,000,000 (a driver's break ranks above any stop). */
+export const MAX_PRIORITY = 1_000_000;
+/** Location.Wait: seconds of service (or of a break), at most a day. */
+export const MAX_WAIT_SECONDS = 86_400;
+/** Weight, Volume, MaxWeight, MaxVolume: ≥ 0 and at most 10^12 (compared in thousandths inside the engine). */
+export const MAX_AMOUNT = 1e12;
+/** Skids, MaxSkids, MaxStops: ≥ 0, at most 10^9. */
+export const MAX_COUNT = 1_000_000_000;
+/** Vehicle.Speed: DistanceUnit per hour (0 = the road network's speeds), at most 1,000. */
+export const MAX_SPEED = 1000;
+/** Vehicle.MaxMinutes: minutes of one trip, at most 14 days (the most trips a vehicle gets, one a day). */
+export const MAX_TRIP_MINUTES = 14 * 1440;
+/** Vehicle.FuelCost: cost per DistanceUnit, ≥ 0 and at most 10^6. */
+export const MAX_FUEL_COST = 1e6;
+
 /** "Not set" for dates: clients send 0001-01-01T00:00:00 (anything ≤ 2012-01-01 counts as unset). */
 export const NULL_DATE = '0001-01-01T00:00:00';
 
@@ -85,11 +107,11 @@ export const LocationSchema = defineRecord('Location', {
   Phone: t.string(),
   LatLong: t.record(LatLongSchema),
   Address: t.record(AddressSchema),
-  Priority: t.int().def(0),
-  Wait: t.int().def(0),
-  Volume: t.double().def(0),
-  Weight: t.double().def(0),
-  Skids: t.int().def(0),
+  Priority: t.int().def(0).range(-MAX_PRIORITY, MAX_PRIORITY),
+  Wait: t.int().def(0).range(0, MAX_WAIT_SECONDS),
+  Volume: t.double().def(0).range(0, MAX_AMOUNT),
+  Weight: t.double().def(0).range(0, MAX_AMOUNT),
+  Skids: t.int().def(0).range(0, MAX_COUNT),
   TimeConstraintArrival: t.dateTime().def(NULL_DATE),
   TimeConstraintDeparture: t.dateTime().def(NULL_DATE),
   TimeConstraintArrival2: t.dateTime().def(NULL_DATE),
@@ -182,13 +204,13 @@ export const VehicleSchema = defineRecord('Vehicle', {
   Name: t.string(),
   Email: t.string(),
   Group: t.string(),
-  Speed: t.int().def(0),
-  MaxStops: t.int().def(0),
-  MaxWeight: t.double().def(0),
-  MaxSkids: t.int().def(0),
-  MaxVolume: t.double().def(0),
-  MaxMinutes: t.int().def(0),
-  FuelCost: t.double().def(0),
+  Speed: t.int().def(0).range(0, MAX_SPEED),
+  MaxStops: t.int().def(0).range(0, MAX_COUNT),
+  MaxWeight: t.double().def(0).range(0, MAX_AMOUNT),
+  MaxSkids: t.int().def(0).range(0, MAX_COUNT),
+  MaxVolume: t.double().def(0).range(0, MAX_AMOUNT),
+  MaxMinutes: t.int().def(0).range(0, MAX_TRIP_MINUTES),
+  FuelCost: t.double().def(0).range(0, MAX_FUEL_COST),
   OnTheRoad: t.boolean().def(false),
   Tin: t.dateTime().def(NULL_DATE),
   Tout: t.dateTime().def(NULL_DATE),
@@ -203,7 +225,8 @@ export const DispatchSpecificationSchema = defineRecord('DispatchSpecification',
   IsNeedMatchCode: t.boolean().def(false),
   CurrentTime: t.dateTime().def(NULL_DATE),
   DispatchMode: t.enum(DispatchMode).def('Auto'),
-  MinimumOptimization: t.int().def(4),
+  MinimumOptimization: t.int().def(4).range(1, MAX_MINIMUM_OPTIMIZATION)
+    .describe('Search effort: 1 = construction and local search only, 4 = default, each level above doubles the search; at most 10.'),
   DistanceUnit: t.enum(DistanceUnit).def('Mile'),
   RouteOptimize: t.enum(RouteOptimize).def('MinimizeTime'),
   Vehicles: t.list(VehicleSchema),

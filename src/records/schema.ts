@@ -5,6 +5,7 @@
  * and JSON Schema (later XSD/WSDL) export. It knows the contract's XML Schema types (int, long,
  * double, boolean, dateTime, unsignedByte, string) so every output format is derived from here.
  */
+import { EngineError } from '../core/errors.js';
 
 /** One validation problem: the field path and what is wrong with it. */
 export interface Issue {
@@ -32,6 +33,12 @@ export abstract class Ty<T, I = T> {
   abstract parse(v: unknown, path: string, issues: Issue[]): T | undefined;
   abstract encode(v: T, o: EncodeOptions): unknown;
   abstract jsonSchema(refs: SchemaRefs): object;
+  /** The same type restricted to [min, max] (numeric types only; see {@link Field.range}). */
+  withRange(_min: number, _max: number): Ty<T, I> {
+    throw new EngineError('Internal', `${this.label} has no numeric range`);
+  }
+  /** Inclusive bounds of a numeric type (undefined for others or when unbounded). */
+  get bounds(): { min?: number; max?: number } | undefined { return undefined; }
 }
 
 export interface SchemaRefs {
@@ -72,8 +79,17 @@ function numberFrom(v: unknown): number | undefined {
   return n === 0 ? 0 : n;
 }
 
+/** Bounds as written in messages: plain digits (no exponent) up to 1e21, so `1000000000000`, never `1e12`. */
+function num(x: number): string {
+  return Number.isInteger(x) && Math.abs(x) < 1e21 ? x.toFixed(0) : String(x);
+}
+
 class IntTy extends Ty<number> {
   constructor(readonly label: 'int' | 'long' | 'unsignedByte', private readonly min: number, private readonly max: number) { super(); }
+  override withRange(min: number, max: number): IntTy {
+    return new IntTy(this.label, Math.max(this.min, Math.ceil(min)), Math.min(this.max, Math.floor(max)));
+  }
+  override get bounds(): { min: number; max: number } { return { min: this.min, max: this.max }; }
   parse(v: unknown, path: string, issues: Issue[]): number | undefined {
     const n = numberFrom(v);
     if (n === undefined || !Number.isFinite(n)) {
@@ -85,7 +101,7 @@ class IntTy extends Ty<number> {
       return undefined;
     }
     if (n < this.min || n > this.max) {
-      issues.push({ path, message: `must be between ${this.min} and ${this.max} (got ${n})` });
+      issues.push({ path, message: `must be between ${num(this.min)} and ${num(this.max)} (got ${n})` });
       return undefined;
     }
     return n;
@@ -96,16 +112,31 @@ class IntTy extends Ty<number> {
 
 class DoubleTy extends Ty<number> {
   readonly label = 'double';
+  constructor(private readonly min = -Infinity, private readonly max = Infinity) { super(); }
+  override withRange(min: number, max: number): DoubleTy {
+    return new DoubleTy(Math.max(this.min, min), Math.min(this.max, max));
+  }
+  override get bounds(): { min?: number; max?: number } | undefined {
+    if (this.min === -Infinity && this.max === Infinity) return undefined;
+    return { ...(this.min > -Infinity ? { min: this.min } : {}), ...(this.max < Infinity ? { max: this.max } : {}) };
+  }
   parse(v: unknown, path: string, issues: Issue[]): number | undefined {
     const n = numberFrom(v);
     if (n === undefined || !Number.isFinite(n)) {
       issues.push({ path, message: `must be a finite number (got ${describe(v)})` });
       return undefined;
     }
+    if (n < this.min || n > this.max) {
+      const range = this.max === Infinity ? `${num(this.min)} or more` : this.min === -Infinity ? `at most ${num(this.max)}` : `between ${num(this.min)} and ${num(this.max)}`;
+      issues.push({ path, message: `must be ${range} (got ${n})` });
+      return undefined;
+    }
     return n;
   }
   encode(v: number): unknown { return v; }
-  jsonSchema(): object { return { type: 'number' }; }
+  jsonSchema(): object {
+    return { type: 'number', ...(this.min > -Infinity ? { minimum: this.min } : {}), ...(this.max < Infinity ? { maximum: this.max } : {}) };
+  }
 }
 
 class BoolTy extends Ty<boolean> {
@@ -261,6 +292,20 @@ export class Field<T, I, P extends Presence = 'opt'> {
   /** The contract's default, applied when the field is omitted (or null). */
   def(v: T): Field<T, I, 'def'> { return new Field(this.ty, 'def', v, this.doc); }
   describe(doc: string): Field<T, I, P> { return new Field(this.ty, this.presence, this.dflt, doc); }
+  /**
+   * Restricts a numeric field to [min, max] (inclusive; ints are bounded to whole numbers inside
+   * the type's own range). Validation reports a value outside with the field's path; JSON Schema
+   * (and so OpenAPI) shows the bounds as minimum/maximum, and {@link describeType} hands them to
+   * the XSD writer. The contract's default must lie inside.
+   */
+  range(min: number, max: number): Field<T, I, P> {
+    const ty = this.ty.withRange(min, max);
+    const b = ty.bounds;
+    if (this.presence === 'def' && typeof this.dflt === 'number' && b && ((b.min !== undefined && this.dflt < b.min) || (b.max !== undefined && this.dflt > b.max))) {
+      throw new EngineError('Internal', `default ${this.dflt} outside the range ${min}..${max}`);
+    }
+    return new Field(ty, this.presence, this.dflt, this.doc);
+  }
 }
 
 export type AnyField = Field<any, any, Presence>;
@@ -385,12 +430,28 @@ export function extendRecord<B extends Shape, S extends Shape>(base: RecordDef<B
   return new RecordDef(name, { ...base.fields, ...fields } as B & S, base, doc);
 }
 
-export type XsdOf = (ty: Ty<any, any>) => { xsd?: XsdType; list?: Ty<any, any>; record?: RecordDef<any>; enumDef?: EnumDef<any> };
+export interface TypeDescription {
+  xsd?: XsdType;
+  list?: Ty<any, any>;
+  record?: RecordDef<any>;
+  enumDef?: EnumDef<any>;
+  /** Inclusive bounds of a numeric field restricted with {@link Field.range} (XSD minInclusive/maxInclusive). */
+  min?: number;
+  max?: number;
+}
+
+export type XsdOf = (ty: Ty<any, any>) => TypeDescription;
 
 /** Structural introspection used by the JSON Schema / XSD writers. */
-export function describeType(ty: Ty<any, any>): { xsd?: XsdType; list?: Ty<any, any>; record?: RecordDef<any>; enumDef?: EnumDef<any> } {
+export function describeType(ty: Ty<any, any>): TypeDescription {
   if (ty instanceof RecordDef) return { record: ty };
   if (ty instanceof EnumDef) return { enumDef: ty };
   if (ty instanceof ListTy) return { list: ty.item };
-  return { xsd: ty.label as XsdType };
+  const out: TypeDescription = { xsd: ty.label as XsdType };
+  const b = ty.bounds;
+  if (b && ty !== INT && ty !== LONG && ty !== UBYTE) {
+    if (b.min !== undefined) out.min = b.min;
+    if (b.max !== undefined) out.max = b.max;
+  }
+  return out;
 }

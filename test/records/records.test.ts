@@ -6,6 +6,7 @@ import {
   DispatchMode, DistanceUnit, MatchCode, OperationStatus, LatLongSchema, TrackPointSchema, DistanceResultSchema,
   contractJsonSchema, dateToSeconds, secondsToDate, failedFromIssues,
 } from '../../src/records/index.js';
+import { describeType, t } from '../../src/records/schema.js';
 
 // Defaults transcribed by hand from service-interface.md (independent of the schema source).
 const NULL = '0001-01-01T00:00:00';
@@ -158,6 +159,55 @@ describe('records: binding and validation', () => {
   it('extension records carry the base fields first', () => {
     expect(Object.keys(TrackPointSchema.fields)).toEqual(['Latitude', 'Longitude', 'TimeStamp']);
     expect(Object.keys(DistanceResultSchema.fields).slice(0, 2)).toEqual(['Errors', 'Status']);
+  });
+});
+
+describe('records: numeric ranges (Field.range)', () => {
+  it('MinimumOptimization is 1..10 (default 4); out of range or not whole fails naming the field', () => {
+    for (const ok of [1, 4, 10, '7']) expect(DispatchSpecificationSchema.safeParse({ MinimumOptimization: ok }).ok, String(ok)).toBe(true);
+    for (const [bad, got] of [[0, '0'], [11, '11'], [-5, '-5'], [1e9, '1000000000']] as const) {
+      const r = DispatchSpecificationSchema.safeParse({ MinimumOptimization: bad });
+      expect(!r.ok && r.issues).toEqual([{ path: 'MinimumOptimization', message: `must be between 1 and 10 (got ${got})` }]);
+    }
+    expect(DispatchSpecificationSchema.safeParse({ MinimumOptimization: 2.5 }).ok).toBe(false);
+    expect(DispatchSpecificationSchema.defaults().MinimumOptimization).toBe(4);
+  });
+
+  it('bounds the other knobs of Vehicle and Location (doubles too), with plain numbers in messages', () => {
+    const v = (x: Record<string, unknown>) => VehicleSchema.safeParse(x);
+    expect(v({ MaxWeight: -5 })).toEqual({ ok: false, issues: [{ path: 'MaxWeight', message: 'must be between 0 and 1000000000000 (got -5)' }] });
+    expect(v({ MaxWeight: 1e12 }).ok).toBe(true);
+    expect(v({ MaxWeight: 1.5e12 }).ok).toBe(false);
+    expect(v({ FuelCost: 0.25 }).ok).toBe(true);
+    expect(v({ FuelCost: 1e7 }).ok).toBe(false);
+    expect(v({ Speed: 1001 }).ok).toBe(false);
+    expect(v({ MaxMinutes: 14 * 1440 }).ok).toBe(true);
+    expect(v({ MaxMinutes: 14 * 1440 + 1 }).ok).toBe(false);
+    expect(v({ MaxStops: -1 }).ok).toBe(false);
+    const l = (x: Record<string, unknown>) => LocationSchema.safeParse(x);
+    expect(l({ Priority: -1_000_000 }).ok).toBe(true);
+    expect(l({ Priority: 1_000_001 }).ok).toBe(false);
+    expect(l({ Wait: 86_400 }).ok).toBe(true);
+    expect(l({ Wait: 86_401 }).ok).toBe(false);
+    expect(l({ Weight: -0.001 }).ok).toBe(false);
+    expect(l({ Skids: -1 }).ok).toBe(false);
+  });
+
+  it('JSON Schema and describeType carry the bounds; the plain types keep their own', () => {
+    const s = contractJsonSchema() as any;
+    expect(s.$defs.DispatchSpecification.properties.MinimumOptimization).toMatchObject({ type: 'integer', minimum: 1, maximum: 10, default: 4 });
+    expect(s.$defs.Vehicle.properties.MaxWeight).toMatchObject({ type: 'number', minimum: 0, maximum: 1e12 });
+    expect(s.$defs.LatLong.properties.Latitude).toEqual({ type: 'number', 'x-xsd-type': 'double' });
+    expect(describeType(DispatchSpecificationSchema.fields.MinimumOptimization.ty)).toEqual({ xsd: 'int', min: 1, max: 10 });
+    expect(describeType(VehicleSchema.fields.FuelCost.ty)).toEqual({ xsd: 'double', min: 0, max: 1e6 });
+    expect(describeType(RouteColorSchema.fields.A.ty)).toEqual({ xsd: 'unsignedByte' });
+    expect(describeType(LocationSchema.fields.Time.ty)).toEqual({ xsd: 'int' });
+  });
+
+  it('a range never admits what the type itself refuses, and the default must lie inside', () => {
+    const f = t.int().range(-1e20, 1e20);
+    expect(describeType(f.ty)).toEqual({ xsd: 'int', min: -2147483648, max: 2147483647 });
+    expect(() => t.int().def(0).range(1, 10)).toThrow(/outside the range/);
   });
 });
 
