@@ -78,15 +78,26 @@ export function estimateMatrixMemory(ch: ContractionHierarchy, numSources: numbe
   // In flight on the main thread: up to 2 tiles per thread, each moved back whole before merging.
   const rowsPerTile = threads > 0 ? tileRows(numSources, numTargets, threads, opts.tileCells) : 0;
   const tileBytes = threads > 0 ? Math.min(numSources, 2 * threads * rowsPerTile) * numTargets * perCell : 0;
-  // Per kernel: O(n) search scratch plus the pinned selection (bounded by n) and its tables.
-  const n = ch.numNodes;
+  const kernelBytes = searchScratchBytes(ch.numNodes, numTargets, withAux, threads);
+  return { cells, bytes: outputBytes + tileBytes + kernelBytes, outputBytes, tileBytes, kernelBytes };
+}
+
+/**
+ * The search scratch of a matrix computation over a hierarchy of `numNodes` nodes: per kernel,
+ * O(n) scratch plus the pinned selection (bounded by n) and its tables; one kernel per worker
+ * `threads`, plus the calling thread's (it pins the targets for the workers). Exposed so that
+ * callers can estimate a matrix before they have its endpoints (ops/limits.ts).
+ */
+export function searchScratchBytes(numNodes: number, numTargets: number, withAux: boolean, threads: number): number {
+  const n = numNodes;
   const log2 = Math.ceil(Math.log2(n + 2));
   const selection = Math.min(n, numTargets * 40 * log2);
   const kernelOne = n * 48 + selection * (32 * (withAux ? 16 : 8) + 48);
-  // One kernel per worker, plus the calling thread's (it pins the targets for the workers).
-  const kernelBytes = kernelOne * (threads + 1);
-  return { cells, bytes: outputBytes + tileBytes + kernelBytes, outputBytes, tileBytes, kernelBytes };
+  return kernelOne * (threads + 1);
 }
+
+/** Matrices of at most this many cells run in the calling thread by default (see {@link MatrixOptions.inThreadMaxCells}). */
+export const IN_THREAD_MAX_CELLS = 250_000;
 
 function fmtBytes(b: number): string {
   if (b >= GiB) return `${(b / GiB).toFixed(1)} GiB`;
@@ -114,7 +125,7 @@ export function checkMatrixSize(ch: ContractionHierarchy, numSources: number, nu
 }
 
 function usesExecutor(cells: number, rows: number, opts: MatrixOptions): boolean {
-  return opts.executor !== undefined && opts.executor.offThread && cells > (opts.inThreadMaxCells ?? 250_000) && rows > 1;
+  return opts.executor !== undefined && opts.executor.offThread && cells > (opts.inThreadMaxCells ?? IN_THREAD_MAX_CELLS) && rows > 1;
 }
 
 function tileRows(S: number, T: number, threads: number, tileCells = 2 ** 21): number {

@@ -20,7 +20,10 @@ export interface OpsContext {
   /** Where executor tasks find the dataset: `executor.shared[datasetKey]`, geocoder sections under `geocodePrefix`. */
   datasetKey: string;
   geocodePrefix: string;
-  /** Memory bound for one travel matrix (TooBig past it). */
+  /**
+   * Memory bound for one travel matrix (TooBig past it); for a Dispatch, for its travel data and
+   * solver tables together, estimated before anything is placed (ops/limits.ts). Default 2 GiB.
+   */
   maxMatrixBytes?: number;
   /**
    * From this many places a dispatch's travel matrix is computed in whole seconds and metres on

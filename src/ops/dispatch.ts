@@ -15,10 +15,11 @@ import {
   dateToSeconds, hasZone, secondsToDate, statusFor, failedFromError, failedFromIssues,
   type DispatchModeName, type DispatchSpecification, type DispatchResult, type LatLong, type Location, type Vehicle, type VehicleItem,
 } from '../records/index.js';
-import { VehicleSchema, DispatchSpecificationSchema, type Address, type Issue } from '../records/index.js';
+import { VehicleSchema, DispatchSpecificationSchema, LocationSchema, type Address, type Issue } from '../records/index.js';
+import { describeType } from '../records/schema.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { Executor, TaskEnv, TaskTypes } from '../core/executor.js';
-import { isEngineError } from '../core/errors.js';
+import { EngineError, isEngineError } from '../core/errors.js';
 import { constantSpeedSeconds, metresPerUnit, METRES_PER_KILOMETRE, roundDistance } from '../core/units.js';
 import { assemble, searchBest, solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../vrp/solve.js';
 import { buildProblem, Problem, REASON_TEXT, type VrpBreak, type VrpInput, type VrpPair, type VrpStop, type VrpVehicle } from '../vrp/model.js';
@@ -29,6 +30,11 @@ import { hasPlace, placeQuery, profileFor } from './locations.js';
 import { chooseDispatchMode, MODE_TERMS, REFERENCE_SHARE, type ModeContext } from './dispatch-modes.js';
 import { relaxRegions } from './dispatch-regions.js';
 import { allowedAt, checkPolygon, pointInPolygon, type Zone } from '../route/zones.js';
+import { IN_THREAD_MAX_CELLS, searchScratchBytes } from '../matrix/compute.js';
+import {
+  MAX_DISPATCH_PLACES, MAX_DISPATCH_VEHICLES, MAX_SHAPE_POINTS, MAX_SHAPES_PER_VEHICLE, MAX_TRIPS, MAX_ZONE_SETS, ROUNDED_MIN_PLACES,
+  dispatchSizeIssue, rawDispatchIssues, tooBig, type DispatchSize,
+} from './limits.js';
 
 /** One place the matrices must cover, in matrix order. */
 export interface DispatchPlace {
@@ -73,6 +79,8 @@ export interface DispatchOptions {
 }
 
 const SCALE_Q = 1000; // Weight/Volume are doubles: compared in thousandths
+/** FuelCost ratios count up to 10,000:1 (cost factors in hundredths of the smallest FuelCost). */
+const MAX_COST_FACTOR = 1_000_000;
 
 /** The places a dispatch needs travel data for: every Location, then each vehicle's Start/FinishLocation when given. */
 export function dispatchPlaces(spec: DispatchSpecification): DispatchPlace[] {
@@ -106,6 +114,9 @@ function nameOf(l: Location, i: number): string {
 export async function dispatchOnMatrix(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): Promise<DispatchResult> {
   const started = wallNow();
   try {
+    const bad = recordIssues(spec);
+    if (bad.length) return failedFromIssues(bad, { Items: [] }) as DispatchResult;
+    if (dispatchPlaces(spec).length === 0) return emptyPlan();
     const built = buildDispatchInput(spec, travel, opts);
     if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
     return await solveAndReport(spec, built.input, built.b, opts, { started, places: 0 });
@@ -153,12 +164,9 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
   return so;
 }
 
-/**
- * From this many places the dispatch's matrices are computed in whole seconds and metres (what the
- * solver uses) on shared memory: a 10,000-place matrix in fractional form would first-touch 1.6 GB
- * more, which costs seconds.
- */
-const ROUNDED_MIN_PLACES = 2000;
+// ROUNDED_MIN_PLACES (ops/limits.ts): from this many places the dispatch's matrices are computed in
+// whole seconds and metres (what the solver uses) on shared memory: a 10,000-place matrix in
+// fractional form would first-touch 1.6 GB more, which costs seconds.
 /** A travel figure that is a path (negative, non-finite and the rounded matrices' unreachable are not). */
 const reachable = (x: number): boolean => x >= 0 && x < ROUNDED_UNREACHABLE;
 /** At most this many reload stops per MidwayDrop (visits of one route or of several). */
@@ -168,8 +176,8 @@ const BREAK_PRIORITY = 1e9;
 
 /** Seconds in a day: trip k of a vehicle runs on day k of its shift. */
 const DAY_S = 86400;
-/** At most this many trips per vehicle (two weeks of days). */
-export const MAX_TRIPS = 14;
+/** At most this many trips per vehicle (two weeks of days; defined with the other limits in ops/limits.ts). */
+export { MAX_TRIPS };
 const TRIP_SKILL = 'trip-of:';
 const ZONE_SKILL = 'zone-ok:';
 const NOT_STOPS = new Set(['Start', 'Finish', 'MidwayDrop', 'Break']);
@@ -180,7 +188,7 @@ const NOT_STOPS = new Set(['Start', 'Finish', 'MidwayDrop', 'Break']);
  * stops per trip being MaxStops, or MaxMinutes over an estimated 10 minutes per stop — at most
  * {@link MAX_TRIPS}. Unused trips cost nothing.
  */
-function tripPlan(model: VrpVehicle[], stops: number): number[] {
+function tripPlan(model: ReadonlyArray<Pick<VrpVehicle, 'maxStops' | 'maxDuration'>>, stops: number): number[] {
   const limited = model.filter((v) => (v.maxStops ?? 0) > 0 || (v.maxDuration ?? 0) > 0).length;
   return model.map((v) => {
     if (stops === 0 || limited === 0) return 1;
@@ -246,6 +254,59 @@ function modePhases(input: VrpInput, b: Bookkeeping): { reference: boolean; regi
 }
 
 async function solveAndReport(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
+  try {
+    return await solveAndReportModel(spec, input, b, opts, timing);
+  } catch (e) {
+    throw inContractTerms(e, input, b);
+  }
+}
+
+/** The solver model's input fields, by the contract field they come from (see {@link inContractTerms}). */
+const STOP_FIELDS: Record<string, string> = {
+  place: 'LatLong', service: 'Wait', windows: 'TimeConstraintArrival', demand: 'Weight', 'demand[0]': 'Weight', 'demand[1]': 'Volume',
+  'demand[2]': 'Skids', priority: 'Priority', vehicle: 'Vehicle', skills: 'Conditions',
+};
+const VEHICLE_FIELDS: Record<string, string> = {
+  start: 'StartLocation', end: 'FinishLocation', capacity: 'MaxWeight', 'capacity[0]': 'MaxWeight', 'capacity[1]': 'MaxVolume',
+  'capacity[2]': 'MaxSkids', maxStops: 'MaxStops', maxDuration: 'MaxMinutes', shift: 'Tout', costFactor: 'FuelCost', timeProfile: 'Speed',
+};
+
+/**
+ * A safety net: the ops layer checks every record field before the solver sees it, so the
+ * solver's own InvalidInput (named by its model: `stops[4].windows[0]`, `vehicles[2].shift`) is
+ * a bug here — still, the caller is told which of its fields it concerns: the model's stop or
+ * vehicle is mapped back through the bookkeeping (a stop to its Location, a trip or a break to its
+ * Vehicle or Location) and the model's field to the contract's.
+ */
+export function inContractTerms(e: unknown, input: VrpInput, b: Bookkeeping): unknown {
+  if (!isEngineError(e) || e.code !== 'InvalidInput' || e.path === undefined || !/^[a-z]/.test(e.path)) return e;
+  const what = e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message;
+  let path = 'Locations';
+  let m: RegExpExecArray | null;
+  if ((m = /^stops\[(\d+)\](?:\.(\w+(?:\[\d+\])?))?/.exec(e.path))) {
+    const li = b.stopLoc[Number(m[1])];
+    const f = m[2] === undefined ? undefined : STOP_FIELDS[m[2]] ?? STOP_FIELDS[m[2].replace(/\[\d+\]$/, '')];
+    if (li !== undefined) path = `Locations[${li}]${f ? `.${f}` : ''}`;
+  } else if ((m = /^vehicles\[(\d+)\](?:\.breaks\[(\d+)\]|\.(\w+(?:\[\d+\])?))?/.exec(e.path))) {
+    const mv = Number(m[1]);
+    if (m[2] !== undefined) {
+      const li = b.breakLoc[mv]?.[Number(m[2])];
+      if (li !== undefined) path = `Locations[${li}]`;
+    } else {
+      const vi = b.vehIdx[b.modelOf[mv] ?? -1] ?? -1;
+      const f = m[3] === undefined ? undefined : VEHICLE_FIELDS[m[3]] ?? VEHICLE_FIELDS[m[3].replace(/\[\d+\]$/, '')];
+      if (vi >= 0) path = `Vehicles[${vi}]${f ? `.${f}` : ''}`;
+    }
+  } else if ((m = /^pairs\[(\d+)\]/.exec(e.path))) {
+    const p = input.pairs?.[Number(m[1])];
+    const li = p ? b.stopLoc[p.pickup] : undefined;
+    if (li !== undefined) path = `Locations[${li}].Delivery`;
+  } else if (e.path === 'startTime') path = 'CurrentTime';
+  else if (e.path.startsWith('balance')) path = 'DispatchMode';
+  return new EngineError('InvalidInput', `${path}: ${what}`, { path, details: { ...e.details, solverPath: e.path } });
+}
+
+async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
   opts.onProgress?.({ phase: 'dispatch-mode', done: 1, total: 1, info: { requested: spec.DispatchMode ?? 'Auto', mode: b.mode, reason: b.modeReason } });
   let so = solveOptions(spec, opts, timing, input.stops.length);
   const term = MODE_TERMS[b.mode];
@@ -302,30 +363,90 @@ interface Bookkeeping {
   modeCtx: ModeContext;
 }
 
-const VEHICLE_AMOUNTS = ['MaxWeight', 'MaxVolume', 'MaxSkids', 'MaxStops', 'MaxMinutes', 'Speed', 'FuelCost'] as const;
-// Priority is not among them: any whole number is a priority (larger = more important, semantics.md).
-const LOCATION_AMOUNTS = ['Weight', 'Volume', 'Skids', 'Wait'] as const;
+// The numeric fields the solver reads, in the schema's field order.
+const VEHICLE_AMOUNTS = ['Speed', 'MaxStops', 'MaxWeight', 'MaxSkids', 'MaxVolume', 'MaxMinutes', 'FuelCost'] as const;
+const LOCATION_AMOUNTS = ['Priority', 'Wait', 'Volume', 'Weight', 'Skids'] as const;
+
+/** A numeric field's bounds in the record schema (Field.range): the one place they are written. */
+function boundsOf(fields: Record<string, { ty: unknown }>, name: string): [number, number] {
+  const d = describeType(fields[name].ty as Parameters<typeof describeType>[0]);
+  return [d.min ?? -Infinity, d.max ?? Infinity];
+}
+const VEHICLE_BOUNDS = VEHICLE_AMOUNTS.map((f) => [f, boundsOf(VehicleSchema.fields, f)] as const);
+const LOCATION_BOUNDS = LOCATION_AMOUNTS.map((f) => [f, boundsOf(LocationSchema.fields, f)] as const);
 
 /**
- * Numeric record fields that must be finite and ≥ 0 (0 = "no limit" / "not set" for the vehicle
- * limits), reported with the contract's field path (`Vehicles[0].MaxWeight`, `Locations[3].Weight`).
+ * What the records must satisfy before anything is placed, each issue named by the contract's
+ * field path, so that the solver's own input checks never reach the caller in its words:
+ * - a request with neither Locations nor Vehicles has nothing to plan (`{}`: usually a misnamed
+ *   property, since unknown ones are ignored);
+ * - the numeric fields the solver reads lie within the schema's bounds (already true of a parsed
+ *   specification; checked again for callers of {@link dispatchOnMatrix} that build records);
+ * - no Vehicle's Tout comes before its Tin (or, without Tin, before CurrentTime, when it would start);
+ * - Shapes are valid polygons, and their numbers stay within ops/limits.ts (TooBig past them);
+ * - the counts of Vehicles and places stay within ops/limits.ts (TooBig).
  */
 function recordIssues(spec: DispatchSpecification): Issue[] {
   const out: Issue[] = [];
-  const check = (path: string, x: unknown): void => {
+  const vehicles = spec.Vehicles ?? [];
+  const locs = spec.Locations ?? [];
+  if (vehicles.length === 0 && locs.length === 0) {
+    return [{ path: 'Locations', message: 'at least one stop is required (the specification has neither Locations nor Vehicles)' }];
+  }
+  if (vehicles.length > MAX_DISPATCH_VEHICLES) out.push(tooBig('Vehicles', `holds ${vehicles.length} Vehicles; one Dispatch takes at most ${MAX_DISPATCH_VEHICLES}: split the fleet into several Dispatches, each with its own stops`));
+  const places = dispatchPlaces(spec).length;
+  if (places > MAX_DISPATCH_PLACES) out.push(tooBig('Locations', `the Dispatch has ${places} places (Locations and the Vehicles' StartLocation/FinishLocation); one Dispatch takes at most ${MAX_DISPATCH_PLACES}: split the stops into several Dispatches (by area or by group of vehicles)`));
+  if (out.length) return out;
+  const check = (path: string, x: unknown, [min, max]: readonly [number, number]): void => {
     if (x === undefined || x === null) return;
     if (typeof x !== 'number' || !Number.isFinite(x)) out.push({ path, message: `must be a finite number (got ${String(x)})` });
-    else if (x < 0) out.push({ path, message: `must be 0 or more (got ${x})` });
+    else if (x < min || x > max) out.push({ path, message: `must be between ${min} and ${max} (got ${x})` });
   };
-  (spec.Vehicles ?? []).forEach((v, i) => { if (v) for (const f of VEHICLE_AMOUNTS) check(`Vehicles[${i}].${f}`, v[f]); });
-  (spec.Locations ?? []).forEach((l, i) => { if (l) for (const f of LOCATION_AMOUNTS) check(`Locations[${i}].${f}`, l[f]); });
-  (spec.Vehicles ?? []).forEach((v, i) => {
-    (v?.Shapes ?? []).forEach((sh, k) => {
-      const bad = checkPolygon((sh?.Points ?? []).map((p) => ({ lat: p.Latitude, lon: p.Longitude })));
-      if (bad) out.push({ path: `Vehicles[${i}].Shapes[${k}].Points`, message: bad });
+  vehicles.forEach((v, i) => { if (v) for (const [f, b] of VEHICLE_BOUNDS) check(`Vehicles[${i}].${f}`, v[f], b); });
+  locs.forEach((l, i) => { if (l) for (const [f, b] of LOCATION_BOUNDS) check(`Locations[${i}].${f}`, l[f], b); });
+  // Shifts. buildDispatchInput checks them again in whole seconds, as the solver takes them (a Tin
+  // and a Tout within one second of each other).
+  const cur = dateToSeconds(spec.CurrentTime);
+  vehicles.forEach((v, i) => {
+    const tout = dateToSeconds(v?.Tout);
+    const tin = dateToSeconds(v?.Tin) ?? cur;
+    if (v && tout !== null && tin !== null && tout < tin) out.push(emptyShift(spec, v, i));
+  });
+  const zoneSets = new Set<string>();
+  vehicles.forEach((v, i) => {
+    const shapes = v?.Shapes ?? [];
+    if (shapes.length > MAX_SHAPES_PER_VEHICLE) {
+      out.push(tooBig(`Vehicles[${i}].Shapes`, `holds ${shapes.length} Shapes; a Vehicle takes at most ${MAX_SHAPES_PER_VEHICLE}: merge neighbouring zones into one polygon`));
+      return;
+    }
+    let ok = true;
+    shapes.forEach((sh, k) => {
+      const pts = sh?.Points ?? [];
+      if (pts.length > MAX_SHAPE_POINTS) {
+        out.push(tooBig(`Vehicles[${i}].Shapes[${k}].Points`, `holds ${pts.length} points; a Shape takes at most ${MAX_SHAPE_POINTS}: simplify the polygon`));
+        ok = false;
+        return;
+      }
+      const bad = checkPolygon(pts.map((p) => ({ lat: p.Latitude, lon: p.Longitude })));
+      if (bad) { out.push({ path: `Vehicles[${i}].Shapes[${k}].Points`, message: bad }); ok = false; }
     });
+    if (!ok) return;
+    const key = zoneKey(vehicleZones(v ?? undefined));
+    if (key !== '' && !zoneSets.has(key)) {
+      zoneSets.add(key);
+      if (zoneSets.size === MAX_ZONE_SETS + 1) {
+        out.push(tooBig(`Vehicles[${i}].Shapes`, `is the ${MAX_ZONE_SETS + 1}th distinct set of Shapes among the Vehicles; one Dispatch takes at most ${MAX_ZONE_SETS} (each is a travel matrix of its own): give vehicles that share zones the same Shapes, or split the fleet over several Dispatches`));
+      }
+    }
   });
   return out;
+}
+
+/** The issue of a vehicle whose shift is empty: Tout before its Tin, or — without Tin — before CurrentTime, when it starts. */
+function emptyShift(spec: DispatchSpecification, v: Vehicle, i: number): Issue {
+  return dateToSeconds(v.Tin) !== null
+    ? { path: `Vehicles[${i}].Tout`, message: `is before Tin (${v.Tout} < ${v.Tin}): the vehicle would have no working hours` }
+    : { path: `Vehicles[${i}].Tout`, message: `is before CurrentTime (${v.Tout} < ${spec.CurrentTime}): a vehicle without Tin starts at CurrentTime, so it would have no working hours` };
 }
 
 /** A vehicle's no-go zones (Shapes), or none. */
@@ -349,9 +470,11 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   if (travel.time.length !== n * n) issues.push({ path: 'travel.time', message: `must have ${n}×${n} entries for the dispatch's ${n} places (got ${travel.time.length})` });
   if (travel.distance.length !== n * n) issues.push({ path: 'travel.distance', message: `must have ${n}×${n} entries (got ${travel.distance.length})` });
   if (issues.length) return { issues };
-  // Record fields the solver needs non-negative, checked here so that errors name the contract's fields.
+  // Record fields the solver needs in range, checked here so that errors name the contract's fields.
   issues.push(...recordIssues(spec));
   if (issues.length) return { issues };
+  // (Dispatch and dispatchOnMatrix answer an empty plan before this; direct callers learn why.)
+  if (n === 0) return { issues: [{ path: 'Locations', message: "at least one place is required (a Location, or a Vehicle's StartLocation or FinishLocation)" }] };
   const locs = spec.Locations ?? [];
   const placeOfLoc = new Map<number, number>();
   const placeOfStart = new Map<number, number>();
@@ -446,18 +569,23 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       maxStops: v.MaxStops ?? 0,
       maxDuration: (v.MaxMinutes ?? 0) * 60,
       skills: words(v.Roles),
-      costFactor: anyFuel ? Math.max(1, Math.round((100 * ((v.FuelCost ?? 0) > 0 ? v.FuelCost! : minFuel)) / minFuel)) : 1,
+      costFactor: anyFuel ? Math.min(MAX_COST_FACTOR, Math.max(1, Math.round((100 * ((v.FuelCost ?? 0) > 0 ? v.FuelCost! : minFuel)) / minFuel))) : 1,
       fixedCost: 0,
       timeProfile: profileOf[i],
       label: v.Name,
     };
-    if (tin !== undefined || tout !== null) ve.shift = [tin ?? -Infinity, tout ?? Infinity];
+    if (tin !== undefined || tout !== null) {
+      // whole seconds, rounded inwards as the solver rounds them: it never sees an empty shift
+      ve.shift = [tin === undefined ? -Infinity : Math.ceil(tin), tout === null ? Infinity : Math.floor(tout)];
+      if (ve.shift[0] > ve.shift[1]) issues.push(emptyShift(spec, v, vehIdx[i]));
+    }
     model.push(ve);
     modelOf.push(i);
     tripOf.push(1);
     startLoc.push(sl);
     finishLoc.push(fl);
   });
+  if (issues.length) return { issues };
   // ---- trips: a vehicle with MaxStops or MaxMinutes continues on further trips, one per day
   const trips = tripPlan(model, locs.filter((l) => l && !NOT_STOPS.has(l.LocationType ?? 'Midway')).length);
   const tripSkill = new Map<number, string>();
@@ -536,8 +664,9 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
         if (a !== null) windows.push([-Infinity, a]); // reach it by A; departure ignored
       } else if (a !== null || d !== null) {
         // served inside [A, D]: start ≥ A and start + Wait ≤ D; arrival alone = exactly that time
-        const open = a ?? -Infinity;
-        const close = d !== null ? d - service : a!;
+        // (in whole seconds, rounded inwards as the solver rounds windows)
+        const open = a === null ? -Infinity : Math.ceil(a);
+        const close = d !== null ? Math.floor(d) - service : open;
         if (close >= open) windows.push([open, close]);
         else badWindows++;
       }
@@ -606,8 +735,8 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       const service = l.Wait ?? 0;
       const st: VrpStop = { place: placeOfLoc.get(i)!, service, reload: true, optional: true, label: l.Name };
       if (a !== null || d !== null) {
-        // open from A to D: unloading starts at A or later and ends by D
-        const win: [number, number] = [a ?? -Infinity, d !== null ? d - service : Infinity];
+        // open from A to D: unloading starts at A or later and ends by D (whole seconds, inwards)
+        const win: [number, number] = [a === null ? -Infinity : Math.ceil(a), d !== null ? Math.floor(d) - service : Infinity];
         if (win[1] < win[0]) { errors.push(`${nameOf(l, i)}: the MidwayDrop closes before its Wait can end; it was ignored`); continue; }
         st.windows = [win];
       }
@@ -666,7 +795,8 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     if (wanted.length === 0) vehicles.forEach((_, v) => owners.push(v));
     const a = rel(l.TimeConstraintArrival);
     const d = rel(l.TimeConstraintDeparture);
-    const win: [number, number] = [a ?? -Infinity, d ?? Infinity];
+    // whole seconds, rounded inwards as the solver rounds windows
+    const win: [number, number] = [a === null ? -Infinity : Math.ceil(a), d === null ? Infinity : Math.floor(d)];
     if (win[1] < win[0]) {
       errors.push(`${nameOf(l, i)}: the Break's window ends before it opens (TimeConstraintDeparture before TimeConstraintArrival); it was not scheduled`);
       return;
@@ -863,12 +993,21 @@ interface Prepared {
  * Returns a (Failed) DispatchResult when the request cannot go on.
  */
 async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, placeExecutor: Executor | undefined): Promise<Prepared | DispatchResult> {
+  // Sizes first, from the raw lists: a request past the limits is refused before it is parsed.
+  const big = rawDispatchIssues(spec);
+  if (big.length) return failedFromIssues(big, { Items: [] }) as DispatchResult;
   const parsed = DispatchSpecificationSchema.safeParse(spec);
   if (!parsed.ok) return failedFromIssues(parsed.issues, { Items: [] }) as DispatchResult;
   const s = structuredClone(parsed.value);
   const bad = recordIssues(s); // before placing anything
   if (bad.length) return failedFromIssues(bad, { Items: [] }) as DispatchResult;
   const places = dispatchPlaces(s);
+  if (places.length === 0) return emptyPlan();
+  // The memory the travel data and the solver's tables would take, before placing or allocating.
+  const roundedFrom = ctx.roundedMatrixFrom ?? ROUNDED_MIN_PLACES;
+  const canRound = !!ctx.travel.matrixRounded;
+  const tooLarge = dispatchSizeIssue(dispatchSize(s, places.length, canRound && places.length >= roundedFrom, scratchOf(ctx, places.length)), ctx.maxMatrixBytes, roundedFrom);
+  if (tooLarge) return failedFromIssues([tooLarge], { Items: [] }) as DispatchResult;
   const paths = places.map((p) => p.kind === 'location' ? `Locations[${p.index}]` : `Vehicles[${p.index}].${p.kind === 'start' ? 'StartLocation' : 'FinishLocation'}`);
   const issues: Issue[] = [];
   const unplaced = new Map<number, string>();
@@ -921,11 +1060,17 @@ async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpO
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
   if (issues.length) return failedFromIssues(issues, { Items: [] }) as DispatchResult;
+  // Stops left unplaced take a large matrix off the rounded path (placedTravel): check again.
+  if (placed.some((p) => p === null) && places.length >= roundedFrom) {
+    const again = dispatchSizeIssue(dispatchSize(s, places.length, false, scratchOf(ctx, places.length)), ctx.maxMatrixBytes, roundedFrom);
+    if (again) return failedFromIssues([again], { Items: [] }) as DispatchResult;
+  }
   let travel: DispatchTravel;
   try {
     travel = await placedTravel(ctx, s, placed, opts);
   } catch (e) {
-    return failedFromError(e, { Items: [] }) as DispatchResult;
+    // a matrix refused by the kernel's own bound is about the request's Locations
+    return failedFromError(isEngineError(e) && e.code === 'TooBig' && e.path === undefined ? new EngineError('TooBig', e.message, { path: 'Locations', details: e.details }) : e, { Items: [] }) as DispatchResult;
   }
   try {
     const built = buildDispatchInput(s, travel, { unplaced });
@@ -934,6 +1079,53 @@ async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpO
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
+}
+
+/** The answer to a Dispatch with nothing to place (Vehicles without depots, no stops): an empty plan. */
+function emptyPlan(): DispatchResult {
+  return { ...statusFor([]), Items: [] } as DispatchResult;
+}
+
+/**
+ * The counts a Dispatch's memory estimate needs (ops/limits.ts, dispatchMemoryBytes), from the
+ * records alone: places, distinct sets of Shapes and constant-Speed profiles, the solver's stops
+ * (an upper bound: MidwayDrops count their reload copies, Breaks with a place one per vehicle)
+ * and vehicles (trips included, by the same plan as {@link tripPlan}).
+ */
+function dispatchSize(spec: DispatchSpecification, places: number, rounded: boolean, scratchBytes = 0): DispatchSize {
+  const vehicles = (spec.Vehicles ?? []).filter((v): v is Vehicle => !!v);
+  const zoneSets = new Set<string>();
+  const speeds = new Set<string>();
+  for (const v of vehicles) {
+    const k = zoneKey(vehicleZones(v));
+    if (k !== '') zoneSets.add(k);
+    if ((v.Speed ?? 0) > 0) speeds.add(`${v.Speed}|${k}`);
+  }
+  let stops = 0, drops = 0, breaks = 0;
+  for (const l of spec.Locations ?? []) {
+    const type = l?.LocationType ?? 'Midway';
+    if (!l || type === 'Start' || type === 'Finish') continue;
+    if (type === 'MidwayDrop') drops++;
+    else if (type === 'Break') { if (hasPlace(l)) breaks++; } else stops++;
+  }
+  const fleet = vehicles.length > 0 ? vehicles : [VehicleSchema.defaults()];
+  const trips = tripPlan(fleet.map((v) => ({ maxStops: v.MaxStops ?? 0, maxDuration: (v.MaxMinutes ?? 0) * 60 })), stops);
+  return {
+    places, rounded, zoneSets: zoneSets.size, speedProfiles: speeds.size,
+    stops: stops + drops * MAX_DROP_COPIES + breaks * fleet.length,
+    modelVehicles: trips.reduce((a, t) => a + t, 0),
+    scratchBytes,
+  };
+}
+
+/**
+ * The matrix search's scratch for `places` places, as the matrix kernel will count it (its
+ * threads only when the matrix is large enough to be tiled: asking for them starts the pool).
+ */
+function scratchOf(ctx: OpsContext, places: number): number {
+  if (!ctx.roads) return 0;
+  const tiled = places * places > IN_THREAD_MAX_CELLS && places > 1 && ctx.executor.offThread;
+  return searchScratchBytes(ctx.roads.numNodes, places, true, tiled ? ctx.executor.threads : 0);
 }
 
 /** Travel data over the placed locations, in the dispatch's place order (unplaced rows and columns unreachable). */

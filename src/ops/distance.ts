@@ -40,7 +40,7 @@ export function calculateDistance(ctx: OpsContext, spec: unknown): DistanceResul
   const codes = { StartLocationMatchCode: from.matchCode, FinishLocationMatchCode: to.matchCode };
   const r = ctx.travel.route(from, to, profileFor(s.RouteOptimize));
   if (!r.found) {
-    return failedFromError(new EngineError('NoRoute', 'No drivable route connects StartLocation to FinishLocation.'), { ...EMPTY, ...codes });
+    return failedFromError(new EngineError('NoRoute', 'no drivable route from StartLocation to it', { path: 'FinishLocation' }), { ...EMPTY, ...codes });
   }
   return {
     Status: 'Success',

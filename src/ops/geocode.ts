@@ -24,6 +24,7 @@ import { GeocodeIndex } from '../geocode/geocode-index.js';
 import { describeAddress, Geocoder, type GeocodeCandidate, type CandidateKind } from '../geocode/search.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { addressQuery } from './locations.js';
+import { MAX_GEOCODE_ADDRESSES, rawGeocodeIssues } from './limits.js';
 
 export interface GeocodeOperationOptions {
   /** Candidate Locations per address (default 5, at most 50). */
@@ -34,9 +35,9 @@ export const MAX_FIELD_CHARS = 1000;
 /**
  * The most addresses one Geocode call takes (TooBig beyond it): a call's records, candidates and
  * result live in memory at once. Larger batches are split by the caller (the CLI's CSV mode
- * streams any number of rows in chunks).
+ * streams any number of rows in chunks). Defined with the other limits in ops/limits.ts.
  */
-export const MAX_GEOCODE_ADDRESSES = 100_000;
+export { MAX_GEOCODE_ADDRESSES };
 const ADDRESS_FIELDS = ['Street', 'City', 'State', 'PostalCode', 'Country'] as const;
 // C0 controls except tab/newline/carriage return, DEL, C1 controls.
 const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
@@ -59,14 +60,14 @@ function locationTemplate(): Location {
  * `maxAddresses` (default {@link MAX_GEOCODE_ADDRESSES}) addresses is an issue marked [TooBig].
  */
 export function validateGeocodeSpecification(spec: unknown, maxAddresses = MAX_GEOCODE_ADDRESSES): { ok: true; addresses: Address[]; needMatchCode: boolean } | { ok: false; issues: Issue[] } {
+  // the size first, from the raw list: a batch past the cap is refused without parsing it
+  const big = rawGeocodeIssues(spec, maxAddresses);
+  if (big.length > 0) return { ok: false, issues: big };
   const parsed = GeocodeSpecificationSchema.safeParse(spec);
   if (!parsed.ok) return parsed;
   const issues: Issue[] = [];
   const addresses = parsed.value.Addresses ?? [];
   if (addresses.length === 0) issues.push({ path: 'Addresses', message: 'must hold at least one Address' });
-  if (addresses.length > maxAddresses) {
-    return { ok: false, issues: [{ path: 'Addresses', message: `holds ${addresses.length} Addresses; one Geocode call takes at most ${maxAddresses} (split the batch) [TooBig]` }] };
-  }
   addresses.forEach((a, i) => {
     let filled = false;
     for (const f of ADDRESS_FIELDS) {

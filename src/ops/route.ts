@@ -22,6 +22,7 @@ import type { Placement } from '../route/travel.js';
 import { checkMapSize, renderMapSvg, svgDataUrl, type MapRoute } from '../render/index.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { placeLocation, profileFor } from './locations.js';
+import { rawRouteIssues } from './limits.js';
 
 type LatLong = { Latitude: number; Longitude: number };
 type DistanceUnitName = 'Mile' | 'Kilometer';
@@ -46,6 +47,8 @@ interface LegOut {
 }
 
 function routeHere(ctx: OpsContext, spec: unknown): RouteResult {
+  const big = rawRouteIssues(spec); // before parsing or placing anything
+  if (big.length) return failedFromIssues(big) as RouteResult;
   const parsed = RouteSpecificationSchema.safeParse(spec);
   if (!parsed.ok) return failedFromIssues(parsed.issues) as RouteResult;
   const s = parsed.value;
@@ -76,7 +79,8 @@ function routeHere(ctx: OpsContext, spec: unknown): RouteResult {
   for (let i = 0; i + 1 < places.length; i++) {
     const p = ctx.travel.routePath(places[i], places[i + 1], profile, { fromStop: i + 1, toStop: i + 2, lastStop: i + 2 === places.length });
     if (!p.found) {
-      return failedFromError(new EngineError('NoRoute', `no drivable route from Locations[${i}] to Locations[${i + 1}]`, { path: `RouteLegs[${i}]` })) as RouteResult;
+      // named by the leg's destination (a field of the request; the RouteLegs are the answer's)
+      return failedFromError(new EngineError('NoRoute', `no drivable route from Locations[${i}] to it`, { path: `Locations[${i + 1}]` })) as RouteResult;
     }
     // Exactly CalculateDistance's figures for the same pair.
     const leg: RouteLeg = { Distance: recordDistance(cmToMetres(p.lengthCm), unit), Time: Math.round(msToSeconds(p.timeMs)) };

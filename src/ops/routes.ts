@@ -16,6 +16,7 @@ import {
 import type { MapRoute } from '../render/index.js';
 import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
 import { calculateRoute, drawMap, mapRequest, routeColor, type MapRequest } from './route.js';
+import { rawRoutesIssues } from './limits.js';
 
 /** Up to this many Specifications run in the calling thread (unless offloading). */
 export const ROUTES_INLINE_MAX = 8;
@@ -79,7 +80,10 @@ export async function routesOp(ctx: OpsContext, spec: unknown, opts: OpOptions =
 }
 
 async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<RoutesResult> {
-  if (!isObject(spec)) return failedFromIssues([{ path: '', message: 'must be a RoutesSpecification record' }], { Results: [] }) as RoutesResult;
+  // the whole request, named by its record as the schema names it
+  if (!isObject(spec)) return failedFromIssues([{ path: 'RoutesSpecification', message: 'must be a RoutesSpecification object' }], { Results: [] }) as RoutesResult;
+  const big = rawRoutesIssues(spec); // before routing anything
+  if (big.length) return failedFromIssues(big, { Results: [] }) as RoutesResult;
   const routesOptions = rawField(spec, 'RoutesOptions');
   let map: MapRequest | null = null;
   let options: RouteOptions | undefined;
@@ -116,13 +120,28 @@ async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<
 
   const errors: { Message: string }[] = [];
   results.forEach((r, i) => {
-    for (const e of r.Status === 'Failed' ? r.Errors ?? [] : []) errors.push({ Message: `Specifications[${i}]: ${e.Message ?? ''}` });
+    for (const e of r.Status === 'Failed' ? r.Errors ?? [] : []) errors.push({ Message: withinSpecification(i, e.Message ?? '') });
   });
   const failed = results.filter((r) => r.Status === 'Failed').length;
   const Status = failed === 0 ? 'Success' : failed === results.length ? 'Failed' : 'SuccessWithErrors';
   const out = { Status, Errors: errors, Results: results } as RoutesResult;
   if (map && failed < results.length) out.Map = routesMap(ctx, map, results, options);
   return out;
+}
+
+/** A field path at the start of a message (`Locations[2].LatLong: …`, `RouteSpecification: …`). */
+const LEADING_PATH = /^([A-Z][A-Za-z0-9]*(?:\[\d+\])*(?:\.[A-Z][A-Za-z0-9]*(?:\[\d+\])*)*): /;
+
+/**
+ * A failed Specification's message in the request's terms: its path continued from
+ * `Specifications[i]` (`Specifications[2].Locations[0].LatLong.Latitude: …`); the record's own
+ * name (a whole Specification that is not a record) becomes `Specifications[i]`.
+ */
+function withinSpecification(i: number, message: string): string {
+  const m = LEADING_PATH.exec(message);
+  if (!m) return `Specifications[${i}]: ${message}`;
+  const rest = message.slice(m[0].length);
+  return m[1] === 'RouteSpecification' ? `Specifications[${i}]: ${rest}` : `Specifications[${i}].${m[1]}: ${rest}`;
 }
 
 /** Colours of the routes after the first (which takes RouteColor): distinct hues, RouteColor's alpha. */

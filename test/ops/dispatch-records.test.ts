@@ -119,7 +119,8 @@ describe('dispatchOnMatrix', () => {
       return ((await dispatchOnMatrix(spec, travel)).Errors ?? []).map((e) => e.Message ?? '');
     };
     const four = [1, 2, 3, 4].map((k) => ({ Name: `S${k}`, LatLong: ll(0, 0.01 * k) }));
-    // Amounts out of their bounds are refused by the record schema, in field order.
+    // Amounts out of their bounds are refused by the record schema, in field order (the ops layer
+    // checks the same bounds again for callers that build records themselves: see below).
     const schema = (raw: DispatchSpecificationInput): string[] => {
       const r = DispatchSpecificationSchema.safeParse(raw);
       return r.ok ? [] : r.issues.map(issueMessage);
@@ -133,6 +134,13 @@ describe('dispatchOnMatrix', () => {
     const fuel = schema({ Vehicles: [{ Name: 'V', StartLocation: depot, FuelCost: -2 }], Locations: [{ ...four[0], Priority: -1 }] });
     // a negative Priority is a valid priority (below the default 0), not an error
     expect(fuel.map((m) => m.split(':')[0])).toEqual(['Vehicles[0].FuelCost']);
+    // A record built in code (not parsed) with an amount out of bounds: the same path, before the solver.
+    const built = setup({ Vehicles: [{ Name: 'V', StartLocation: depot }], Locations: four });
+    built.spec.Vehicles![0].MaxWeight = -5;
+    built.spec.Locations![3].Wait = 1e6;
+    expect(((await dispatchOnMatrix(built.spec, built.travel)).Errors ?? []).map((e) => e.Message)).toEqual([
+      'Vehicles[0].MaxWeight: must be between 0 and 1000000000000 (got -5)', 'Locations[3].Wait: must be between 0 and 86400 (got 1000000)',
+    ]);
     const lowPriority = setup({ Vehicles: [{ Name: 'V', StartLocation: depot }], Locations: [{ ...four[0], Priority: -3 }, four[1]] });
     expect((await dispatchOnMatrix(lowPriority.spec, lowPriority.travel)).Status).toBe('Success');
     // A one-hour shift with 20-minute stops: two fit; the others are left out by the shift, not by a window.

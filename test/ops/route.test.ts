@@ -93,7 +93,7 @@ describe('CalculateRoute', () => {
     expect((await engine.calculateRoute(null)).Status).toBe('Failed');
   });
 
-  it('a leg with no drivable route fails naming the leg', () => {
+  it('a leg with no drivable route fails naming the leg by its destination (a field of the request)', () => {
     const ctx = engine.context();
     const t = ctx.travel;
     let calls = 0;
@@ -104,7 +104,7 @@ describe('CalculateRoute', () => {
     };
     const r = calculateRoute({ ...ctx, travel }, { Locations: [loc(A), loc(B), loc(C)] });
     expect(r.Status).toBe('Failed');
-    expect(r.Errors![0].Message).toMatch(/^RouteLegs\[1\]: no drivable route from Locations\[1\] to Locations\[2\]/);
+    expect(r.Errors![0].Message).toBe('Locations[2]: no drivable route from Locations[1] to it [NoRoute]');
     expect(r.Route).toBeUndefined();
   });
 
@@ -147,7 +147,7 @@ describe('CalculateRoutes', () => {
       expect(r.Status).toBe('SuccessWithErrors');
       expect(r.Results!.map((x) => x.Status)).toEqual(['Success', 'Failed', 'Success']);
       expect(r.Errors).toHaveLength(1);
-      expect(r.Errors![0].Message).toMatch(/^Specifications\[1\]: Locations: needs at least two locations/);
+      expect(r.Errors![0].Message).toMatch(/^Specifications\[1\]\.Locations: needs at least two locations/);
     }
     const all = await engine.calculateRoutes({ Specifications: [{ Locations: [] }] });
     expect(all.Status).toBe('Failed');
