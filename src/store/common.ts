@@ -4,6 +4,7 @@
  */
 import { EngineError, invalidInput } from '../core/errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
+import { checkUsage, type AccountFacts, type ReservationFacts, type ReservationState, type StaleCandidate, type Usage } from './rules.js';
 import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, RouteFilter, StoredRoute, TrackPoint } from './types.js';
 
 /** The case-insensitive form of a name (account names, route names and owners), the same on both backends. */
@@ -65,20 +66,14 @@ export function checkNewJob(p: { id: string; accountId: number; operation: strin
   checkInteger('now', p.now);
 }
 
-/** The reservation given to `createJob` must be an open one of the job's account. */
-export function checkJobReservation(reservationId: number, accountId: number, r: { account_id: number | string; state: string } | undefined): void {
-  if (!r) throw invalidInput('reservationId', `there is no reservation ${reservationId}`);
-  if (Number(r.account_id) !== accountId) throw invalidInput('reservationId', `reservation ${reservationId} belongs to another account`);
-  if (r.state !== 'open') throw invalidInput('reservationId', `reservation ${reservationId} is not open (${r.state})`);
-}
-
 const JOB_ENDS: readonly string[] = ['completed', 'failed', 'cancelled'];
 
 /**
  * The arguments of `finishJob` that need no database: a final state; a cost ≥ 0, and 0 unless
- * completed; a route only for a completed job; result and error strings when given.
+ * completed; a route only for a completed job; result and error strings when given; the usage,
+ * when given, matching the cost (returned).
  */
-export function checkJobEnd(p: { id: string; state: string; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): void {
+export function checkJobEnd(p: { id: string; state: string; cost: number; result?: string; error?: string; route?: NewRoute; usage?: Usage; now: number }): Usage | null {
   if (!JOB_ENDS.includes(p.state)) throw invalidInput('state', `must be completed, failed or cancelled (got ${String(p.state)})`);
   checkInteger('cost', p.cost, 0);
   if (p.state !== 'completed' && p.cost !== 0) throw invalidInput('cost', `must be 0 for a ${p.state} job (got ${p.cost})`);
@@ -89,15 +84,36 @@ export function checkJobEnd(p: { id: string; state: string; cost: number; result
     routeValues(p.route);
   }
   checkInteger('now', p.now);
+  return checkUsage(p.usage, p.cost);
 }
 
-/** A settlement's cost against its reservation's amount (null: a job without a reservation, which is free). */
-export function checkCost(cost: number, amount: number | null): void {
-  if (amount === null) {
-    if (cost !== 0) throw invalidInput('cost', `must be 0 for a job without a reservation (got ${cost})`);
-  } else if (cost > amount) {
-    throw invalidInput('cost', `must be at most the reserved amount ${amount} (got ${cost})`);
-  }
+/** The arguments of `grantCredit`. */
+export function checkGrant(p: { amount: number; now: number; allowDebt?: boolean }): void {
+  checkInteger('amount', p.amount);
+  checkInteger('now', p.now);
+  if (p.allowDebt !== undefined && p.allowDebt !== null && typeof p.allowDebt !== 'boolean') throw invalidInput('allowDebt', 'must be true or false');
+}
+
+/** The arguments of `reserve` and `charge` (an amount ≥ 1; a charge's usage matching it, returned). */
+export function checkSpend(p: { amount: number; now: number; usage?: Usage }): Usage | null {
+  checkInteger('amount', p.amount, 1);
+  checkInteger('now', p.now);
+  return checkUsage(p.usage, p.amount, 'amount');
+}
+
+/** The arguments of `settle` (the usage, when given, matching the cost: returned). */
+export function checkSettle(p: { cost: number; now: number; route?: NewRoute; usage?: Usage }): Usage | null {
+  checkInteger('cost', p.cost, 0);
+  checkInteger('now', p.now);
+  if (p.route !== undefined && p.route !== null) routeValues(p.route);
+  return checkUsage(p.usage, p.cost);
+}
+
+/** The arguments of `releaseStale`. */
+export function checkStale(p: { instance: string; now: number; staleMs: number }): void {
+  checkText('instance', p.instance);
+  checkInteger('now', p.now);
+  checkInteger('staleMs', p.staleMs, 0);
 }
 
 /** A job still to run or running (not finished). */
@@ -252,6 +268,43 @@ export function toJob(r: JobRow): JobRecord {
   };
 }
 
+/** What the credit rules read of an account (`SELECT ${ACCOUNT_FACTS} FROM dk_accounts`). */
+export const ACCOUNT_FACTS = 'id, balance, blocked, expires_at';
+
+export function toAccountFacts(r: { id: number | string; balance: number | string; blocked: number | boolean; expires_at: number | string | null } | undefined): AccountFacts | null {
+  if (!r) return null;
+  return { id: Number(r.id), balance: Number(r.balance), blocked: r.blocked === true || r.blocked === 1, expiresAt: r.expires_at === null ? null : Number(r.expires_at) };
+}
+
+/** What the rules read of a reservation (`SELECT ${RESERVATION_FACTS} FROM dk_reservations r`). */
+export const RESERVATION_FACTS = 'r.id, r.account_id, r.amount, r.operation, r.state, r.cost';
+
+export interface ReservationRow {
+  id: number | string;
+  account_id: number | string;
+  amount: number | string;
+  operation: string;
+  state: ReservationState;
+  cost: number | string | null;
+}
+
+export function toReservationFacts(r: ReservationRow | undefined): ReservationFacts | null {
+  if (!r) return null;
+  return { id: Number(r.id), accountId: Number(r.account_id), amount: Number(r.amount), operation: r.operation, state: r.state, cost: r.cost === null ? null : Number(r.cost) };
+}
+
+/** Open reservations with their instance and its heartbeat, for releaseStale (`… FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance`). */
+export const STALE_FACTS = `${RESERVATION_FACTS}, r.instance, r.created_at, i.heartbeat`;
+
+export function toStaleCandidate(r: ReservationRow & { instance: string; created_at: number | string; heartbeat: number | string | null }): StaleCandidate {
+  return { ...toReservationFacts(r)!, instance: r.instance, createdAt: Number(r.created_at), heartbeat: r.heartbeat === null ? null : Number(r.heartbeat) };
+}
+
+/** A conditional write found the row no longer as the rule saw it (cannot happen while the row is locked: a safety net). */
+export function changedMeanwhile(reservationId: number): EngineError {
+  return new EngineError('Conflict', `Reservation ${reservationId} changed while it was being closed; nothing was written.`, { details: { reservationId } });
+}
+
 /** The database was written by a newer dispatchkit: refused, untouched. */
 export function newerDatabase(location: string, version: number): EngineError {
   return new EngineError(
@@ -259,14 +312,6 @@ export function newerDatabase(location: string, version: number): EngineError {
     `The database ${location} is at schema version ${version}, written by a newer dispatchkit; this version supports up to ${SCHEMA_VERSION}. Upgrade dispatchkit (the database was left untouched).`,
     { details: { version, supported: SCHEMA_VERSION } },
   );
-}
-
-export function noReservation(id: number): EngineError {
-  return new EngineError('Conflict', `There is no reservation ${id}.`, { details: { reservationId: id } });
-}
-
-export function alreadySettled(id: number): EngineError {
-  return new EngineError('Conflict', `Reservation ${id} is already settled.`, { details: { reservationId: id } });
 }
 
 /** createJob with an id already taken. */

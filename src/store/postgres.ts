@@ -4,16 +4,19 @@
  * by themselves) or BEGIN … COMMIT on one pooled client, rolled back on any error, the client
  * always released (destroyed when its connection broke).
  *
- * Credit safety between processes rests on row locks taken by conditional updates:
- * - reserve is one conditional UPDATE of the account (`… AND balance >= amount`), so two
- *   reservations can never take the same credit;
- * - settle closes the reservation with `UPDATE … WHERE id = $1 AND state = 'open'` (else
- *   `state = 'released'`, charged), and releaseStale releases with `… AND state = 'open'`: the
- *   second of two concurrent ones waits for the first's row lock, re-reads the state and skips, so
- *   a reservation is never both settled as open and released;
- * - finishJob first locks the job's row (`SELECT … FOR UPDATE`): a second ending of the same job
- *   (a retried worker and the original, a cancel) waits for the first's COMMIT, then reads the job
+ * The credit and job methods decide nothing themselves: each is one transaction that locks and
+ * reads the rows its rule needs (`SELECT … FOR UPDATE`), calls the rule of `rules.ts`, and writes
+ * what it decided ({@link PgStore.apply}: one statement of data-modifying CTEs). Credit safety
+ * between processes rests on those row locks:
+ * - reserve, charge and grantCredit lock the account first: two concurrent reservations read the
+ *   balance one after the other, so they can never take the same credit;
+ * - settle locks the reservation; releaseStale locks the ones it found stale (in id order, and
+ *   with an advisory lock between releasers) and re-reads them: a reservation is never both
+ *   settled as open and released, and the second of two concurrent settlements reads it settled;
+ * - finishJob locks the job's row, then its reservation: a second ending of the same job (a
+ *   retried worker and the original, a cancel) waits for the first's COMMIT, then reads the job
  *   finished and writes nothing, so a job's reservation is settled once and its route stored once.
+ * Each change of a reservation is also conditional on the state the rule saw (a safety net).
  *
  * BIGINT columns are read as JavaScript numbers (a pool-level type parser), instants and amounts
  * being far below 2^53.
@@ -25,14 +28,16 @@
 import pg from 'pg';
 import { EngineError, invalidInput } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, ROUTE_COLUMNS, alreadySettled,
-  checkCost, checkInteger, checkJobEnd, checkJobReservation, checkKeyHash, checkName, checkNewJob, checkTrackPoints,
-  closedError, foldCase, isJobId, isPending, isProgrammingError, jobExists, limitOf, newerDatabase, noReservation,
-  routeFilterSql, routeValues, toAccount, toAccountWithPassword, toJob, toLedgerEntry, toRoute, LEDGER_COLUMNS,
-  type AccountRow, type JobRow, type LedgerRow, type RouteRow,
+  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS, RESERVATION_FACTS,
+  ROUTE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
+  checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase,
+  routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toJob, toLedgerEntry, toReservationFacts, toRoute,
+  toStaleCandidate, type AccountRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
-import type { Account, JobRecord, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+import * as rules from './rules.js';
+import { NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
+import type { Account, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
 
 export interface PgStoreOptions {
   /** `postgres://user[:password]@host[:port]/database[?schema=name&…]`. */
@@ -87,66 +92,169 @@ function mapError(e: unknown, location: string): unknown {
   return new EngineError('Storage', `PostgreSQL database ${location} ${what}: ${msg}${err?.code ? ` (${err.code})` : ''}`, { cause: e, details: err?.code ? { code: err.code } : undefined });
 }
 
-
 type Q = Pick<pg.PoolClient, 'query'>;
 
+/** A decision's write found its rows changed since they were read (see PgStore.decide). */
+const CHANGED = Symbol('changed');
+
+/** How many accounts and reservations a PgStore remembers (see PgStore.recent). */
+const RECENT = 10_000;
+
+function remember<K, V>(m: Map<K, V>, k: K, v: V): void {
+  m.delete(k);
+  m.set(k, v);
+  if (m.size > RECENT) m.delete(m.keys().next().value as K);
+}
+
 const SQL = {
-  reserve: `WITH a AS (
-      UPDATE dk_accounts SET balance = balance - $2::bigint
-      WHERE id = $1::bigint AND NOT blocked AND (expires_at IS NULL OR expires_at > $5::bigint) AND balance >= $2::bigint
-      RETURNING id),
-    r AS (
-      INSERT INTO dk_reservations (account_id, amount, operation, instance, state, created_at)
-      SELECT id, $2::bigint, $3::text, $4::text, 'open', $5::bigint FROM a
-      RETURNING id, account_id),
-    l AS (
-      INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
-      SELECT account_id, -$2::bigint, 'reserve', $3::text, id, $5::bigint FROM r)
-    SELECT id FROM r`,
-  charge: `WITH a AS (
-      UPDATE dk_accounts SET balance = balance - $2::bigint
-      WHERE id = $1::bigint AND NOT blocked AND (expires_at IS NULL OR expires_at > $4::bigint) AND balance >= $2::bigint
-      RETURNING id)
-    INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
-    SELECT id, -$2::bigint, 'charge', $3::text, NULL, $4::bigint FROM a
-    RETURNING id`,
-  applyDelta: `WITH a AS (UPDATE dk_accounts SET balance = balance + $2::bigint WHERE id = $1::bigint RETURNING id, balance),
-    l AS (INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
-      SELECT id, $2::bigint, $3::text, $4::text, $5::bigint, $6::bigint FROM a)
-    SELECT balance FROM a`,
-  closeOpen: `UPDATE dk_reservations SET state = 'settled', cost = $2::bigint WHERE id = $1::bigint AND state = 'open' RETURNING account_id, amount, operation`,
-  closeReleased: `UPDATE dk_reservations SET state = 'settled', cost = $2::bigint WHERE id = $1::bigint AND state = 'released' RETURNING account_id, amount, operation`,
-  reservationState: `SELECT state, amount, cost FROM dk_reservations WHERE id = $1::bigint`,
-  reservationOwner: `SELECT account_id, state FROM dk_reservations WHERE id = $1::bigint`,
+  // the rows the rules read (the *Locked forms lock them until COMMIT)
+  account: `SELECT ${ACCOUNT_FACTS} FROM dk_accounts WHERE id = $1::bigint`,
+  reservation: `SELECT ${RESERVATION_FACTS} FROM dk_reservations r WHERE r.id = $1::bigint`,
+  job: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = $1::text`,
+  // the open reservations of other instances (which are stale is the rule's: rules.isStale); locked: only those named
+  openOfOthers: `SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
+    WHERE r.state = 'open' AND r.instance <> $1::text`,
+  openOfOthersLocked: `SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
+    WHERE r.state = 'open' AND r.instance <> $1::text AND r.id = ANY($2::bigint[]) ORDER BY r.id FOR UPDATE OF r`,
+  /**
+   * What a rule decided, in one statement. First the gate (`ok`), under row locks taken in this
+   * order: the job ($16) still pending, the reservations ($5) still in the states the rule saw
+   * ($6), the accounts ($21) there and the guarded one ($23) still as the rule's guard says
+   * ($24–$27). Then, each only when the gate is open: the balances ($21 + $22: each account's sum
+   * of its entries), the new reservation ($1–$4), the reservations' changes ($5, $7, $8), the
+   * ledger entries ($9–$14; $14 true: of the new reservation), the route ($28–$37) and the job's
+   * end ($16–$20, with the route's id). $15 is the instant.
+   */
   insertRoute: `INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-  releaseStale: `WITH s AS (
-      UPDATE dk_reservations r SET state = 'released'
-      WHERE r.state = 'open' AND r.instance <> $1::text AND r.instance NOT LIKE 'job:%'
-        AND COALESCE((SELECT i.heartbeat FROM dk_instances i WHERE i.id = r.instance), r.created_at) <= $2::bigint
-      RETURNING r.id, r.account_id, r.amount, r.operation),
-    l AS (
-      INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
-      SELECT account_id, amount, 'refund', operation, id, $3::bigint FROM s),
-    b AS (
-      UPDATE dk_accounts a SET balance = a.balance + t.total
-      FROM (SELECT account_id, SUM(amount)::bigint AS total FROM s GROUP BY account_id) t
-      WHERE a.id = t.account_id)
-    SELECT count(*)::int AS n FROM s`,
   insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
     VALUES ($1::text, $2::bigint, $3::text, $4::text, 'queued', $5::bigint, 0, 0, $6::bigint, $6::bigint) RETURNING ${JOB_COLUMNS}`,
-  getJob: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = $1::text`,
-  lockJob: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = $1::text FOR UPDATE`,
   startJob: `UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = $2::bigint
     WHERE id = $1::text AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`,
   touchJob: `UPDATE dk_jobs SET updated_at = $2::bigint WHERE id = $1::text AND state IN ('queued', 'active')`,
-  endJob: `UPDATE dk_jobs SET state = $2::text, result = $3::text, error = $4::text, route_id = $5::bigint, cost = $6::bigint,
-      updated_at = $7::bigint, finished_at = $7::bigint
-    WHERE id = $1::text AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`,
   // ids compared bytewise (COLLATE "C"), as SQLite does, whatever the database's collation
   pendingJobs: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE state IN ('queued', 'active') AND updated_at <= $1::bigint
     ORDER BY updated_at, created_at, id COLLATE "C" LIMIT $2::bigint`,
 };
+
+/**
+ * What a rule decided, as one statement of data-modifying CTEs. First the gate, under row locks
+ * taken in this order: the job still pending (`jl`), the reservations still in the states the rule
+ * saw (`rl`, in id order), then the balances (`ba`, accounts in id order: each changed by the sum of
+ * its entries, and only while the gates before are open and the rule's guard holds). `ok` — the
+ * gate opened — is that every balance was changed (or, with none to change, the gates before);
+ * only then come the new reservation, the reservations' changes, the ledger entries, the route and
+ * the job's end. The text depends only on the shape of the writes (which parts there are, one row
+ * or several), so it is one prepared statement per shape, named by it; one-row parts bind scalars
+ * (the hot ones: reserve, charge, settle), several-row parts arrays.
+ */
+function applyStatement(w: Writes, now: number): pg.QueryConfig {
+  const values: unknown[] = [];
+  const $ = (v: unknown, type: string): string => (values.push(v), `$${values.length}::${type}`);
+  let nowRef = '';
+  const at = (): string => (nowRef ||= $(now, 'bigint'));
+  const shape: string[] = [];
+  const ctes: string[] = [];
+  const gates: string[] = [];
+  const j = w.job;
+  if (j) {
+    shape.push('j');
+    ctes.push(`jl AS MATERIALIZED (SELECT id FROM dk_jobs WHERE id = ${$(j.id, 'text')} AND state IN ('queued', 'active') FOR UPDATE)`);
+    gates.push('EXISTS (SELECT 1 FROM jl)');
+  }
+  const rs = w.reservations;
+  let ids = '';
+  if (rs.length === 1) {
+    shape.push('r');
+    ids = $(rs[0].id, 'bigint');
+    ctes.push(`rl AS MATERIALIZED (SELECT id FROM dk_reservations WHERE id = ${ids} AND state = ${$(rs[0].from, 'text')} FOR UPDATE)`);
+    gates.push('EXISTS (SELECT 1 FROM rl)');
+  } else if (rs.length > 1) {
+    shape.push('rs');
+    ids = $(rs.map((r) => r.id), 'bigint[]');
+    ctes.push(`rl AS MATERIALIZED (SELECT r.id FROM dk_reservations r JOIN unnest(${ids}, ${$(rs.map((r) => r.from), 'text[]')}) AS t(id, frm)
+      ON r.id = t.id AND r.state = t.frm ORDER BY r.id FOR UPDATE OF r)`);
+    gates.push(`(SELECT count(*) FROM rl) = cardinality(${ids})`);
+  }
+  const gate = gates.map((c) => ` AND ${c}`).join('');
+  const changes = [...balanceChanges(w)].sort((x, y) => x[0] - y[0]);
+  let guard = '';
+  const g = w.guard;
+  if (g && changes.length > 0) {
+    shape.push(`g${g.blocked === undefined ? '' : 'b'}${g.expiresAt === undefined ? '' : 'e'}${g.minBalance === undefined ? '' : 'm'}`);
+    if (g.blocked !== undefined) guard += ` AND x.blocked = ${$(g.blocked, 'boolean')}`;
+    if (g.expiresAt !== undefined) guard += ` AND x.expires_at IS NOT DISTINCT FROM ${$(g.expiresAt, 'bigint')}`;
+    if (g.minBalance !== undefined) guard += ` AND x.balance >= ${$(g.minBalance, 'bigint')}`;
+    if (guard && changes.length > 1) guard = ` AND (x.id <> ${$(g.accountId, 'bigint')} OR (TRUE${guard}))`;
+  }
+  let ok: string;
+  if (changes.length === 1) {
+    shape.push('b');
+    ctes.push(`ba AS (UPDATE dk_accounts x SET balance = x.balance + ${$(changes[0][1], 'bigint')} WHERE x.id = ${$(changes[0][0], 'bigint')}${guard}${gate}
+      RETURNING x.id, x.balance)`);
+    ok = 'EXISTS (SELECT 1 FROM ba)';
+  } else if (changes.length > 1) {
+    shape.push('bs');
+    const accounts = $(changes.map(([id]) => id), 'bigint[]');
+    ctes.push(`ba AS (UPDATE dk_accounts x SET balance = x.balance + t.d FROM unnest(${accounts}, ${$(changes.map(([, d]) => d), 'bigint[]')}) AS t(id, d)
+      WHERE x.id = t.id${guard}${gate} RETURNING x.id, x.balance)`);
+    ok = `(SELECT count(*) FROM ba) = cardinality(${accounts})`;
+  } else {
+    ok = gates.length ? gates.join(' AND ') : 'TRUE';
+  }
+  const out = [`${ok} AS ok`];
+  if (changes.length) out.push('(SELECT json_agg(json_build_array(id, balance)) FROM ba) AS balances');
+  const n = w.newReservation;
+  if (n) {
+    shape.push('n');
+    ctes.push(`nr AS (INSERT INTO dk_reservations (account_id, amount, operation, instance, state, created_at)
+      SELECT ${$(n.accountId, 'bigint')}, ${$(n.amount, 'bigint')}, ${$(n.operation, 'text')}, ${$(n.instance, 'text')}, 'open', ${at()} WHERE ${ok}
+      RETURNING id)`);
+    out.push('(SELECT id FROM nr) AS reservation_id');
+  }
+  if (rs.length === 1) {
+    ctes.push(`ru AS (UPDATE dk_reservations SET state = ${$(rs[0].to, 'text')}, cost = ${$(rs[0].cost, 'bigint')} WHERE id = ${ids} AND ${ok} RETURNING id)`);
+  } else if (rs.length > 1) {
+    ctes.push(`ru AS (UPDATE dk_reservations r SET state = t.st, cost = t.cost FROM unnest(${ids}, ${$(rs.map((r) => r.to), 'text[]')}, ${$(rs.map((r) => r.cost), 'bigint[]')}) AS t(id, st, cost)
+      WHERE r.id = t.id AND ${ok} RETURNING r.id)`);
+  }
+  const es = w.entries;
+  const rid = (e: { reservationId: number | typeof NEW_RESERVATION | null }): unknown => (e.reservationId === NEW_RESERVATION ? null : e.reservationId);
+  if (es.length === 1) {
+    shape.push(es[0].reservationId === NEW_RESERVATION ? 'ln' : 'l');
+    const e = es[0];
+    ctes.push(`le AS (INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
+      SELECT ${$(e.accountId, 'bigint')}, ${$(e.delta, 'bigint')}, ${$(e.kind, 'text')}, ${$(e.note, 'text')},
+        ${e.reservationId === NEW_RESERVATION ? '(SELECT id FROM nr)' : $(rid(e), 'bigint')}, ${at()} WHERE ${ok} RETURNING id)`);
+    out.push('(SELECT json_agg(id) FROM le) AS entry_ids');
+  } else if (es.length > 1) {
+    shape.push(n ? 'lsn' : 'ls');
+    const r = n ? 'CASE WHEN t.isnew THEN (SELECT id FROM nr) ELSE t.rid END' : 't.rid';
+    ctes.push(`le AS (INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
+      SELECT t.a, t.d, t.k, t.n, ${r}, ${at()}
+      FROM unnest(${$(es.map((e) => e.accountId), 'bigint[]')}, ${$(es.map((e) => e.delta), 'bigint[]')}, ${$(es.map((e) => e.kind), 'text[]')}, ${$(es.map((e) => e.note), 'text[]')},
+        ${$(es.map(rid), 'bigint[]')}, ${$(es.map((e) => e.reservationId === NEW_RESERVATION), 'boolean[]')}) WITH ORDINALITY AS t(a, d, k, n, rid, isnew, ord)
+      WHERE ${ok} ORDER BY t.ord RETURNING id)`);
+    out.push('(SELECT json_agg(id ORDER BY id) FROM le) AS entry_ids');
+  }
+  const rt = w.route;
+  if (rt) {
+    shape.push('t');
+    const [name, nameKey, owner, ownerKey, distance, time, stops, vehicles] = routeValues(rt.route);
+    ctes.push(`rt AS (INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result)
+      SELECT ${$(rt.accountId, 'bigint')}, ${$(name, 'text')}, ${$(nameKey, 'text')}, ${$(owner, 'text')}, ${$(ownerKey, 'text')}, ${$(distance, 'float8')},
+        ${$(time, 'float8')}, ${$(stops, 'int')}, ${$(vehicles, 'int')}, ${at()}, ${$(rt.route.result, 'text')}
+      WHERE ${ok} RETURNING id)`);
+    out.push('(SELECT id FROM rt) AS route_id');
+  }
+  if (j) {
+    ctes.push(`jb AS (UPDATE dk_jobs SET state = ${$(j.state, 'text')}, result = ${$(j.result, 'text')}, error = ${$(j.error, 'text')},
+        route_id = ${rt ? '(SELECT id FROM rt)' : 'NULL'}, cost = ${$(j.cost, 'bigint')}, updated_at = ${at()}, finished_at = ${at()}
+      WHERE id IN (SELECT id FROM jl) AND ${ok} RETURNING ${JOB_COLUMNS})`);
+    out.push('(SELECT row_to_json(jb) FROM jb) AS job');
+  }
+  return { name: `dk_apply_${shape.join('_') || 'none'}`, text: `${ctes.length ? `WITH ${ctes.join(',\n    ')}\n    ` : ''}SELECT ${out.join(', ')}`, values };
+}
 
 export class PgStore implements Store {
   readonly kind = 'postgres' as const;
@@ -155,6 +263,14 @@ export class PgStore implements Store {
   readonly schema: string | null;
   private readonly pool: pg.Pool;
   private closed = false;
+  /**
+   * Facts this store saw last — accounts it read or wrote, reservations it made — so that the hot
+   * decisions (reserve, charge, grantCredit, settle) need no read before their write. A remembered
+   * fact may be stale (another process wrote since): the write's gate then stays shut and the
+   * decision is made again on rows read under lock ({@link decide}). Nothing is ever refused on
+   * remembered facts alone. At most {@link RECENT} of each, the oldest forgotten first.
+   */
+  private readonly recent = { accounts: new Map<number, rules.AccountFacts>(), reservations: new Map<number, rules.ReservationFacts>() };
 
   constructor(opts: PgStoreOptions) {
     let u: URL;
@@ -341,6 +457,7 @@ export class PgStore implements Store {
 
   // ------------------------------------------------------------------ accounts
 
+  /** {@inheritDoc Store.createAccount} */
   async createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account> {
     checkName(p.name);
     checkKeyHash('keyHash', p.keyHash);
@@ -350,30 +467,32 @@ export class PgStore implements Store {
     return this.tx(async (c) => {
       const r = await c.query(
         `INSERT INTO dk_accounts (name, name_key, key_hash, password_hash, blocked, expires_at, created_at, balance)
-         VALUES ($1, $2, $3, $4, FALSE, $5, $6, $7) RETURNING ${ACCOUNT_COLUMNS}`,
-        [p.name, foldCase(p.name), p.keyHash, p.passwordHash ?? null, p.expiresAt ?? null, p.now, p.credit],
+         VALUES ($1, $2, $3, $4, FALSE, $5, $6, 0) RETURNING ${ACCOUNT_COLUMNS}`,
+        [p.name, foldCase(p.name), p.keyHash, p.passwordHash ?? null, p.expiresAt ?? null, p.now],
       );
-      const a = toAccount(r.rows[0] as AccountRow);
-      if (p.credit !== 0) {
-        await c.query(`INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at) VALUES ($1, $2, 'grant', 'initial credit', NULL, $3)`, [a.id, p.credit, p.now]);
-      }
-      return a;
+      const a = toAccount(this.seen(r.rows[0] as AccountRow));
+      if (p.credit === 0) return a;
+      const d = rules.grant(toAccountFacts(r.rows[0] as AccountRow), { accountId: a.id, amount: p.credit, note: 'initial credit', allowDebt: true });
+      if (!d.ok) throw refusalError(d.refusal);
+      const out = await this.apply(c, d.writes, p.now);
+      if (!out) throw new EngineError('Internal', 'A new account changed before its initial credit was written.');
+      return { ...a, balance: out.balances.get(a.id)! };
     });
   }
 
   async accountByKeyHash(keyHash: Buffer): Promise<Account | null> {
     const rows = await this.q<AccountRow>({ name: 'dk_account_by_key', text: `SELECT ${ACCOUNT_COLUMNS} FROM dk_accounts WHERE key_hash = $1`, values: [keyHash] });
-    return rows.length ? toAccount(rows[0]) : null;
+    return rows.length ? toAccount(this.seen(rows[0])) : null;
   }
 
   async accountByName(name: string): Promise<(Account & { passwordHash: string | null }) | null> {
     const rows = await this.q<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM dk_accounts WHERE name_key = $1`, [foldCase(name)]);
-    return rows.length ? toAccountWithPassword(rows[0]) : null;
+    return rows.length ? toAccountWithPassword(this.seen(rows[0])) : null;
   }
 
   async accountById(id: number): Promise<Account | null> {
     const rows = await this.q<AccountRow>({ name: 'dk_account_by_id', text: `SELECT ${ACCOUNT_COLUMNS} FROM dk_accounts WHERE id = $1`, values: [id] });
-    return rows.length ? toAccount(rows[0]) : null;
+    return rows.length ? toAccount(this.seen(rows[0])) : null;
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -401,7 +520,7 @@ export class PgStore implements Store {
         patch.expiresAt !== undefined, patch.expiresAt ?? null,
       ],
     );
-    return rows.length ? toAccount(rows[0]) : null;
+    return rows.length ? toAccount(this.seen(rows[0])) : null;
   }
 
   // ------------------------------------------------------------------ Login sessions
@@ -421,7 +540,7 @@ export class PgStore implements Store {
         SELECT ${ACCOUNT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')} FROM dk_accounts a JOIN s ON a.id = s.account_id`,
       values: [keyHash, now, cutoff],
     });
-    if (rows.length) return toAccount(rows[0]);
+    if (rows.length) return toAccount(this.seen(rows[0]));
     await this.q({ name: 'dk_delete_expired_session', text: `DELETE FROM dk_sessions WHERE key_hash = $1 AND last_used <= $2::bigint`, values: [keyHash, cutoff] });
     return null;
   }
@@ -436,39 +555,129 @@ export class PgStore implements Store {
     }
   }
 
-  // ------------------------------------------------------------------ credit
+  // ------------------------------------------------------------------ rows the rules read, and their writes
 
-  /** Changes the balance by `delta` with its ledger entry, in one statement; the new balance, or null without such an account. */
-  private async applyDelta(c: Q, accountId: number, delta: number, kind: LedgerKind, note: string, reservationId: number | null, now: number): Promise<number | null> {
-    const r = await c.query({ name: 'dk_apply_delta', text: SQL.applyDelta, values: [accountId, delta, kind, note, reservationId, now] });
-    return r.rows.length ? Number(r.rows[0].balance) : null;
+  /**
+   * Runs `step` — read the rows (or take them as remembered), call the rule, write what it decided
+   * with {@link apply} — first without a transaction or lock (one round trip, or two with the
+   * read), and, when the write's
+   * gate found the rows changed since the read (or the database chose this statement to break a
+   * deadlock), again in a transaction whose reads lock the rows (`lock` true), where the gate
+   * always opens.
+   */
+  private async decide<T>(step: (c: Q, lock: boolean) => Promise<T | typeof CHANGED>): Promise<T> {
+    if (this.closed) throw closedError(this.location);
+    let out: T | typeof CHANGED;
+    try {
+      out = await step(this.pool, false);
+    } catch (e) {
+      if ((e as { code?: string })?.code !== '40P01') throw mapError(e, this.location);
+      out = CHANGED;
+    }
+    if (out !== CHANGED) return out;
+    return this.tx(async (c) => {
+      const again = await step(c, true);
+      if (again === CHANGED) throw new EngineError('Internal', 'Rows read with locks changed before they were written.');
+      return again;
+    });
   }
 
-  async grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null> {
-    checkInteger('amount', p.amount);
-    checkInteger('now', p.now);
-    if (this.closed) throw closedError(this.location);
-    try {
-      return await this.applyDelta(this.pool, p.accountId, p.amount, 'grant', String(p.note ?? ''), null, p.now);
-    } catch (e) {
-      throw mapError(e, this.location);
+  private async row<R>(c: Q, name: string, sql: string, values: unknown[], lock: boolean): Promise<R | undefined> {
+    const r = await c.query({ name: `${name}${lock ? '_locked' : ''}`, text: lock ? `${sql} FOR UPDATE` : sql, values });
+    return r.rows[0] as R | undefined;
+  }
+
+  private async account(c: Q, id: number, lock: boolean): Promise<rules.AccountFacts | null> {
+    const a = toAccountFacts(await this.row(c, 'dk_account_facts', SQL.account, [id], lock));
+    if (a) remember(this.recent.accounts, a.id, a);
+    else this.recent.accounts.delete(id);
+    return a;
+  }
+
+  /** Remembers an account row's facts; the row. */
+  private seen<R extends AccountRow>(row: R): R {
+    const a = toAccountFacts(row)!;
+    remember(this.recent.accounts, a.id, a);
+    return row;
+  }
+
+  /**
+   * A decision on remembered facts when there are some (not when locking) and the rule accepts
+   * them; else on the facts read now. So a refusal is always made on what the database holds.
+   */
+  private async decideOn<F, D extends { ok: boolean }>(remembered: F | undefined, read: () => Promise<F | null>, rule: (f: F | null) => D): Promise<D> {
+    if (remembered !== undefined) {
+      const d = rule(remembered);
+      if (d.ok) return d;
     }
+    return rule(await read());
+  }
+
+  private async reservation(c: Q, id: number, lock: boolean): Promise<rules.ReservationFacts | null> {
+    return toReservationFacts(await this.row<ReservationRow>(c, 'dk_reservation_facts', SQL.reservation, [id], lock));
+  }
+
+  /** Writes what a rule decided in one statement ({@link applyStatement}); null (nothing written) when its gate found the rows changed. */
+  private async apply(c: Q, w: Writes, now: number): Promise<{ reservationId: number | null; entryIds: number[]; balances: Map<number, number>; routeId: number | null; job: JobRecord | null } | null> {
+    const r = (await c.query(applyStatement(w, now))).rows[0] as { ok: boolean; reservation_id?: number; entry_ids?: number[] | null; balances: [number, number][] | null; route_id?: number; job?: JobRow };
+    if (!r.ok) {
+      if (w.guard) this.recent.accounts.delete(w.guard.accountId);
+      for (const x of w.reservations) this.recent.reservations.delete(x.id);
+      return null;
+    }
+    for (const [id, b] of r.balances ?? []) {
+      const a = this.recent.accounts.get(Number(id));
+      if (a) remember(this.recent.accounts, a.id, { ...a, balance: Number(b) });
+    }
+    for (const x of w.reservations) this.recent.reservations.delete(x.id);
+    if (w.newReservation && r.reservation_id !== undefined && r.reservation_id !== null) {
+      const n = w.newReservation, id = Number(r.reservation_id);
+      remember(this.recent.reservations, id, { id, accountId: n.accountId, amount: n.amount, operation: n.operation, state: 'open', cost: null });
+    }
+    return {
+      reservationId: r.reservation_id === undefined || r.reservation_id === null ? null : Number(r.reservation_id),
+      entryIds: (r.entry_ids ?? []).map(Number),
+      balances: new Map((r.balances ?? []).map(([id, b]) => [Number(id), Number(b)])),
+      routeId: r.route_id === undefined || r.route_id === null ? null : Number(r.route_id),
+      job: r.job ? toJob(r.job) : null,
+    };
+  }
+
+  private async insertRoute(c: Q, accountId: number, route: NewRoute, now: number): Promise<number> {
+    const r = await c.query({ name: 'dk_insert_route', text: SQL.insertRoute, values: [accountId, ...routeValues(route), now, route.result] });
+    return Number(r.rows[0].id);
+  }
+
+  // ------------------------------------------------------------------ credit
+
+  /** {@inheritDoc Store.grantCredit} */
+  async grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null> {
+    checkGrant(p);
+    return this.decide(async (c, lock) => {
+      const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock),
+        (a) => rules.grant(a, { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: true }));
+      if (!d.ok) {
+        if (d.refusal.reason === 'no-account') return null;
+        throw refusalError(d.refusal);
+      }
+      return (await this.apply(c, d.writes, p.now))?.balances.get(p.accountId) ?? CHANGED;
+    });
   }
 
   async reserve(p: { accountId: number; amount: number; operation: string; instance: string; now: number }): Promise<number | null> {
-    checkInteger('amount', p.amount, 1);
-    checkInteger('now', p.now);
-    // one statement, so one transaction: the conditional UPDATE locks the account row until COMMIT
-    const rows = await this.q<{ id: number }>({ name: 'dk_reserve', text: SQL.reserve, values: [p.accountId, p.amount, p.operation, p.instance, p.now] });
-    return rows.length ? Number(rows[0].id) : null;
+    checkSpend(p);
+    return this.decide(async (c, lock) => {
+      const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock), (a) => rules.reserve(a, p));
+      return d.ok ? ((await this.apply(c, d.writes, p.now))?.reservationId ?? CHANGED) : null;
+    });
   }
 
   async charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
-    checkInteger('amount', p.amount, 1);
-    checkInteger('now', p.now);
-    // one statement, so one transaction: the conditional UPDATE locks the account row until COMMIT
-    const rows = await this.q<{ id: number }>({ name: 'dk_charge', text: SQL.charge, values: [p.accountId, p.amount, p.operation, p.now] });
-    return rows.length ? Number(rows[0].id) : null;
+    const usage = checkSpend(p);
+    return this.decide(async (c, lock) => {
+      const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock), (a) => rules.charge(a, { ...p, usage }));
+      return d.ok ? ((await this.apply(c, d.writes, p.now))?.entryIds[0] ?? CHANGED) : null;
+    });
   }
 
   /**
@@ -476,52 +685,14 @@ export class PgStore implements Store {
    * An unknown reservation is Conflict too; a cost above the reservation's amount is InvalidInput.
    */
   async settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute }): Promise<{ routeId: number | null }> {
-    checkInteger('cost', p.cost, 0);
-    checkInteger('now', p.now);
-    if (p.route) routeValues(p.route);
-    return this.tx(async (c) => {
-      const r = await this.closeReservation(c, p.reservationId, p.cost, p.now, false);
-      return { routeId: p.route ? await this.insertRoute(c, r.accountId!, p.route, p.now) : null };
+    const usage = checkSettle(p);
+    return this.decide(async (c, lock) => {
+      const d = await this.decideOn(lock ? undefined : this.recent.reservations.get(p.reservationId), () => this.reservation(c, p.reservationId, lock),
+        (r) => rules.settle(r, { ...p, usage }));
+      if (!d.ok) throw refusalError(d.refusal);
+      const out = await this.apply(c, d.writes, p.now);
+      return out ? { routeId: out.routeId } : CHANGED;
     });
-  }
-
-  /**
-   * Settles reservation `id` at `cost` in `c`'s transaction (settle's rule): an open one gives the
-   * rest back as a 'refund'; one released as stale meanwhile (all of it refunded) takes the cost
-   * again as a 'charge' (the operation did finish). One already settled throws Conflict, or, with
-   * `settledOk` (a job's end: its reservation closes once), is left alone: the ledger is not touched.
-   * An unknown one is Conflict; a cost above the amount InvalidInput (the caller's transaction rolls
-   * back). Returns the state it was in, its account (when closed here) and the cost it is settled at.
-   */
-  private async closeReservation(c: Q, id: number, cost: number, now: number, settledOk: boolean): Promise<{ was: 'open' | 'released' | 'settled'; accountId: number | null; cost: number }> {
-    type Closed = { account_id: number; amount: number; operation: string };
-    let r = (await c.query({ name: 'dk_close_open', text: SQL.closeOpen, values: [id, cost] })).rows[0] as Closed | undefined;
-    let wasOpen = true;
-    if (!r) {
-      // not open: released as stale meanwhile (then charged), settled already, or unknown
-      r = (await c.query({ name: 'dk_close_released', text: SQL.closeReleased, values: [id, cost] })).rows[0] as Closed | undefined;
-      wasOpen = false;
-      if (!r) {
-        const s = (await c.query({ name: 'dk_reservation_state', text: SQL.reservationState, values: [id] })).rows[0] as { state: string; amount: number; cost: number | null } | undefined;
-        if (!s) throw noReservation(id);
-        if (!settledOk) throw alreadySettled(id);
-        checkCost(cost, Number(s.amount));
-        return { was: 'settled', accountId: null, cost: Number(s.cost ?? 0) };
-      }
-    }
-    const amount = Number(r.amount), accountId = Number(r.account_id);
-    checkCost(cost, amount);
-    if (wasOpen) {
-      if (amount > cost) await this.applyDelta(c, accountId, amount - cost, 'refund', r.operation, id, now);
-    } else if (cost > 0) {
-      await this.applyDelta(c, accountId, -cost, 'charge', r.operation, id, now);
-    }
-    return { was: wasOpen ? 'open' : 'released', accountId, cost };
-  }
-
-  private async insertRoute(c: Q, accountId: number, route: NewRoute, now: number): Promise<number> {
-    const r = await c.query({ name: 'dk_insert_route', text: SQL.insertRoute, values: [accountId, ...routeValues(route), now, route.result] });
-    return Number(r.rows[0].id);
   }
 
   async storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number> {
@@ -543,17 +714,21 @@ export class PgStore implements Store {
 
   /**
    * {@inheritDoc Store.releaseStale}
-   * Stale: the instance's last heartbeat is at least `staleMs` old (`heartbeat ≤ now − staleMs`);
-   * an instance that never sent one counts from the reservation's creation. Releases of several
-   * instances are serialised by an advisory lock (no deadlock between them).
+   * When nothing is stale (nearly always) that is one read. The locked form reads only the ones
+   * found stale, in id order, under an advisory lock (releasers one at a time).
    */
   async releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number> {
-    checkInteger('now', p.now);
-    checkInteger('staleMs', p.staleMs, 0);
-    return this.tx(async (c) => {
-      await c.query(`SELECT pg_advisory_xact_lock(hashtext($1)::bigint)`, [`dispatchkit.releaseStale.${this.schema ?? ''}`]);
-      const r = await c.query({ name: 'dk_release_stale', text: SQL.releaseStale, values: [p.instance, p.now - p.staleMs, p.now] });
-      return Number(r.rows[0].n);
+    checkStale(p);
+    let ids: number[] = [];
+    return this.decide(async (c, lock) => {
+      if (lock) await c.query(`SELECT pg_advisory_xact_lock(hashtext($1)::bigint)`, [`dispatchkit.releaseStale.${this.schema ?? ''}`]);
+      const rows = lock
+        ? await c.query({ name: 'dk_open_of_others_locked', text: SQL.openOfOthersLocked, values: [p.instance, ids] })
+        : await c.query({ name: 'dk_open_of_others', text: SQL.openOfOthers, values: [p.instance] });
+      const d = rules.releaseStale(rows.rows.map(toStaleCandidate), p);
+      ids = d.released;
+      if (ids.length === 0) return 0;
+      return (await this.apply(c, d.writes, p.now)) ? ids.length : CHANGED;
     });
   }
 
@@ -611,8 +786,8 @@ export class PgStore implements Store {
     const reservationId = p.reservationId ?? null;
     return this.tx(async (c) => {
       if (reservationId !== null) {
-        const r = await c.query({ name: 'dk_reservation_owner', text: SQL.reservationOwner, values: [reservationId] });
-        checkJobReservation(reservationId, p.accountId, r.rows[0]);
+        const no = rules.jobReservation(await this.reservation(c, reservationId, true), { reservationId, accountId: p.accountId });
+        if (no) throw jobReservationError(no);
       }
       const r = await c.query({ name: 'dk_insert_job', text: SQL.insertJob, values: [p.id, p.accountId, p.operation, p.spec, reservationId, p.now] });
       return toJob(r.rows[0] as JobRow);
@@ -621,7 +796,7 @@ export class PgStore implements Store {
 
   async getJob(id: string): Promise<JobRecord | null> {
     if (!isJobId(id)) return null;
-    const rows = await this.q<JobRow>({ name: 'dk_get_job', text: SQL.getJob, values: [id] });
+    const rows = await this.q<JobRow>({ name: 'dk_get_job', text: SQL.job, values: [id] });
     return rows.length ? toJob(rows[0]) : null;
   }
 
@@ -640,31 +815,23 @@ export class PgStore implements Store {
 
   /**
    * {@inheritDoc Store.finishJob}
-   * Exactly once: the job's row is locked first (`SELECT … FOR UPDATE`), so a concurrent ending of
-   * the same job, from this process or another, waits for this one's COMMIT and then reads it
-   * finished. A cost above the reservation's amount, or above 0 without a reservation, is InvalidInput
-   * (nothing written). When the reservation had been settled already (by `settle`), the ledger is not
-   * touched and the job's cost is the one it was settled at; when it had been released as stale, the
-   * cost is charged (as settle). An unknown job: `{ finished: false, job: null }`.
+   * Exactly once: the write's gate locks the job's row and opens only while it is pending, so of
+   * concurrent endings (from this process or another) the later ones find it finished — in their
+   * locked retry they wait for the first one's COMMIT and read it (rules.finishJob).
+   * An unknown job: `{ finished: false, job: null }`.
    */
   async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
-    checkJobEnd(p);
+    const usage = checkJobEnd(p);
     if (!isJobId(p.id)) return { finished: false, job: null };
-    return this.tx(async (c) => {
-      const row = (await c.query({ name: 'dk_lock_job', text: SQL.lockJob, values: [p.id] })).rows[0] as JobRow | undefined;
-      if (!row) return { finished: false, job: null };
-      const job = toJob(row);
-      if (!isPending(job.state)) return { finished: false, job };
-      let cost = p.cost;
-      if (job.reservationId === null) checkCost(p.cost, null);
-      else {
-        const r = await this.closeReservation(c, job.reservationId, p.cost, p.now, true);
-        // settled already (not by a job's end, which is this one): what it was settled at is what the job took
-        if (r.was === 'settled') cost = p.state === 'completed' ? r.cost : 0;
-      }
-      const routeId = p.route ? await this.insertRoute(c, job.accountId, p.route, p.now) : null;
-      const ended = await c.query({ name: 'dk_end_job', text: SQL.endJob, values: [p.id, p.state, p.result ?? null, p.error ?? null, routeId, cost, p.now] });
-      return { finished: true, job: toJob(ended.rows[0] as JobRow) };
+    return this.decide(async (c, lock) => {
+      const row = await this.row<JobRow>(c, 'dk_job', SQL.job, [p.id], lock);
+      const job = row ? toJob(row) : null;
+      const pending = job !== null && (job.state === 'queued' || job.state === 'active');
+      const d = rules.finishJob(job, pending && job.reservationId !== null ? await this.reservation(c, job.reservationId, lock) : null, { ...p, usage });
+      if (!d.ok) throw refusalError(d.refusal);
+      if (!d.finished) return { finished: false, job };
+      const out = await this.apply(c, d.writes, p.now);
+      return out ? { finished: true, job: out.job } : CHANGED;
     });
   }
 

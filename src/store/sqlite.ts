@@ -13,20 +13,25 @@
  * Reads run at once on the same connection, between batches (JavaScript runs one thing at a
  * time, and a batch runs synchronously from BEGIN to COMMIT), so they see exactly the committed
  * state: a read issued after a write's promise resolved sees the write.
+ *
+ * The credit and job methods decide nothing themselves: inside their closure they fetch the rows,
+ * call the rule of `rules.ts`, and {@link SqliteStore.apply} writes what it decided.
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EngineError } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, ROUTE_COLUMNS, alreadySettled,
-  checkInteger, checkCost, checkJobEnd, checkJobReservation, checkKeyHash, checkName, checkNewJob, checkTrackPoints,
-  closedError, foldCase, isJobId, isPending, isProgrammingError, jobExists, limitOf, newerDatabase, noReservation,
-  routeFilterSql, routeValues, toAccount, toAccountWithPassword, toJob, toLedgerEntry, toRoute, LEDGER_COLUMNS,
-  type AccountRow, type JobRow, type LedgerRow, type RouteRow,
+  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS, RESERVATION_FACTS,
+  ROUTE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
+  checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase,
+  routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toJob, toLedgerEntry, toReservationFacts, toRoute,
+  toStaleCandidate, type AccountRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
-import type { Account, JobRecord, LedgerEntry, LedgerKind, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+import * as rules from './rules.js';
+import { NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
+import type { Account, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Flush the write queue at once when it holds this many closures (default 256). */
@@ -60,15 +65,6 @@ function mapError(e: unknown, location: string): unknown {
   return new EngineError('Storage', `SQLite database ${location}: ${msg}`, { cause: e });
 }
 
-interface ReservationRow {
-  account_id: number;
-  amount: number;
-  state: 'open' | 'settled' | 'released';
-  operation: string;
-  cost: number | null;
-}
-
-
 function prepareStatements(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
   return {
@@ -77,14 +73,15 @@ function prepareStatements(db: Database.Database) {
     accountByNameKey: p(`SELECT ${ACCOUNT_COLUMNS} FROM dk_accounts WHERE name_key = ?`),
     listAccounts: p(`SELECT ${ACCOUNT_COLUMNS} FROM dk_accounts ORDER BY name_key, id`),
     insertAccount: p(`INSERT INTO dk_accounts (name, name_key, key_hash, password_hash, blocked, expires_at, created_at, balance)
-      VALUES (?, ?, ?, ?, 0, ?, ?, ?)`),
+      VALUES (?, ?, ?, ?, 0, ?, ?, 0)`),
+    accountFacts: p(`SELECT ${ACCOUNT_FACTS} FROM dk_accounts WHERE id = ?`),
     updateAccount: p(`UPDATE dk_accounts SET
         blocked = CASE WHEN @setBlocked THEN @blocked ELSE blocked END,
         key_hash = CASE WHEN @setKey THEN @keyHash ELSE key_hash END,
         password_hash = CASE WHEN @setPassword THEN @passwordHash ELSE password_hash END,
         expires_at = CASE WHEN @setExpires THEN @expiresAt ELSE expires_at END
       WHERE name_key = @nameKey RETURNING ${ACCOUNT_COLUMNS}`),
-    addBalance: p(`UPDATE dk_accounts SET balance = balance + ? WHERE id = ? RETURNING balance`),
+    addBalance: p(`UPDATE dk_accounts SET balance = balance + ? WHERE id = ?`),
     insertLedger: p(`INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
     balance: p(`SELECT balance FROM dk_accounts WHERE id = ?`),
     ledgerSum: p(`SELECT COALESCE(SUM(delta), 0) AS s FROM dk_ledger WHERE account_id = ?`),
@@ -97,17 +94,12 @@ function prepareStatements(db: Database.Database) {
     deleteSession: p(`DELETE FROM dk_sessions WHERE key_hash = ?`),
     deleteAccountSessions: p(`DELETE FROM dk_sessions WHERE account_id = ?`),
 
-    reserveCredit: p(`UPDATE dk_accounts SET balance = balance - @amount
-      WHERE id = @id AND NOT blocked AND (expires_at IS NULL OR expires_at > @now) AND balance >= @amount`),
     insertReservation: p(`INSERT INTO dk_reservations (account_id, amount, operation, instance, state, created_at) VALUES (?, ?, ?, ?, 'open', ?)`),
-    reservation: p(`SELECT account_id, amount, state, operation, cost FROM dk_reservations WHERE id = ?`),
-    closeReservation: p(`UPDATE dk_reservations SET state = 'settled', cost = ? WHERE id = ? AND state = ?`),
-    // jobs' reservations (instance job:…) are ended by finishJob only; GLOB, not LIKE: SQLite's LIKE ignores
-    // the case of ASCII letters, PostgreSQL's does not, and the prefix is `job:` exactly on both
-    staleReservations: p(`SELECT r.id, r.account_id, r.amount, r.operation FROM dk_reservations r
-      LEFT JOIN dk_instances i ON i.id = r.instance
-      WHERE r.state = 'open' AND r.instance <> ? AND r.instance NOT GLOB 'job:*' AND COALESCE(i.heartbeat, r.created_at) <= ?`),
-    releaseReservation: p(`UPDATE dk_reservations SET state = 'released' WHERE id = ? AND state = 'open'`),
+    reservation: p(`SELECT ${RESERVATION_FACTS} FROM dk_reservations r WHERE r.id = ?`),
+    setReservation: p(`UPDATE dk_reservations SET state = ?, cost = ? WHERE id = ? AND state = ?`),
+    // the open reservations of other instances; which are stale is the rule's (rules.isStale)
+    openOfOthers: p(`SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
+      WHERE r.state = 'open' AND r.instance <> ?`),
     openReservations: p(`SELECT count(*) AS n FROM dk_reservations WHERE state = 'open'`),
     heartbeat: p(`INSERT INTO dk_instances (id, heartbeat) VALUES (?, ?)
       ON CONFLICT (id) DO UPDATE SET heartbeat = max(heartbeat, excluded.heartbeat)`),
@@ -328,6 +320,44 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
+  // ------------------------------------------------------------------ rows the rules read, and their writes
+
+  private accountFacts(id: number): rules.AccountFacts | null {
+    return toAccountFacts(this.s.accountFacts.get(id) as AccountRow | undefined);
+  }
+
+  private reservationFacts(id: number): rules.ReservationFacts | null {
+    return toReservationFacts(this.s.reservation.get(id) as ReservationRow | undefined);
+  }
+
+  /**
+   * Writes what a rule decided, in the running write: the new reservation, the reservations'
+   * changes (each conditional on the state the rule saw), the ledger entries, each account's
+   * balance changed by the sum of its entries (`balances`: those sums), the route, the job's end.
+   */
+  private apply(w: Writes, now: number): { reservationId: number | null; entryIds: number[]; balances: Map<number, number>; routeId: number | null; job: JobRecord | null } {
+    const s = this.s;
+    let reservationId: number | null = null;
+    if (w.newReservation) {
+      const n = w.newReservation;
+      reservationId = Number(s.insertReservation.run(n.accountId, n.amount, n.operation, n.instance, now).lastInsertRowid);
+    }
+    for (const r of w.reservations) if (s.setReservation.run(r.to, r.cost, r.id, r.from).changes !== 1) throw changedMeanwhile(r.id);
+    const entryIds: number[] = [];
+    for (const e of w.entries) {
+      entryIds.push(Number(s.insertLedger.run(e.accountId, e.delta, e.kind, e.note, e.reservationId === NEW_RESERVATION ? reservationId : e.reservationId, now).lastInsertRowid));
+    }
+    const balances = balanceChanges(w);
+    for (const [id, delta] of balances) s.addBalance.run(delta, id);
+    const routeId = w.route ? this.insertRoute(w.route.accountId, w.route.route, now) : null;
+    const job = w.job ? toJob(this.js.endJob.get({ ...w.job, routeId, now }) as JobRow) : null;
+    return { reservationId, entryIds, balances, routeId, job };
+  }
+
+  private insertRoute(accountId: number, route: NewRoute, now: number): number {
+    return Number(this.s.insertRoute.run(accountId, ...routeValues(route), now, route.result).lastInsertRowid);
+  }
+
   // ------------------------------------------------------------------ accounts
 
   private account(id: number): Account | null {
@@ -335,20 +365,20 @@ export class SqliteStore implements Store {
     return r ? toAccount(r) : null;
   }
 
-  createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account> {
-    try {
-      checkName(p.name);
-      checkKeyHash('keyHash', p.keyHash);
-      checkInteger('credit', p.credit);
-      checkInteger('now', p.now);
-      if (p.expiresAt !== undefined && p.expiresAt !== null) checkInteger('expiresAt', p.expiresAt);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  /** {@inheritDoc Store.createAccount} */
+  async createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account> {
+    checkName(p.name);
+    checkKeyHash('keyHash', p.keyHash);
+    checkInteger('credit', p.credit);
+    checkInteger('now', p.now);
+    if (p.expiresAt !== undefined && p.expiresAt !== null) checkInteger('expiresAt', p.expiresAt);
     return this.write(() => {
-      const s = this.s;
-      const id = Number(s.insertAccount.run(p.name, foldCase(p.name), p.keyHash, p.passwordHash ?? null, p.expiresAt ?? null, p.now, p.credit).lastInsertRowid);
-      if (p.credit !== 0) s.insertLedger.run(id, p.credit, 'grant', 'initial credit', null, p.now);
+      const id = Number(this.s.insertAccount.run(p.name, foldCase(p.name), p.keyHash, p.passwordHash ?? null, p.expiresAt ?? null, p.now).lastInsertRowid);
+      if (p.credit !== 0) {
+        const d = rules.grant(this.accountFacts(id), { accountId: id, amount: p.credit, note: 'initial credit', allowDebt: true });
+        if (!d.ok) throw refusalError(d.refusal);
+        this.apply(d.writes, p.now);
+      }
       return this.account(id)!;
     });
   }
@@ -375,13 +405,9 @@ export class SqliteStore implements Store {
     return this.read(() => (this.s.listAccounts.all() as AccountRow[]).map(toAccount));
   }
 
-  updateAccount(name: string, patch: { blocked?: boolean; keyHash?: Buffer; passwordHash?: string | null; expiresAt?: number | null }): Promise<Account | null> {
-    try {
-      if (patch.keyHash !== undefined) checkKeyHash('keyHash', patch.keyHash);
-      if (patch.expiresAt !== undefined && patch.expiresAt !== null) checkInteger('expiresAt', patch.expiresAt);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async updateAccount(name: string, patch: { blocked?: boolean; keyHash?: Buffer; passwordHash?: string | null; expiresAt?: number | null }): Promise<Account | null> {
+    if (patch.keyHash !== undefined) checkKeyHash('keyHash', patch.keyHash);
+    if (patch.expiresAt !== undefined && patch.expiresAt !== null) checkInteger('expiresAt', patch.expiresAt);
     return this.write(() => {
       const r = this.s.updateAccount.get({
         nameKey: foldCase(name),
@@ -398,13 +424,9 @@ export class SqliteStore implements Store {
 
   // ------------------------------------------------------------------ Login sessions
 
-  createSession(p: { keyHash: Buffer; accountId: number; now: number }): Promise<void> {
-    try {
-      checkKeyHash('keyHash', p.keyHash);
-      checkInteger('now', p.now);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async createSession(p: { keyHash: Buffer; accountId: number; now: number }): Promise<void> {
+    checkKeyHash('keyHash', p.keyHash);
+    checkInteger('now', p.now);
     return this.write(() => {
       this.s.insertSession.run(p.keyHash, p.accountId, p.now, p.now);
     });
@@ -436,49 +458,42 @@ export class SqliteStore implements Store {
 
   // ------------------------------------------------------------------ credit
 
-  /** Changes the balance by `delta` with its ledger entry; the new balance, or null without such an account. */
-  private applyDelta(accountId: number, delta: number, kind: LedgerKind, note: string, reservationId: number | null, now: number): number | null {
-    const s = this.s;
-    const r = s.addBalance.get(delta, accountId) as { balance: number } | undefined;
-    if (!r) return null;
-    s.insertLedger.run(accountId, delta, kind, note, reservationId, now);
-    return Number(r.balance);
-  }
-
-  grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null> {
-    try {
-      checkInteger('amount', p.amount);
-      checkInteger('now', p.now);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.write(() => this.applyDelta(p.accountId, p.amount, 'grant', String(p.note ?? ''), null, p.now));
-  }
-
-  reserve(p: { accountId: number; amount: number; operation: string; instance: string; now: number }): Promise<number | null> {
-    return this.take(p, (s) => {
-      const id = Number(s.insertReservation.run(p.accountId, p.amount, p.operation, p.instance, p.now).lastInsertRowid);
-      s.insertLedger.run(p.accountId, -p.amount, 'reserve', p.operation, id, p.now);
-      return id;
+  /** {@inheritDoc Store.grantCredit} */
+  async grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null> {
+    checkGrant(p);
+    return this.write(() => {
+      const d = rules.grant(this.accountFacts(p.accountId), { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: true });
+      if (!d.ok) {
+        if (d.refusal.reason === 'no-account') return null;
+        throw refusalError(d.refusal);
+      }
+      this.apply(d.writes, p.now);
+      return d.balance;
     });
   }
 
-  charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
-    return this.take(p, (s) => Number(s.insertLedger.run(p.accountId, -p.amount, 'charge', p.operation, null, p.now).lastInsertRowid));
-  }
-
-  /** Takes `amount` when the account may spend it (one conditional update), then writes `entries`' rows: their id, or null (nothing written). */
-  private take(p: { accountId: number; amount: number; now: number }, entries: (s: Statements) => number): Promise<number | null> {
+  reserve(p: { accountId: number; amount: number; operation: string; instance: string; now: number }): Promise<number | null> {
     try {
-      checkInteger('amount', p.amount, 1);
-      checkInteger('now', p.now);
+      checkSpend(p);
     } catch (e) {
       return Promise.reject(e);
     }
     return this.write(() => {
-      const s = this.s;
-      if (s.reserveCredit.run({ amount: p.amount, id: p.accountId, now: p.now }).changes === 0) return null;
-      return entries(s);
+      const d = rules.reserve(this.accountFacts(p.accountId), p);
+      return d.ok ? this.apply(d.writes, p.now).reservationId : null;
+    });
+  }
+
+  charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
+    let usage: rules.Usage | null;
+    try {
+      usage = checkSpend(p);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.write(() => {
+      const d = rules.charge(this.accountFacts(p.accountId), { ...p, usage });
+      return d.ok ? this.apply(d.writes, p.now).entryIds[0] : null;
     });
   }
 
@@ -487,52 +502,22 @@ export class SqliteStore implements Store {
    * An unknown reservation is Conflict too; a cost above the reservation's amount is InvalidInput.
    */
   settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute }): Promise<{ routeId: number | null }> {
+    let usage: rules.Usage | null;
     try {
-      checkInteger('cost', p.cost, 0);
-      checkInteger('now', p.now);
+      usage = checkSettle(p);
     } catch (e) {
       return Promise.reject(e);
     }
     return this.write(() => {
-      const r = this.closeReservation(p.reservationId, p.cost, p.now, false);
-      return { routeId: p.route ? this.insertRoute(r.account_id, p.route, p.now) : null };
+      const d = rules.settle(this.reservationFacts(p.reservationId), { ...p, usage });
+      if (!d.ok) throw refusalError(d.refusal);
+      return { routeId: this.apply(d.writes, p.now).routeId };
     });
   }
 
-  /**
-   * Settles reservation `id` at `cost` in the running write (settle's rule): an open one gives the
-   * rest back as a 'refund'; one released as stale meanwhile (all of it refunded) takes the cost
-   * again as a 'charge' (the operation did finish). One already settled throws Conflict, or, with
-   * `settledOk` (a job's end: its reservation closes once), is left alone: the ledger is not touched.
-   * An unknown one is Conflict; a cost above the amount InvalidInput. Returns the reservation as it was.
-   */
-  private closeReservation(id: number, cost: number, now: number, settledOk: boolean): ReservationRow {
-    const s = this.s;
-    const r = s.reservation.get(id) as ReservationRow | undefined;
-    if (!r) throw noReservation(id);
-    if (r.state === 'settled' && !settledOk) throw alreadySettled(id);
-    checkCost(cost, r.amount);
-    if (r.state === 'settled') return r;
-    s.closeReservation.run(cost, id, r.state);
-    if (r.state === 'open') {
-      if (r.amount > cost) this.applyDelta(r.account_id, r.amount - cost, 'refund', r.operation, id, now);
-    } else if (cost > 0) {
-      this.applyDelta(r.account_id, -cost, 'charge', r.operation, id, now);
-    }
-    return r;
-  }
-
-  private insertRoute(accountId: number, route: NewRoute, now: number): number {
-    return Number(this.s.insertRoute.run(accountId, ...routeValues(route), now, route.result).lastInsertRowid);
-  }
-
-  storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number> {
-    try {
-      checkInteger('now', p.now);
-      routeValues(p.route);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number> {
+    checkInteger('now', p.now);
+    routeValues(p.route);
     return this.write(() => this.insertRoute(p.accountId, p.route, p.now));
   }
 
@@ -544,20 +529,16 @@ export class SqliteStore implements Store {
 
   /**
    * {@inheritDoc Store.releaseStale}
-   * Stale: the instance's last heartbeat is at least `staleMs` old (`heartbeat ≤ now − staleMs`);
-   * an instance that never sent one counts from the reservation's creation.
+   * Read first: when nothing is stale (nearly always) nothing is written.
    */
-  releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number> {
+  async releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number> {
+    checkStale(p);
+    const decide = () => rules.releaseStale((this.s.openOfOthers.all(p.instance) as Parameters<typeof toStaleCandidate>[0][]).map(toStaleCandidate), p);
+    if ((await this.read(decide)).released.length === 0) return 0;
     return this.write(() => {
-      const s = this.s;
-      const rows = s.staleReservations.all(p.instance, p.now - p.staleMs) as { id: number; account_id: number; amount: number; operation: string }[];
-      let n = 0;
-      for (const r of rows) {
-        if (s.releaseReservation.run(r.id).changes === 0) continue;
-        this.applyDelta(r.account_id, r.amount, 'refund', r.operation, r.id, p.now);
-        n++;
-      }
-      return n;
+      const d = decide();
+      this.apply(d.writes, p.now);
+      return d.released.length;
     });
   }
 
@@ -573,10 +554,7 @@ export class SqliteStore implements Store {
   }
 
   ledger(accountId: number, limit?: number): Promise<LedgerEntry[]> {
-    return this.read(() => {
-      const rows = this.s.ledger.all(accountId, limitOf('limit', limit, DEFAULT_LEDGER_LIMIT)) as LedgerRow[];
-      return rows.map(toLedgerEntry);
-    });
+    return this.read(() => (this.s.ledger.all(accountId, limitOf('limit', limit, DEFAULT_LEDGER_LIMIT)) as LedgerRow[]).map(toLedgerEntry));
   }
 
   openReservations(): Promise<number> {
@@ -613,15 +591,14 @@ export class SqliteStore implements Store {
    * The id is 1 to 100 characters among A–Z, a–z, 0–9, `-` and `_` (InvalidInput otherwise); the
    * reservation must be an open one of the account (InvalidInput otherwise).
    */
-  createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord> {
-    try {
-      checkNewJob(p);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord> {
+    checkNewJob(p);
     const reservationId = p.reservationId ?? null;
     return this.write(() => {
-      if (reservationId !== null) checkJobReservation(reservationId, p.accountId, this.s.reservation.get(reservationId) as ReservationRow | undefined);
+      if (reservationId !== null) {
+        const no = rules.jobReservation(this.reservationFacts(reservationId), { reservationId, accountId: p.accountId });
+        if (no) throw jobReservationError(no);
+      }
       return toJob(this.js.insertJob.get(p.id, p.accountId, p.operation, p.spec, reservationId, p.now, p.now) as JobRow);
     });
   }
@@ -634,12 +611,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  startJob(id: string, now: number): Promise<JobRecord | null> {
-    try {
-      checkInteger('now', now);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async startJob(id: string, now: number): Promise<JobRecord | null> {
+    checkInteger('now', now);
     if (!isJobId(id)) return this.read(() => null);
     return this.write(() => {
       const r = this.js.startJob.get(now, id) as JobRow | undefined;
@@ -647,12 +620,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  touchJob(id: string, now: number): Promise<void> {
-    try {
-      checkInteger('now', now);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async touchJob(id: string, now: number): Promise<void> {
+    checkInteger('now', now);
     if (!isJobId(id)) return this.read(() => undefined);
     return this.write(() => {
       this.js.touchJob.run(now, id);
@@ -662,35 +631,19 @@ export class SqliteStore implements Store {
   /**
    * {@inheritDoc Store.finishJob}
    * Exactly once: the write queue runs one closure at a time, and another process's writes wait for
-   * the file's write lock, so the second ending reads the first one's state. A cost above the
-   * reservation's amount, or above 0 without a reservation, is InvalidInput (nothing written). When the
-   * reservation had been settled already (by `settle`), the ledger is not touched and the job's cost
-   * is the one it was settled at; when it had been released as stale, the cost is charged (as settle).
+   * the file's write lock, so the second ending reads the first one's state (rules.finishJob).
    * An unknown job: `{ finished: false, job: null }`.
    */
-  finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
-    try {
-      checkJobEnd(p);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
+    const usage = checkJobEnd(p);
     if (!isJobId(p.id)) return this.read(() => ({ finished: false, job: null }));
     return this.write(() => {
-      const js = this.js;
-      const row = js.getJob.get(p.id) as JobRow | undefined;
-      if (!row) return { finished: false, job: null };
-      const job = toJob(row);
-      if (!isPending(job.state)) return { finished: false, job };
-      let cost = p.cost;
-      if (job.reservationId === null) checkCost(p.cost, null);
-      else {
-        const r = this.closeReservation(job.reservationId, p.cost, p.now, true);
-        // settled already (not by a job's end, which is this one): what it was settled at is what the job took
-        if (r.state === 'settled') cost = p.state === 'completed' ? Number(r.cost ?? 0) : 0;
-      }
-      const routeId = p.route ? this.insertRoute(job.accountId, p.route, p.now) : null;
-      const ended = js.endJob.get({ id: p.id, state: p.state, result: p.result ?? null, error: p.error ?? null, routeId, cost, now: p.now }) as JobRow;
-      return { finished: true, job: toJob(ended) };
+      const row = this.js.getJob.get(p.id) as JobRow | undefined;
+      const job = row ? toJob(row) : null;
+      const d = rules.finishJob(job, job?.reservationId ? this.reservationFacts(job.reservationId) : null, { ...p, usage });
+      if (!d.ok) throw refusalError(d.refusal);
+      if (!d.finished) return { finished: false, job };
+      return { finished: true, job: this.apply(d.writes, p.now).job };
     });
   }
 
@@ -703,13 +656,9 @@ export class SqliteStore implements Store {
 
   // ------------------------------------------------------------------ GPS tracks
 
-  addTrackPoints(p: { accountId: number; track: string; points: readonly TrackPoint[]; now: number }): Promise<number> {
-    try {
-      checkTrackPoints(p.points);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    if (p.points.length === 0) return this.closed ? Promise.reject(closedError(this.location)) : Promise.resolve(0);
+  async addTrackPoints(p: { accountId: number; track: string; points: readonly TrackPoint[]; now: number }): Promise<number> {
+    checkTrackPoints(p.points);
+    if (p.points.length === 0) return this.read(() => 0);
     return this.write(() => {
       const ins = this.s.insertTrackPoint;
       for (const pt of p.points) ins.run(p.accountId, p.track, pt.ts, pt.lat, pt.lon);
