@@ -458,7 +458,7 @@ export class PgStore implements Store {
   // ------------------------------------------------------------------ accounts
 
   /** {@inheritDoc Store.createAccount} */
-  async createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account> {
+  async createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; allowDebt?: boolean; now: number }): Promise<Account> {
     checkName(p.name);
     checkKeyHash('keyHash', p.keyHash);
     checkInteger('credit', p.credit);
@@ -472,7 +472,7 @@ export class PgStore implements Store {
       );
       const a = toAccount(this.seen(r.rows[0] as AccountRow));
       if (p.credit === 0) return a;
-      const d = rules.grant(toAccountFacts(r.rows[0] as AccountRow), { accountId: a.id, amount: p.credit, note: 'initial credit', allowDebt: true });
+      const d = rules.grant(toAccountFacts(r.rows[0] as AccountRow), { accountId: a.id, amount: p.credit, note: 'initial credit', allowDebt: p.allowDebt === true });
       if (!d.ok) throw refusalError(d.refusal);
       const out = await this.apply(c, d.writes, p.now);
       if (!out) throw new EngineError('Internal', 'A new account changed before its initial credit was written.');
@@ -651,11 +651,11 @@ export class PgStore implements Store {
   // ------------------------------------------------------------------ credit
 
   /** {@inheritDoc Store.grantCredit} */
-  async grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null> {
+  async grantCredit(p: { accountId: number; amount: number; note: string; allowDebt?: boolean; now: number }): Promise<number | null> {
     checkGrant(p);
     return this.decide(async (c, lock) => {
       const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock),
-        (a) => rules.grant(a, { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: true }));
+        (a) => rules.grant(a, { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: p.allowDebt === true }));
       if (!d.ok) {
         if (d.refusal.reason === 'no-account') return null;
         throw refusalError(d.refusal);

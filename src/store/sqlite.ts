@@ -366,7 +366,7 @@ export class SqliteStore implements Store {
   }
 
   /** {@inheritDoc Store.createAccount} */
-  async createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account> {
+  async createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; allowDebt?: boolean; now: number }): Promise<Account> {
     checkName(p.name);
     checkKeyHash('keyHash', p.keyHash);
     checkInteger('credit', p.credit);
@@ -375,7 +375,7 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const id = Number(this.s.insertAccount.run(p.name, foldCase(p.name), p.keyHash, p.passwordHash ?? null, p.expiresAt ?? null, p.now).lastInsertRowid);
       if (p.credit !== 0) {
-        const d = rules.grant(this.accountFacts(id), { accountId: id, amount: p.credit, note: 'initial credit', allowDebt: true });
+        const d = rules.grant(this.accountFacts(id), { accountId: id, amount: p.credit, note: 'initial credit', allowDebt: p.allowDebt === true });
         if (!d.ok) throw refusalError(d.refusal);
         this.apply(d.writes, p.now);
       }
@@ -459,10 +459,10 @@ export class SqliteStore implements Store {
   // ------------------------------------------------------------------ credit
 
   /** {@inheritDoc Store.grantCredit} */
-  async grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null> {
+  async grantCredit(p: { accountId: number; amount: number; note: string; allowDebt?: boolean; now: number }): Promise<number | null> {
     checkGrant(p);
     return this.write(() => {
-      const d = rules.grant(this.accountFacts(p.accountId), { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: true });
+      const d = rules.grant(this.accountFacts(p.accountId), { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: p.allowDebt === true });
       if (!d.ok) {
         if (d.refusal.reason === 'no-account') return null;
         throw refusalError(d.refusal);

@@ -151,8 +151,11 @@ export interface StoreLifecycle {
 
 /** Accounts and their Login sessions. */
 export interface AccountStore {
-  /** Creates an account whose initial credit is one 'grant' ledger entry (none when 0). Conflict when the name is taken (case-insensitively). */
-  createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; now: number }): Promise<Account>;
+  /**
+   * Creates an account whose initial credit is one 'grant' ledger entry (none when 0). Conflict when
+   * the name is taken (case-insensitively), or when `credit` is negative without `allowDebt`.
+   */
+  createAccount(p: { name: string; keyHash: Buffer; passwordHash: string | null; credit: number; expiresAt?: number | null; allowDebt?: boolean; now: number }): Promise<Account>;
   accountByKeyHash(keyHash: Buffer): Promise<Account | null>;
   /** Case-insensitive. With the password hash, for Login. */
   accountByName(name: string): Promise<(Account & { passwordHash: string | null }) | null>;
@@ -179,8 +182,12 @@ export interface AccountStore {
 
 /** Credit: the ledger, reservations and their settlement, charges. */
 export interface LedgerStore {
-  /** Adds (negative: takes) credit as one 'grant' entry with `note`; the new balance. Null when there is no such account. */
-  grantCredit(p: { accountId: number; amount: number; note: string; now: number }): Promise<number | null>;
+  /**
+   * Adds (negative: takes) credit as one 'grant' entry with `note`; the new balance. Null when there
+   * is no such account. Taking credit that would leave the balance below zero is refused (Conflict,
+   * `details: { accountId, balance, amount }`, nothing written) unless `allowDebt` (rules.grant).
+   */
+  grantCredit(p: { accountId: number; amount: number; note: string; allowDebt?: boolean; now: number }): Promise<number | null>;
   /**
    * Takes `amount` (> 0) from the balance before an operation runs, atomically, only when the
    * account exists, is not blocked, has not expired at `now`, and its balance covers it: one

@@ -1,6 +1,7 @@
 /**
  * `dispatchkit accounts …` as a user runs it, on SQLite and (with DATABASE_URL) PostgreSQL: the
- * key printed once works, credit moves through the ledger, block and rotate-key take effect.
+ * key printed once works, credit moves through the ledger (never below zero without --allow-debt),
+ * block and rotate-key take effect.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,6 +52,14 @@ describe.each(backends())('accounts on %s', (_name, db) => {
       const ledger = await store.ledger(a!.id, 10);
       expect(ledger.map((e) => [e.kind, e.delta])).toEqual([['grant', -50], ['grant', 250], ['grant', 500]]);
       expect(ledger[1].note).toBe('invoice 42');
+      // no debt by accident: taking more than the balance is refused, naming it, unless --allow-debt
+      const short = run('credit', 'acme', '-701');
+      expect(short.status).toBe(1);
+      expect(short.stderr).toContain("Account 'acme' has 700 credits: taking 701 would leave -1");
+      expect(short.stderr).toContain('--allow-debt');
+      expect((await store.accountByName('acme'))!.balance).toBe(700);
+      expect(JSON.parse(run('credit', 'acme', '-701', '--allow-debt', '--json').stdout).Credit).toBe(-1);
+      expect(JSON.parse(run('credit', 'acme', '+1', '--json').stdout).Credit).toBe(0);
 
       expect(run('block', 'acme').status).toBe(0);
       expect((await store.accountByName('acme'))!.blocked).toBe(true);

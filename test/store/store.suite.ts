@@ -334,6 +334,45 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         expect(await codeOf(store.settle({ reservationId: 987654, cost: 0, now: T0 + 5 }))).toBe('Conflict');
       });
 
+      t('taking credit below zero is refused (Conflict naming the balance, nothing written) unless allowDebt, also concurrently and at creation', async ({ ctx }) => {
+        const { store, account, balanced, extra } = ctx;
+        const a = await account('acme', 30);
+        const grant = (amount: number, allowDebt?: boolean, s = store) => s.grantCredit({ accountId: a.id, amount, note: 'correction', now: T0 + 1, ...(allowDebt === undefined ? {} : { allowDebt }) });
+        let err: EngineError | undefined;
+        try {
+          await grant(-31);
+        } catch (e) {
+          err = e as EngineError;
+        }
+        expect(err).toBeInstanceOf(EngineError);
+        expect(err!.code).toBe('Conflict');
+        expect(err!.details).toEqual({ accountId: a.id, balance: 30, amount: -31 });
+        expect(err!.message).toContain('the balance is 30');
+        expect(await codeOf(grant(-31, false))).toBe('Conflict');
+        expect(await store.ledger(a.id)).toHaveLength(1);
+        await balanced(a.id, 30);
+        expect(await grant(-30)).toBe(0);
+        expect(await grant(-5, true)).toBe(-5);
+        await balanced(a.id, -5);
+        // raising a negative balance is always allowed; taking more from it is not
+        expect(await grant(2)).toBe(-3);
+        expect(await codeOf(grant(-1))).toBe('Conflict');
+        expect(await grant(33)).toBe(30);
+        // concurrently (over two stores where the backend allows): 10 takes of 4 from 30, exactly 7 succeed
+        const other = factory.openAgain ? await factory.openAgain(store) : store;
+        if (other !== store) extra.push(other);
+        const got = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => grant(-4, undefined, i % 2 ? other : store)));
+        expect(got.filter((o) => o.status === 'fulfilled')).toHaveLength(7);
+        expect(got.filter((o) => o.status === 'rejected').map((o) => ((o as PromiseRejectedResult).reason as EngineError).code)).toEqual(['Conflict', 'Conflict', 'Conflict']);
+        await balanced(a.id, 2);
+        // an account cannot be created in debt either, unless allowDebt
+        expect(await codeOf(account('debtor', -5))).toBe('Conflict');
+        expect(await store.accountByName('debtor')).toBeNull();
+        const d = await store.createAccount({ name: 'debtor', keyHash: keyHash(newApiKey()), passwordHash: null, credit: -5, allowDebt: true, now: T0 });
+        expect(d.balance).toBe(-5);
+        await balanced(d.id, -5);
+      });
+
       t('settle at the full amount writes no refund; at 0 refunds everything; above the amount is refused', async ({ ctx }) => {
         const { store, account, balanced, extra } = ctx;
         const a = await account('acme', 10);

@@ -100,7 +100,7 @@ export const accountsCommand: Command = {
     { flag: '--db <sqlite:file | postgres://…>', description: 'the database', default: 'sqlite:data/monaco-latest.db (beside the demo dataset)' },
     { flag: 'add <name> --credit N [--password] [--expires DATE]', description: 'new account; prints its API key once (--password reads a Login password from standard input)' },
     { flag: 'list', description: 'every account with its credit and state' },
-    { flag: 'credit <name> +N|-N [--note TEXT]', description: 'add or take credit (a ledger entry)' },
+    { flag: 'credit <name> +N|-N [--note TEXT] [--allow-debt]', description: 'add or take credit (a ledger entry); taking more than the balance is refused unless --allow-debt (the balance may then go below zero)' },
     { flag: 'block <name> / unblock <name>', description: 'refuse (403) or accept the account again' },
     { flag: 'rotate-key <name>', description: 'a new API key (printed once); the old one stops working at once' },
     { flag: 'password <name> [--clear]', description: 'set (from standard input) or remove the Login password' },
@@ -120,7 +120,7 @@ export const accountsCommand: Command = {
     if (signed >= 0) argv = [...argv.slice(0, signed), ...argv.slice(signed + 1)];
     const { values, positionals } = parseCommandArgs(argv, {
       db: { type: 'string' }, credit: { type: 'string' }, password: { type: 'boolean' }, json: { type: 'boolean' },
-      note: { type: 'string' }, expires: { type: 'string' }, clear: { type: 'boolean' },
+      note: { type: 'string' }, expires: { type: 'string' }, clear: { type: 'boolean' }, 'allow-debt': { type: 'boolean' },
     });
     const [sub, name] = positionals;
     const amount = amountArg ?? positionals[2];
@@ -161,7 +161,15 @@ export const accountsCommand: Command = {
         }
         case 'credit': {
           const a = await must(store, name!);
-          const balance = await store.grantCredit({ accountId: a.id, amount: delta, note: values.note ?? 'accounts credit', now });
+          const allowDebt = values['allow-debt'] === true;
+          let balance: number | null;
+          try {
+            balance = await store.grantCredit({ accountId: a.id, amount: delta, note: values.note ?? 'accounts credit', allowDebt, now });
+          } catch (e) {
+            const d = (e as EngineError).details;
+            if (!(e instanceof EngineError) || e.code !== 'Conflict' || typeof d?.balance !== 'number') throw e;
+            throw new EngineError('Conflict', `Account '${a.name}' has ${d.balance} credits: taking ${-delta} would leave ${d.balance + delta}. Nothing was changed; give --allow-debt to let the balance go below zero.`, { details: d });
+          }
           out({ Name: a.name, Credit: balance }, `Account '${a.name}': ${delta >= 0 ? '+' : ''}${delta} → ${balance} credits.`);
           return EXIT.ok;
         }
