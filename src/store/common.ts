@@ -4,8 +4,8 @@
  */
 import { EngineError, invalidInput } from '../core/errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
-import { checkUsage, type AccountFacts, type ReservationFacts, type ReservationState, type StaleCandidate, type Usage } from './rules.js';
-import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, RouteFilter, StoredRoute, TrackPoint } from './types.js';
+import { checkUsage, type AccountFacts, type AuditFacts, type ReservationFacts, type ReservationState, type StaleCandidate, type Usage } from './rules.js';
+import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, RouteFilter, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 /** The case-insensitive form of a name (account names, route names and owners), the same on both backends. */
 export function foldCase(s: string): string {
@@ -20,6 +20,8 @@ export const DEFAULT_TRACK_LIMIT = 100_000;
 export const DEFAULT_LEDGER_LIMIT = 100;
 /** Default of `pendingJobs`'s limit. */
 export const DEFAULT_JOB_LIMIT = 1000;
+/** Default of `usage`'s limit. */
+export const DEFAULT_USAGE_LIMIT = 100;
 
 export function checkInteger(path: string, v: unknown, min = Number.MIN_SAFE_INTEGER): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
@@ -265,6 +267,40 @@ export function toJob(r: JobRow): JobRecord {
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     finishedAt: r.finished_at === null ? null : Number(r.finished_at),
+  };
+}
+
+export const USAGE_COLUMNS = 'id, account_id, operation, units, unit_price, cost, reservation_id, created_at';
+
+type Int = number | string;
+
+export function toUsageEntry(r: { id: Int; account_id: Int; operation: string; units: Int; unit_price: Int; cost: Int; reservation_id: Int | null; created_at: Int }): UsageEntry {
+  return {
+    id: Number(r.id), accountId: Number(r.account_id), operation: r.operation, units: Number(r.units), unitPrice: Number(r.unit_price),
+    cost: Number(r.cost), reservationId: r.reservation_id === null ? null : Number(r.reservation_id), createdAt: Number(r.created_at),
+  };
+}
+
+/** A row of the backends' audit queries: per account, sums split at the usage epoch (`_rec` after it, `_old` before). */
+export interface AuditRow {
+  id: Int;
+  name: string;
+  balance: Int;
+  ledger_sum: Int;
+  taken_rec: Int;
+  taken_old: Int;
+  open_rec: Int;
+  open_old: Int;
+  usage_rec: Int;
+  usage_old: Int;
+}
+
+export function toAuditFacts(r: AuditRow): AuditFacts {
+  return {
+    accountId: Number(r.id), name: r.name, balance: Number(r.balance), ledgerSum: Number(r.ledger_sum),
+    taken: { recorded: Number(r.taken_rec), before: Number(r.taken_old) },
+    open: { recorded: Number(r.open_rec), before: Number(r.open_old) },
+    usage: { recorded: Number(r.usage_rec), before: Number(r.usage_old) },
   };
 }
 

@@ -28,16 +28,16 @@
 import pg from 'pg';
 import { EngineError, invalidInput } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS, RESERVATION_FACTS,
-  ROUTE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
+  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS,
+  RESERVATION_FACTS, ROUTE_COLUMNS, USAGE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
   checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase,
   routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toJob, toLedgerEntry, toReservationFacts, toRoute,
-  toStaleCandidate, type AccountRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
+  toAuditFacts, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
 import { NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
 
 export interface PgStoreOptions {
   /** `postgres://user[:password]@host[:port]/database[?schema=name&…]`. */
@@ -125,6 +125,25 @@ const SQL = {
    * ledger entries ($9–$14; $14 true: of the new reservation), the route ($28–$37) and the job's
    * end ($16–$20, with the route's id). $15 is the instant.
    */
+  usage: `SELECT ${USAGE_COLUMNS} FROM dk_usage WHERE account_id = $1::bigint ORDER BY id DESC LIMIT $2::bigint`,
+  // per account, split at the epoch: an entry of a reservation by the reservation's id, another by its own
+  audit: `WITH e AS (SELECT COALESCE(MAX(ledger_id), 0) AS l, COALESCE(MAX(reservation_id), 0) AS r FROM dk_usage_epoch),
+    led AS (SELECT account_id, delta, kind <> 'grant' AS taken,
+        CASE WHEN reservation_id IS NULL THEN id > (SELECT l FROM e) ELSE reservation_id > (SELECT r FROM e) END AS rec
+      FROM dk_ledger WHERE $1::bigint IS NULL OR account_id = $1::bigint),
+    l AS (SELECT account_id, SUM(delta) AS total, SUM(CASE WHEN taken AND rec THEN -delta ELSE 0 END) AS taken_rec,
+        SUM(CASE WHEN taken AND NOT rec THEN -delta ELSE 0 END) AS taken_old
+      FROM led GROUP BY account_id),
+    o AS (SELECT account_id, SUM(CASE WHEN id > (SELECT r FROM e) THEN amount ELSE 0 END) AS open_rec,
+        SUM(CASE WHEN id > (SELECT r FROM e) THEN 0 ELSE amount END) AS open_old
+      FROM dk_reservations WHERE state = 'open' AND ($1::bigint IS NULL OR account_id = $1::bigint) GROUP BY account_id),
+    u AS (SELECT account_id, SUM(CASE WHEN reservation_id IS NULL OR reservation_id > (SELECT r FROM e) THEN cost ELSE 0 END) AS usage_rec,
+        SUM(CASE WHEN reservation_id IS NULL OR reservation_id > (SELECT r FROM e) THEN 0 ELSE cost END) AS usage_old
+      FROM dk_usage WHERE $1::bigint IS NULL OR account_id = $1::bigint GROUP BY account_id)
+    SELECT a.id, a.name, a.balance, COALESCE(l.total, 0) AS ledger_sum, COALESCE(l.taken_rec, 0) AS taken_rec, COALESCE(l.taken_old, 0) AS taken_old,
+      COALESCE(o.open_rec, 0) AS open_rec, COALESCE(o.open_old, 0) AS open_old, COALESCE(u.usage_rec, 0) AS usage_rec, COALESCE(u.usage_old, 0) AS usage_old
+    FROM dk_accounts a LEFT JOIN l ON l.account_id = a.id LEFT JOIN o ON o.account_id = a.id LEFT JOIN u ON u.account_id = a.id
+    WHERE $1::bigint IS NULL OR a.id = $1::bigint ORDER BY a.name_key, a.id`,
   insertRoute: `INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
   insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
@@ -143,8 +162,8 @@ const SQL = {
  * saw (`rl`, in id order), then the balances (`ba`, accounts in id order: each changed by the sum of
  * its entries, and only while the gates before are open and the rule's guard holds). `ok` — the
  * gate opened — is that every balance was changed (or, with none to change, the gates before);
- * only then come the new reservation, the reservations' changes, the ledger entries, the route and
- * the job's end. The text depends only on the shape of the writes (which parts there are, one row
+ * only then come the new reservation, the reservations' changes, the ledger entries, the usage
+ * record, the route and the job's end. The text depends only on the shape of the writes (which parts there are, one row
  * or several), so it is one prepared statement per shape, named by it; one-row parts bind scalars
  * (the hot ones: reserve, charge, settle), several-row parts arrays.
  */
@@ -236,6 +255,13 @@ function applyStatement(w: Writes, now: number): pg.QueryConfig {
         ${$(es.map(rid), 'bigint[]')}, ${$(es.map((e) => e.reservationId === NEW_RESERVATION), 'boolean[]')}) WITH ORDINALITY AS t(a, d, k, n, rid, isnew, ord)
       WHERE ${ok} ORDER BY t.ord RETURNING id)`);
     out.push('(SELECT json_agg(id ORDER BY id) FROM le) AS entry_ids');
+  }
+  const u = w.usage;
+  if (u) {
+    shape.push('u');
+    ctes.push(`us AS (INSERT INTO dk_usage (account_id, operation, units, unit_price, cost, reservation_id, created_at)
+      SELECT ${$(u.accountId, 'bigint')}, ${$(u.operation, 'text')}, ${$(u.units, 'bigint')}, ${$(u.unitPrice, 'bigint')}, ${$(u.cost, 'bigint')},
+        ${$(u.reservationId, 'bigint')}, ${at()} WHERE ${ok} RETURNING id)`);
   }
   const rt = w.route;
   if (rt) {
@@ -672,7 +698,7 @@ export class PgStore implements Store {
     });
   }
 
-  async charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
+  async charge(p: { accountId: number; amount: number; operation: string; now: number; usage?: Usage }): Promise<number | null> {
     const usage = checkSpend(p);
     return this.decide(async (c, lock) => {
       const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock), (a) => rules.charge(a, { ...p, usage }));
@@ -684,7 +710,7 @@ export class PgStore implements Store {
    * {@inheritDoc Store.settle}
    * An unknown reservation is Conflict too; a cost above the reservation's amount is InvalidInput.
    */
-  async settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute }): Promise<{ routeId: number | null }> {
+  async settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute; usage?: Usage }): Promise<{ routeId: number | null }> {
     const usage = checkSettle(p);
     return this.decide(async (c, lock) => {
       const d = await this.decideOn(lock ? undefined : this.recent.reservations.get(p.reservationId), () => this.reservation(c, p.reservationId, lock),
@@ -755,6 +781,15 @@ export class PgStore implements Store {
     return Number(rows[0].n);
   }
 
+  async usage(accountId: number, limit?: number): Promise<UsageEntry[]> {
+    const rows = await this.q<Parameters<typeof toUsageEntry>[0]>({ name: 'dk_usage', text: SQL.usage, values: [accountId, limitOf('limit', limit, DEFAULT_USAGE_LIMIT)] });
+    return rows.map(toUsageEntry);
+  }
+
+  async audit(accountId?: number): Promise<AccountAudit[]> {
+    return (await this.q<AuditRow>({ name: 'dk_audit', text: SQL.audit, values: [accountId ?? null] })).map((r) => rules.audit(toAuditFacts(r)));
+  }
+
   // ------------------------------------------------------------------ stored routes
 
   async listRoutes(accountId: number, f: RouteFilter = {}): Promise<StoredRoute[]> {
@@ -820,7 +855,7 @@ export class PgStore implements Store {
    * locked retry they wait for the first one's COMMIT and read it (rules.finishJob).
    * An unknown job: `{ finished: false, job: null }`.
    */
-  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
+  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; usage?: Usage; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
     const usage = checkJobEnd(p);
     if (!isJobId(p.id)) return { finished: false, job: null };
     return this.decide(async (c, lock) => {

@@ -22,16 +22,16 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EngineError } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS, RESERVATION_FACTS,
-  ROUTE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
+  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS,
+  RESERVATION_FACTS, ROUTE_COLUMNS, USAGE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
   checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase,
   routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toJob, toLedgerEntry, toReservationFacts, toRoute,
-  toStaleCandidate, type AccountRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
+  toAuditFacts, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
 import { NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Flush the write queue at once when it holds this many closures (default 256). */
@@ -134,6 +134,35 @@ function prepareJobStatements(db: Database.Database) {
 
 type JobStatements = ReturnType<typeof prepareJobStatements>;
 
+/** The statements of `dk_usage` (migration 3), prepared on first use (as the jobs'). */
+function prepareUsageStatements(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    insertUsage: p(`INSERT INTO dk_usage (account_id, operation, units, unit_price, cost, reservation_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    usage: p(`SELECT ${USAGE_COLUMNS} FROM dk_usage WHERE account_id = ? ORDER BY id DESC LIMIT ?`),
+    // per account, split at the epoch: an entry of a reservation by the reservation's id, another by its own
+    audit: p(`WITH e AS (SELECT COALESCE(MAX(ledger_id), 0) AS l, COALESCE(MAX(reservation_id), 0) AS r FROM dk_usage_epoch),
+      led AS (SELECT account_id, delta, kind <> 'grant' AS taken,
+          CASE WHEN reservation_id IS NULL THEN id > (SELECT l FROM e) ELSE reservation_id > (SELECT r FROM e) END AS rec
+        FROM dk_ledger WHERE @id IS NULL OR account_id = @id),
+      l AS (SELECT account_id, SUM(delta) AS total, SUM(CASE WHEN taken AND rec THEN -delta ELSE 0 END) AS taken_rec,
+          SUM(CASE WHEN taken AND NOT rec THEN -delta ELSE 0 END) AS taken_old
+        FROM led GROUP BY account_id),
+      o AS (SELECT account_id, SUM(CASE WHEN id > (SELECT r FROM e) THEN amount ELSE 0 END) AS open_rec,
+          SUM(CASE WHEN id > (SELECT r FROM e) THEN 0 ELSE amount END) AS open_old
+        FROM dk_reservations WHERE state = 'open' AND (@id IS NULL OR account_id = @id) GROUP BY account_id),
+      u AS (SELECT account_id, SUM(CASE WHEN reservation_id IS NULL OR reservation_id > (SELECT r FROM e) THEN cost ELSE 0 END) AS usage_rec,
+          SUM(CASE WHEN reservation_id IS NULL OR reservation_id > (SELECT r FROM e) THEN 0 ELSE cost END) AS usage_old
+        FROM dk_usage WHERE @id IS NULL OR account_id = @id GROUP BY account_id)
+      SELECT a.id, a.name, a.balance, COALESCE(l.total, 0) AS ledger_sum, COALESCE(l.taken_rec, 0) AS taken_rec, COALESCE(l.taken_old, 0) AS taken_old,
+        COALESCE(o.open_rec, 0) AS open_rec, COALESCE(o.open_old, 0) AS open_old, COALESCE(u.usage_rec, 0) AS usage_rec, COALESCE(u.usage_old, 0) AS usage_old
+      FROM dk_accounts a LEFT JOIN l ON l.account_id = a.id LEFT JOIN o ON o.account_id = a.id LEFT JOIN u ON u.account_id = a.id
+      WHERE @id IS NULL OR a.id = @id ORDER BY a.name_key, a.id`),
+  };
+}
+
+type UsageStatements = ReturnType<typeof prepareUsageStatements>;
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly location: string;
@@ -141,6 +170,7 @@ export class SqliteStore implements Store {
   private readonly batchLimit: number;
   private stmts: Statements | null = null;
   private jobStmts: JobStatements | null = null;
+  private usageStmts: UsageStatements | null = null;
   private readonly routeListStmts = new Map<string, Database.Statement>();
   private queue: Job[] = [];
   private scheduled = false;
@@ -201,6 +231,11 @@ export class SqliteStore implements Store {
   private get js(): JobStatements {
     if (this.closed) throw closedError(this.location);
     return (this.jobStmts ??= prepareJobStatements(this.db));
+  }
+
+  private get us(): UsageStatements {
+    if (this.closed) throw closedError(this.location);
+    return (this.usageStmts ??= prepareUsageStatements(this.db));
   }
 
   // ------------------------------------------------------------------ group commit
@@ -296,6 +331,7 @@ export class SqliteStore implements Store {
     }
     this.stmts = null; // the schema may have changed
     this.jobStmts = null;
+    this.usageStmts = null;
     return { from, to: await this.schemaVersion() };
   }
 
@@ -316,6 +352,7 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.stmts = null;
     this.jobStmts = null;
+    this.usageStmts = null;
     this.routeListStmts.clear();
     this.db.close();
   }
@@ -349,6 +386,8 @@ export class SqliteStore implements Store {
     }
     const balances = balanceChanges(w);
     for (const [id, delta] of balances) s.addBalance.run(delta, id);
+    const u = w.usage;
+    if (u) this.us.insertUsage.run(u.accountId, u.operation, u.units, u.unitPrice, u.cost, u.reservationId, now);
     const routeId = w.route ? this.insertRoute(w.route.accountId, w.route.route, now) : null;
     const job = w.job ? toJob(this.js.endJob.get({ ...w.job, routeId, now }) as JobRow) : null;
     return { reservationId, entryIds, balances, routeId, job };
@@ -484,8 +523,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null> {
-    let usage: rules.Usage | null;
+  charge(p: { accountId: number; amount: number; operation: string; now: number; usage?: Usage }): Promise<number | null> {
+    let usage: Usage | null;
     try {
       usage = checkSpend(p);
     } catch (e) {
@@ -501,8 +540,8 @@ export class SqliteStore implements Store {
    * {@inheritDoc Store.settle}
    * An unknown reservation is Conflict too; a cost above the reservation's amount is InvalidInput.
    */
-  settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute }): Promise<{ routeId: number | null }> {
-    let usage: rules.Usage | null;
+  settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute; usage?: Usage }): Promise<{ routeId: number | null }> {
+    let usage: Usage | null;
     try {
       usage = checkSettle(p);
     } catch (e) {
@@ -559,6 +598,14 @@ export class SqliteStore implements Store {
 
   openReservations(): Promise<number> {
     return this.read(() => Number((this.s.openReservations.get() as { n: number }).n));
+  }
+
+  usage(accountId: number, limit?: number): Promise<UsageEntry[]> {
+    return this.read(() => (this.us.usage.all(accountId, limitOf('limit', limit, DEFAULT_USAGE_LIMIT)) as Parameters<typeof toUsageEntry>[0][]).map(toUsageEntry));
+  }
+
+  audit(accountId?: number): Promise<AccountAudit[]> {
+    return this.read(() => (this.us.audit.all({ id: accountId ?? null }) as AuditRow[]).map((r) => rules.audit(toAuditFacts(r))));
   }
 
   // ------------------------------------------------------------------ stored routes
@@ -634,7 +681,7 @@ export class SqliteStore implements Store {
    * the file's write lock, so the second ending reads the first one's state (rules.finishJob).
    * An unknown job: `{ finished: false, job: null }`.
    */
-  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
+  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; usage?: Usage; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
     const usage = checkJobEnd(p);
     if (!isJobId(p.id)) return this.read(() => ({ finished: false, job: null }));
     return this.write(() => {

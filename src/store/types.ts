@@ -18,6 +18,9 @@
  * - Failures of the database are thrown as `EngineError('Storage', …)`; a name already taken as
  *   `EngineError('Conflict', …)`.
  */
+import type { AccountAudit, Usage } from './rules.js';
+
+export type { AccountAudit, Usage };
 
 /** An account as the service sees it (no secrets). */
 export interface Account {
@@ -95,6 +98,20 @@ export interface LedgerEntry {
   kind: LedgerKind;
   /** The operation (reserve/refund/charge) or the operator's note (grant). */
   note: string;
+  reservationId: number | null;
+  createdAt: number;
+}
+
+/** A usage record (`dk_usage`, append-only): what an operation used and what it cost, written with its charge. */
+export interface UsageEntry {
+  id: number;
+  accountId: number;
+  operation: string;
+  units: number;
+  unitPrice: number;
+  /** units × unitPrice: the credits taken for it. */
+  cost: number;
+  /** The reservation it settled (null: a charge, or a free job). */
   reservationId: number | null;
   createdAt: number;
 }
@@ -198,18 +215,20 @@ export interface LedgerStore {
   /**
    * Closes an open reservation at `cost` (0 ≤ cost ≤ its amount): the rest comes back as one
    * 'refund' entry (none when cost = amount). When `route` is given it is stored in the same
-   * transaction (both or neither). When the reservation is no longer open (released as stale
-   * meanwhile) the cost is taken again as a 'charge' entry (the balance may go below zero). A
-   * reservation settles once: settling a settled one throws Conflict and writes nothing.
+   * transaction (both or neither), and so is `usage` (its `units × unitPrice` must equal `cost`:
+   * InvalidInput otherwise). When the reservation is no longer open (released as stale meanwhile)
+   * the cost is taken again as a 'charge' entry (the balance may go below zero). A reservation
+   * settles once: settling a settled one throws Conflict and writes nothing.
    */
-  settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute }): Promise<{ routeId: number | null }>;
+  settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute; usage?: Usage }): Promise<{ routeId: number | null }>;
   /**
    * Takes `amount` (≥ 1) from the balance in one write when the account may spend it (not
    * blocked, not expired, the balance covers it): a 'charge' ledger entry, its id; else null and
    * nothing written. For work already done at a known cost (the service's instant operations):
    * one write where a reservation and its settlement take two; the balance never goes below zero.
+   * `usage` (`units × unitPrice` must equal `amount`: InvalidInput otherwise) is recorded with it.
    */
-  charge(p: { accountId: number; amount: number; operation: string; now: number }): Promise<number | null>;
+  charge(p: { accountId: number; amount: number; operation: string; now: number; usage?: Usage }): Promise<number | null>;
   /** Records that `instance` is alive at `now` (for {@link releaseStale}). */
   heartbeat(instance: string, now: number): Promise<void>;
   /**
@@ -226,6 +245,15 @@ export interface LedgerStore {
   ledger(accountId: number, limit?: number): Promise<LedgerEntry[]>;
   /** Reservations still open (all accounts): for checks and tests. */
   openReservations(): Promise<number>;
+  /** The account's newest `limit` usage records (default 100), newest first. */
+  usage(accountId: number, limit?: number): Promise<UsageEntry[]>;
+  /**
+   * Each account's audit (or the one's; [] when there is none), by name: balance against Σ ledger,
+   * and the credits charged for operations against the usage recorded — counting only what was
+   * written since usage is recorded (migration 3); older charges are reported in `beforeUsage`
+   * and a note, never as a problem (rules.audit).
+   */
+  audit(accountId?: number): Promise<AccountAudit[]>;
 }
 
 /** Stored dispatch results (RouteIDs). */
@@ -267,9 +295,10 @@ export interface JobStore {
    * refunded in full (failed, cancelled; cost must be 0), the route stored when given (completed
    * Dispatch), and the job's state, result/error, routeId, cost and finishedAt written. When the
    * job had already finished, nothing is written and `finished` is false (a retry that finished
-   * twice, a cancel after the end): its first ending stands.
+   * twice, a cancel after the end): its first ending stands. `usage` (`units × unitPrice` = `cost`)
+   * is recorded when this ending settles the reservation (not when it had been settled already).
    */
-  finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; now: number }): Promise<{ finished: boolean; job: JobRecord | null }>;
+  finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; usage?: Usage; now: number }): Promise<{ finished: boolean; job: JobRecord | null }>;
   /** Jobs still queued or active whose updatedAt ≤ `before`, oldest first, at most `limit` (default 1000). */
   pendingJobs(p: { before: number; limit?: number }): Promise<JobRecord[]>;
 }

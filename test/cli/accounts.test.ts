@@ -23,7 +23,7 @@ function backends(): [string, string | null][] {
 }
 
 describe.each(backends())('accounts on %s', (_name, db) => {
-  it.skipIf(db === null)('add (key printed once, --json), list, credit, block/unblock, rotate-key, password, check', async () => {
+  it.skipIf(db === null)('add (key printed once, --json), list, credit (--allow-debt), block/unblock, rotate-key, password, check, audit', async () => {
     const run = (...args: string[]) => runCli(['accounts', ...args, '--db', db!]);
     const add = run('add', 'acme', '--credit', '500', '--json');
     expect(add.status, add.stderr).toBe(0);
@@ -74,6 +74,22 @@ describe.each(backends())('accounts on %s', (_name, db) => {
       const check = run('check', '--json');
       expect(check.status).toBe(0);
       expect(JSON.parse(check.stdout)).toMatchObject({ Accounts: 2, Mismatches: [], OpenReservations: 0 });
+
+      // audit: every account ok (only grants so far); then a charge written without its usage is a problem (exit 1)
+      const audit = run('audit', '--json');
+      expect(audit.status, audit.stderr).toBe(0);
+      expect(JSON.parse(audit.stdout)).toMatchObject({ Accounts: 2, WithProblems: 0, Audit: [{ Name: 'acme', Ok: true, Balance: 0, NetCharged: 0 }, { Name: 'dispatcher', Ok: true }] });
+      const acme = (await store.accountByName('acme'))!;
+      await store.grantCredit({ accountId: acme.id, amount: 10, note: 'x', now: Date.now() });
+      await store.charge({ accountId: acme.id, amount: 3, operation: 'Geocode', now: Date.now(), usage: { operation: 'Geocode', units: 3, unitPrice: 1 } });
+      expect(run('audit').status).toBe(0);
+      await store.charge({ accountId: acme.id, amount: 2, operation: 'Geocode', now: Date.now() });
+      const bad = run('audit');
+      expect(bad.status).toBe(1);
+      expect(bad.stdout).toContain('acme: PROBLEM — balance 5, ledger 5; charged 5, usage 3');
+      expect(bad.stdout).toContain('problem: charged 5 credit(s) for operations but usage records account for 3: 2 charged without a usage record');
+      expect(bad.stdout).toContain('dispatcher: ok');
+      expect(bad.stdout).toContain('2 account(s) audited: 1 with problems.');
     } finally {
       await (store as unknown as { dropSchema?: () => Promise<void> }).dropSchema?.();
       await store.close();

@@ -519,6 +519,127 @@ export function storeSuite(name: string, factory: StoreFactory): void {
       });
     });
 
+    // ---------------------------------------------------------------- usage and audit
+
+    describe('usage and audit', () => {
+      const u = (units: number, unitPrice = 1, operation = 'Geocode') => ({ operation, units, unitPrice });
+
+      t('usage is written with its charge (charge, settle, finishJob) in the same transaction; listed newest first; append-only', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100);
+        const c = await store.charge({ accountId: a.id, amount: 6, operation: 'Geocode', now: T0 + 1, usage: u(3, 2) });
+        expect(c).toEqual(expect.any(Number));
+        const r = (await store.reserve({ accountId: a.id, amount: 10, operation: 'Dispatch', instance: 'i1', now: T0 + 2 }))!;
+        await store.settle({ reservationId: r, cost: 4, now: T0 + 3, usage: u(4, 1, 'Dispatch') });
+        const rj = (await store.reserve({ accountId: a.id, amount: 8, operation: 'CalculateRoutes', instance: 'job:j1', now: T0 + 4 }))!;
+        await store.createJob({ id: 'j1', accountId: a.id, operation: 'CalculateRoutes', spec: '{}', reservationId: rj, now: T0 + 4 });
+        await store.finishJob({ id: 'j1', state: 'completed', cost: 5, result: '{}', usage: u(5, 1, 'CalculateRoutes'), now: T0 + 5 });
+        await balanced(a.id, 100 - 6 - 4 - 5);
+        const got = await store.usage(a.id);
+        expect(got.map((x) => [x.operation, x.units, x.unitPrice, x.cost, x.reservationId, x.createdAt])).toEqual([
+          ['CalculateRoutes', 5, 1, 5, rj, T0 + 5],
+          ['Dispatch', 4, 1, 4, r, T0 + 3],
+          ['Geocode', 3, 2, 6, null, T0 + 1],
+        ]);
+        expect(got.every((x) => x.accountId === a.id && x.id > 0)).toBe(true);
+        expect((await store.usage(a.id, 1)).map((x) => x.operation)).toEqual(['CalculateRoutes']);
+        expect(await store.usage(a.id + 1000)).toEqual([]);
+        // a refused charge writes no usage either
+        expect(await store.charge({ accountId: a.id, amount: 1000, operation: 'Geocode', now: T0 + 6, usage: u(1000) })).toBeNull();
+        // an ending that finds its reservation settled already records no second usage
+        const rs = (await store.reserve({ accountId: a.id, amount: 3, operation: 'Dispatch', instance: 'job:j2', now: T0 + 7 }))!;
+        await store.createJob({ id: 'j2', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: rs, now: T0 + 7 });
+        await store.settle({ reservationId: rs, cost: 2, now: T0 + 8, usage: u(2, 1, 'Dispatch') });
+        await store.finishJob({ id: 'j2', state: 'completed', cost: 3, result: '{}', usage: u(3, 1, 'Dispatch'), now: T0 + 9 });
+        expect((await store.usage(a.id)).length).toBe(4);
+        await expect(factory.raw(store, `UPDATE dk_usage SET cost = 0`)).rejects.toThrow(/append-only/);
+        await expect(factory.raw(store, `DELETE FROM dk_usage`)).rejects.toThrow(/append-only/);
+        expect((await store.audit(a.id))[0]).toMatchObject({ ok: true, netCharged: 6 + 4 + 5 + 2, usageCost: 17 });
+      });
+
+      t('a usage whose units × unitPrice is not the cost is InvalidInput, and nothing is written', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100);
+        const r = (await store.reserve({ accountId: a.id, amount: 10, operation: 'Dispatch', instance: 'i1', now: T0 }))!;
+        await store.createJob({ id: 'j', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: (await store.reserve({ accountId: a.id, amount: 5, operation: 'Dispatch', instance: 'job:j', now: T0 }))!, now: T0 });
+        const n = (await store.ledger(a.id, 100)).length;
+        const bad = [
+          store.charge({ accountId: a.id, amount: 6, operation: 'Geocode', now: T0, usage: u(3, 3) }),
+          store.charge({ accountId: a.id, amount: 6, operation: 'Geocode', now: T0, usage: u(-2, -3) }),
+          store.charge({ accountId: a.id, amount: 6, operation: 'Geocode', now: T0, usage: u(1.5, 4) }),
+          store.settle({ reservationId: r, cost: 4, now: T0, usage: u(5) }),
+          store.settle({ reservationId: r, cost: 4, now: T0, usage: { operation: '', units: 4, unitPrice: 1 } }),
+          store.finishJob({ id: 'j', state: 'completed', cost: 2, now: T0, usage: u(1) }),
+          store.finishJob({ id: 'j', state: 'failed', cost: 0, now: T0, usage: u(1) }),
+        ];
+        for (const p of bad) expect(await codeOf(p)).toBe('InvalidInput');
+        expect(await store.ledger(a.id, 100)).toHaveLength(n);
+        expect(await store.usage(a.id)).toEqual([]);
+        expect(await store.openReservations()).toBe(2);
+        expect(await store.getJob('j')).toMatchObject({ state: 'queued' });
+        await balanced(a.id, 85);
+      });
+
+      t('audit: balance against Σ ledger and net charged against Σ usage, per account, by name; the problems in words', async ({ ctx }) => {
+        const { store, account } = ctx;
+        const a = await account('acme', 100), b = await account('Beta', 50), z = await account('zero', 0);
+        // acme: every charge with its usage, one reservation still open, one released as stale and settled late, a grant
+        await store.charge({ accountId: a.id, amount: 3, operation: 'CalculateDistance', now: T0, usage: u(3, 1, 'CalculateDistance') });
+        const r1 = (await store.reserve({ accountId: a.id, amount: 10, operation: 'Dispatch', instance: 'i1', now: T0 }))!;
+        await store.settle({ reservationId: r1, cost: 7, now: T0 + 1, usage: u(7, 1, 'Dispatch') });
+        await store.reserve({ accountId: a.id, amount: 20, operation: 'Dispatch', instance: 'i1', now: T0 + 2 }); // still running
+        const r3 = (await store.reserve({ accountId: a.id, amount: 5, operation: 'Dispatch', instance: 'dead', now: T0 }))!;
+        expect(await store.releaseStale({ instance: 'i1', now: T0 + HOUR, staleMs: 1000 })).toBe(1);
+        await store.settle({ reservationId: r3, cost: 5, now: T0 + HOUR, usage: u(5, 1, 'Dispatch') }); // a late charge
+        await store.grantCredit({ accountId: a.id, amount: 40, note: 'top-up', now: T0 + HOUR });
+        await store.settle({ reservationId: (await store.reserve({ accountId: a.id, amount: 2, operation: 'Geocode', instance: 'i1', now: T0 }))!, cost: 0, now: T0 + 1 }); // free: no usage needed
+        // Beta: a charge without its usage
+        await store.charge({ accountId: b.id, amount: 4, operation: 'Geocode', now: T0 });
+        const all = await store.audit();
+        expect(all.map((x) => x.name)).toEqual(['acme', 'Beta', 'zero']);
+        const [aa, bb, zz] = all;
+        expect(aa).toMatchObject({ accountId: a.id, balance: 100 - 3 - 7 - 20 - 5 + 40, ledgerSum: 105, netCharged: 15, usageCost: 15, openReserved: 20, ok: true, problems: [] });
+        expect(aa.beforeUsage).toEqual({ netCharged: 0, usageCost: 0 });
+        expect(aa.notes).toEqual(['20 credit(s) reserved by operations still running']);
+        expect(bb).toMatchObject({ accountId: b.id, balance: 46, ledgerSum: 46, netCharged: 4, usageCost: 0, ok: false });
+        expect(bb.problems).toEqual(['charged 4 credit(s) for operations but usage records account for 0: 4 charged without a usage record']);
+        expect(zz).toMatchObject({ balance: 0, ledgerSum: 0, netCharged: 0, usageCost: 0, ok: true });
+        expect((await store.audit(b.id)).map((x) => x.name)).toEqual(['Beta']);
+        expect(await store.audit(z.id + 1000)).toEqual([]);
+        // a balance changed behind the ledger's back
+        await factory.raw(store, `UPDATE dk_accounts SET balance = balance + 1 WHERE id = ${z.id}`);
+        const [z2] = await store.audit(z.id);
+        expect(z2.ok).toBe(false);
+        expect(z2.problems).toEqual(['balance 1 ≠ ledger sum 0 (+1)']);
+      });
+
+      t('a database at version 2 migrates to usage: charges written before are "before usage was recorded", not problems', async ({ ctx }) => {
+        const { balanced } = ctx;
+        const old = await factory.openAt(2);
+        try {
+          expect(await old.schemaVersion()).toBe(2);
+          const a = await old.createAccount({ name: 'acme', keyHash: keyHash('k-v2'), passwordHash: null, credit: 100, now: T0 });
+          await old.charge({ accountId: a.id, amount: 3, operation: 'Geocode', now: T0 });
+          const r1 = (await old.reserve({ accountId: a.id, amount: 10, operation: 'Dispatch', instance: 'i1', now: T0 }))!;
+          await old.settle({ reservationId: r1, cost: 6, now: T0 });
+          const rOpen = (await old.reserve({ accountId: a.id, amount: 8, operation: 'Dispatch', instance: 'i1', now: T0 }))!; // running across the upgrade
+          expect(await old.migrate()).toEqual({ from: 2, to: SCHEMA_VERSION });
+          // the reservation made before the upgrade settles after it, with its usage: all of it counts as before
+          await old.settle({ reservationId: rOpen, cost: 5, now: T0 + 1, usage: u(5, 1, 'Dispatch') });
+          await old.charge({ accountId: a.id, amount: 2, operation: 'Geocode', now: T0 + 2, usage: u(2) });
+          const [x] = await old.audit(a.id);
+          expect(x).toMatchObject({ ok: true, problems: [], netCharged: 2, usageCost: 2, beforeUsage: { netCharged: 3 + 6 + 5, usageCost: 5 } });
+          expect(x.notes).toEqual(['before usage was recorded: 14 credit(s) charged (5 of them with a usage record); not checked']);
+          // a charge after the upgrade without its usage is a problem again
+          await old.charge({ accountId: a.id, amount: 1, operation: 'Geocode', now: T0 + 3 });
+          expect((await old.audit(a.id))[0]).toMatchObject({ ok: false, netCharged: 3, usageCost: 2 });
+          await balanced(a.id, 100 - 3 - 6 - 5 - 2 - 1, old);
+        } finally {
+          await factory.dispose(old);
+        }
+      });
+    });
+
     // ---------------------------------------------------------------- routes
 
     describe('stored routes', () => {

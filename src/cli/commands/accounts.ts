@@ -90,7 +90,7 @@ async function must(store: Store, name: string): Promise<Account & { passwordHas
   return a;
 }
 
-const USAGE = 'dispatchkit accounts <add|list|credit|block|unblock|rotate-key|password|check> … [--db sqlite:<file> | postgres://…]';
+const USAGE = 'dispatchkit accounts <add|list|credit|block|unblock|rotate-key|password|check|audit> … [--db sqlite:<file> | postgres://…]';
 
 export const accountsCommand: Command = {
   name: 'accounts',
@@ -105,6 +105,7 @@ export const accountsCommand: Command = {
     { flag: 'rotate-key <name>', description: 'a new API key (printed once); the old one stops working at once' },
     { flag: 'password <name> [--clear]', description: 'set (from standard input) or remove the Login password' },
     { flag: 'check', description: 'ledger against balances for every account, and open reservations (exit 1 when they differ)' },
+    { flag: 'audit', description: 'per account: balance against its ledger, and the credits charged for operations against the usage recorded with them (exit 1 when an account has a problem)' },
     { flag: '--json', description: 'machine-readable output' },
   ],
   examples: [
@@ -112,6 +113,7 @@ export const accountsCommand: Command = {
     'echo s3cret | dispatchkit accounts add dispatcher --credit 500 --password',
     'dispatchkit accounts credit acme +5000 --note "invoice 42"',
     'dispatchkit accounts list --db postgres://localhost/dispatch',
+    'dispatchkit accounts audit --json',
   ],
   async run(argv) {
     // `credit <name> -50`: a signed amount is a positional, not an option
@@ -125,13 +127,13 @@ export const accountsCommand: Command = {
     const [sub, name] = positionals;
     const amount = amountArg ?? positionals[2];
     if (!sub) throw new EngineError('InvalidInput', `a sub-command is required: ${USAGE}`, { path: 'accounts' });
-    const subs = ['add', 'list', 'credit', 'block', 'unblock', 'rotate-key', 'password', 'check'];
+    const subs = ['add', 'list', 'credit', 'block', 'unblock', 'rotate-key', 'password', 'check', 'audit'];
     if (!subs.includes(sub)) throw new EngineError('InvalidInput', `unknown sub-command '${sub}' (one of ${subs.join(', ')})`, { path: 'accounts' });
     // validate every argument before opening the database
     const credit = sub === 'add' ? parseCredit(values.credit ?? '0', '--credit', false) : 0;
     const delta = sub === 'credit' ? parseCredit(amount, 'amount', true) : 0;
     const expires = values.expires !== undefined ? parseDate(values.expires, '--expires') : null;
-    if (!['list', 'check'].includes(sub)) checkAccountName(name);
+    if (!['list', 'check', 'audit'].includes(sub)) checkAccountName(name);
     const password = (sub === 'add' && values.password) || (sub === 'password' && !values.clear) ? await readPassword() : null;
     const store = await openStore(values.db ?? defaultDb());
     const now = Date.now();
@@ -204,6 +206,30 @@ export const accountsCommand: Command = {
           out({ Accounts: all.length, Mismatches: bad, OpenReservations: open },
             bad.length === 0 ? `${all.length} account(s): every balance equals its ledger; ${open} reservation(s) open.` : `Ledger mismatches:\n${bad.join('\n')}`);
           return bad.length === 0 ? EXIT.ok : EXIT.failed;
+        }
+        case 'audit': {
+          const all = await store.audit();
+          const failing = all.filter((a) => !a.ok);
+          if (values.json) {
+            printJson({
+              Accounts: all.length,
+              WithProblems: failing.length,
+              Audit: all.map((a) => ({
+                Name: a.name, Ok: a.ok, Balance: a.balance, LedgerSum: a.ledgerSum, NetCharged: a.netCharged, UsageCost: a.usageCost,
+                OpenReserved: a.openReserved, BeforeUsage: { NetCharged: a.beforeUsage.netCharged, UsageCost: a.beforeUsage.usageCost },
+                Problems: a.problems, Notes: a.notes,
+              })),
+            });
+          } else {
+            const lines = all.map((a) => [
+              `${a.name}: ${a.ok ? 'ok' : 'PROBLEM'} — balance ${a.balance}, ledger ${a.ledgerSum}; charged ${a.netCharged}, usage ${a.usageCost}`,
+              ...a.problems.map((p) => `  problem: ${p}`),
+              ...a.notes.map((n) => `  note: ${n}`),
+            ].join('\n'));
+            lines.push(`${all.length} account(s) audited: ${failing.length === 0 ? 'no problems' : `${failing.length} with problems`}.`);
+            process.stdout.write(lines.join('\n') + '\n');
+          }
+          return failing.length === 0 ? EXIT.ok : EXIT.failed;
         }
       }
       return EXIT.usage;
