@@ -994,7 +994,7 @@ interface Prepared {
  */
 async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, placeExecutor: Executor | undefined): Promise<Prepared | DispatchResult> {
   // Sizes first, from the raw lists: a request past the limits is refused before it is parsed.
-  const big = rawDispatchIssues(spec);
+  const big = rawDispatchIssues(spec, ctx.maxMatrixBytes);
   if (big.length) return failedFromIssues(big, { Items: [] }) as DispatchResult;
   const parsed = DispatchSpecificationSchema.safeParse(spec);
   if (!parsed.ok) return failedFromIssues(parsed.issues, { Items: [] }) as DispatchResult;

@@ -159,16 +159,34 @@ export function dispatchSizeIssue(d: DispatchSize, maxBytes = DEFAULT_MAX_MATRIX
   return null;
 }
 
+/** Whether a raw Location is a driver's Break (LocationType by name, any case, or its integer 5). */
+function rawBreak(l: unknown): boolean {
+  const t = rawField(l, 'LocationType');
+  return typeof t === 'string' ? t.trim().toLowerCase() === 'break' || t.trim() === '5' : t === 5;
+}
+
 /**
- * Sizes of a raw Dispatch specification, checked before it is parsed (a 100,000-stop request is
- * refused in microseconds, not after seconds of parsing and placing).
+ * Sizes of a raw Dispatch specification, checked before it is parsed, so that a request far past
+ * the limits is refused in milliseconds rather than after parsing (a 100,000-stop request): the
+ * counts of Locations and Vehicles, and the least memory its travel matrix could take — 8 bytes a
+ * cell over the Locations that are surely places (all but Breaks), past `maxBytes`.
  */
-export function rawDispatchIssues(spec: unknown): Issue[] {
+export function rawDispatchIssues(spec: unknown, maxBytes = DEFAULT_MAX_MATRIX_BYTES): Issue[] {
   const out: Issue[] = [];
-  const locs = rawLength(spec, 'Locations');
+  const list = rawField(spec, 'Locations');
+  const locs = Array.isArray(list) ? list.length : 0;
   const vehs = rawLength(spec, 'Vehicles');
-  if (locs > MAX_DISPATCH_PLACES) out.push(tooBig('Locations', `holds ${fmt(locs)} Locations; one Dispatch takes at most ${fmt(MAX_DISPATCH_PLACES)} places (Locations and the Vehicles' StartLocation/FinishLocation): split the stops into several Dispatches (by area or by group of vehicles)`));
+  const split = 'split the stops into several Dispatches (by area or by group of vehicles)';
+  if (locs > MAX_DISPATCH_PLACES) out.push(tooBig('Locations', `holds ${fmt(locs)} Locations; one Dispatch takes at most ${fmt(MAX_DISPATCH_PLACES)} places (Locations and the Vehicles' StartLocation/FinishLocation): ${split}`));
   if (vehs > MAX_DISPATCH_VEHICLES) out.push(tooBig('Vehicles', `holds ${fmt(vehs)} Vehicles; one Dispatch takes at most ${fmt(MAX_DISPATCH_VEHICLES)}: split the fleet into several Dispatches, each with its own stops`));
+  if (out.length || !Array.isArray(list)) return out;
+  let places = 0;
+  for (const l of list) if (!rawBreak(l)) places++;
+  const least: DispatchSize = { places, rounded: true, zoneSets: 0, speedProfiles: 0, stops: 0, modelVehicles: 0 };
+  const bytes = dispatchMemoryBytes(least);
+  if (bytes > maxBytes) {
+    out.push(tooBig('Locations', `holds ${fmt(places)} places; their travel matrix alone would need at least ${fmtBytes(bytes)}; the limit is ${fmtBytes(maxBytes)} (maxMatrixBytes), about ${fmt(maxDispatchPlaces(least, maxBytes))} places: ${split}`));
+  }
   return out;
 }
 

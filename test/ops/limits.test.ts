@@ -13,7 +13,7 @@ import type { OpsContext } from '../../src/ops/context.js';
 import type { TravelProvider } from '../../src/route/travel.js';
 import { searchScratchBytes } from '../../src/matrix/compute.js';
 import {
-  DEFAULT_MAX_MATRIX_BYTES, MAX_DISPATCH_PLACES, MAX_DISPATCH_VEHICLES, MAX_GEOCODE_ADDRESSES, MAX_MINIMUM_OPTIMIZATION, MAX_ROUTE_LOCATIONS,
+  DEFAULT_MAX_MATRIX_BYTES, MAX_DISPATCH_PLACES, rawDispatchIssues, MAX_DISPATCH_VEHICLES, MAX_GEOCODE_ADDRESSES, MAX_MINIMUM_OPTIMIZATION, MAX_ROUTE_LOCATIONS,
   MAX_ROUTES_LOCATIONS, MAX_ROUTES_SPECIFICATIONS, dispatchMemoryBytes, dispatchSizeIssue, fieldLimits, maxDispatchPlaces,
 } from '../../src/ops/limits.js';
 import { fixtureDataset } from '../helpers/datasets.js';
@@ -51,6 +51,7 @@ function counting(over: Partial<OpsContext> = {}): { ctx: OpsContext; calls: Rec
 }
 
 const messages = (r: { Errors?: { Message?: string }[] }): string[] => (r.Errors ?? []).map((e) => e.Message ?? '');
+const rawOnly = (spec: unknown) => rawDispatchIssues(spec);
 const idle = { place: 0, placeMany: 0, matrix: 0, matrixRounded: 0, route: 0 };
 
 describe('Dispatch size refusals', () => {
@@ -71,20 +72,31 @@ describe('Dispatch size refusals', () => {
     expect(performance.now() - t1).toBeLessThan(5000);
   });
 
-  it('a 30,000-stop Dispatch is refused by its memory estimate (matrices and solver tables past maxMatrixBytes), before placing', async () => {
+  it('a 30,000-stop Dispatch: its travel matrix alone is past maxMatrixBytes, refused before parsing', async () => {
     const { ctx, calls } = counting();
+    const spec = dispatchSpec(30_000);
     const t0 = performance.now();
-    const r = await dispatchOp(ctx, dispatchSpec(30_000));
+    const r = await dispatchOp(ctx, spec);
     const ms = performance.now() - t0;
     expect(r.Status).toBe('Failed');
     const [m] = messages(r);
-    expect(m).toMatch(/^Locations: the Dispatch's 30002 places would need about [\d.]+ GiB for travel matrices and the solver's tables; the limit is 2\.0 GiB \(maxMatrixBytes\), about \d+ places of this kind: split the stops/);
-    expect(m).toMatch(/\[TooBig\]$/);
+    expect(m).toMatch(/^Locations: holds 30000 places; their travel matrix alone would need at least 6\.7 GiB; the limit is 2\.0 GiB \(maxMatrixBytes\), about \d+ places: split the stops into several Dispatches .*\[TooBig\]$/);
     expect(calls).toEqual(idle);
-    expect(ms).toBeLessThan(5000); // parsing 30,000 records; nothing else (was 2.8 s of placement before the refusal)
+    expect(ms).toBeLessThan(1000); // was 2.8 s of placement before a TooBig from the matrix kernel
     const most = Number(/about (\d+) places/.exec(m)![1]);
     expect(most).toBeGreaterThan(15_000);
     expect(most).toBeLessThan(17_000);
+    // Breaks are not counted (they may have no place): 30,000 Breaks pass this check
+    const breaks = rawOnly(dispatchSpec(0, { Locations: Array.from({ length: 30_000 }, () => ({ LocationType: 'break', Wait: 60 })) }));
+    expect(breaks).toEqual([]);
+  });
+
+  it('after parsing, the full estimate (here 10,000 stops around two sets of Shapes) is refused before placing', async () => {
+    const square = (k: number) => ({ Points: [0, 1, 2, 3].map((c) => ({ Latitude: 43.70 + 0.001 * k + (c >> 1) * 0.0005, Longitude: 7.40 + ((c ^ (c >> 1)) & 1) * 0.0005 })) });
+    const { ctx, calls } = counting();
+    const r = await dispatchOp(ctx, dispatchSpec(10_000, { Vehicles: [0, 1].map((k) => ({ Name: `V${k}`, StartLocation: DEPOT, Shapes: [square(k)] })) }));
+    expect(messages(r)).toEqual([expect.stringMatching(/^Locations: the Dispatch's 10002 places would need about 5\.2 GiB for travel matrices and the solver's tables \(2 distinct sets of Shapes\); the limit is 2\.0 GiB \(maxMatrixBytes\), about \d+ places of this kind: split the stops .*\[TooBig\]$/)]);
+    expect(calls).toEqual(idle);
   });
 
   it('a small maxMatrixBytes refuses a small Dispatch before placing, naming the limit', async () => {
