@@ -5,7 +5,7 @@
 import { EngineError, invalidInput } from '../core/errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { checkUsage, type AccountFacts, type AuditFacts, type ReservationFacts, type ReservationState, type StaleCandidate, type Usage } from './rules.js';
-import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, RouteFilter, StoredRoute, TrackPoint, UsageEntry } from './types.js';
+import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, PruneCounts, PruneRequest, RouteFilter, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 /** The case-insensitive form of a name (account names, route names and owners), the same on both backends. */
 export function foldCase(s: string): string {
@@ -116,6 +116,25 @@ export function checkStale(p: { instance: string; now: number; staleMs: number }
   checkText('instance', p.instance);
   checkInteger('now', p.now);
   checkInteger('staleMs', p.staleMs, 0);
+}
+
+/** Default and ceiling of prune's `batchSize`. */
+export const DEFAULT_PRUNE_BATCH = 1000;
+export const MAX_PRUNE_BATCH = 10_000;
+
+/** prune's arguments: each `…Before` a whole number at or before `now`; the batch size. */
+export function checkPrune(p: PruneRequest): { batch: number; kinds: { kind: keyof PruneCounts; before: number }[] } {
+  checkInteger('now', p.now);
+  const kinds: { kind: keyof PruneCounts; before: number }[] = [];
+  // jobs first: a route goes once no job refers to it
+  for (const [kind, v] of [['jobs', p.jobsBefore], ['routes', p.routesBefore], ['tracks', p.tracksBefore]] as const) {
+    if (v === undefined || v === null) continue;
+    checkInteger(`${kind}Before`, v);
+    if (v > p.now) throw invalidInput(`${kind}Before`, `must be at or before now (${p.now}; got ${v}): an instant in ms`);
+    kinds.push({ kind, before: v });
+  }
+  const batch = Math.max(1, limitOf('batchSize', p.batchSize, DEFAULT_PRUNE_BATCH, MAX_PRUNE_BATCH));
+  return { batch, kinds };
 }
 
 /** A job still to run or running (not finished). */

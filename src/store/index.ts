@@ -8,9 +8,10 @@ import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
 export type {
-  Account, AccountStore, JobRecord, JobState, JobStore, LedgerEntry, LedgerKind, LedgerStore, NewRoute, RouteFilter, RouteStore, Store,
-  StoreLifecycle, StoredRoute, TrackPoint, TrackStore,
+  Account, AccountAudit, AccountStore, JobRecord, JobState, JobStore, LedgerEntry, LedgerKind, LedgerStore, NewRoute, PruneCounts, PruneRequest,
+  RetentionStore, RouteFilter, RouteStore, Store, StoreLifecycle, StoredRoute, TrackPoint, TrackStore, Usage, UsageEntry,
 } from './types.js';
+export { SUGGESTED_RETENTION_DAYS, retentionCutoffs } from './rules.js';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite.js';
 export { PgStore, maskUrl, type PgStoreOptions } from './postgres.js';

@@ -30,6 +30,8 @@
  *   transaction as its charge; `reservation_id` the reservation it settled (null: a charge).
  * - `dk_usage_epoch` (version 3): one row, the newest ledger and reservation ids when usage began to
  *   be recorded; the audit checks usage against the charges written after them only.
+ * - Version 4: the indexes `Store.prune` deletes by (routes by creation, finished jobs by their end,
+ *   jobs by their route, track points by time stamp).
  */
 
 export interface Migration {
@@ -305,6 +307,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `INSERT INTO dk_usage_epoch (ledger_id, reservation_id, created_at)
         SELECT COALESCE((SELECT MAX(id) FROM dk_ledger), 0), COALESCE((SELECT MAX(id) FROM dk_reservations), 0),
           (extract(epoch FROM clock_timestamp()) * 1000)::bigint`,
+    ],
+  },
+  {
+    version: 4,
+    description: 'retention: indexes to prune routes, finished jobs and track points by age',
+    sqlite: [
+      `CREATE INDEX dk_routes_created ON dk_routes (created_at)`,
+      `CREATE INDEX dk_jobs_finished ON dk_jobs (finished_at) WHERE finished_at IS NOT NULL`,
+      `CREATE INDEX dk_jobs_route ON dk_jobs (route_id) WHERE route_id IS NOT NULL`,
+      `CREATE INDEX dk_track_points_ts ON dk_track_points (ts)`,
+    ],
+    postgres: [
+      `CREATE INDEX dk_routes_created ON dk_routes (created_at)`,
+      `CREATE INDEX dk_jobs_finished ON dk_jobs (finished_at) WHERE finished_at IS NOT NULL`,
+      `CREATE INDEX dk_jobs_route ON dk_jobs (route_id) WHERE route_id IS NOT NULL`,
+      `CREATE INDEX dk_track_points_ts ON dk_track_points (ts)`,
     ],
   },
 ];

@@ -28,16 +28,17 @@
 import pg from 'pg';
 import { EngineError, invalidInput } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS,
-  RESERVATION_FACTS, ROUTE_COLUMNS, USAGE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
-  checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase,
-  routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toJob, toLedgerEntry, toReservationFacts, toRoute,
-  toAuditFacts, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
+  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS,
+  LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd,
+  checkKeyHash, checkName, checkNewJob, checkPrune, checkSettle, checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId,
+  isProgrammingError, jobExists, limitOf, newerDatabase, routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword,
+  toAuditFacts, toJob, toLedgerEntry, toReservationFacts, toRoute, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow,
+  type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
-import { NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
+import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
 
 export interface PgStoreOptions {
   /** `postgres://user[:password]@host[:port]/database[?schema=name&…]`. */
@@ -106,6 +107,9 @@ function remember<K, V>(m: Map<K, V>, k: K, v: V): void {
   if (m.size > RECENT) m.delete(m.keys().next().value as K);
 }
 
+/** The finished job states, as SQL (rules.FINISHED_JOB_STATES). */
+const FINISHED = FINISHED_JOB_STATES.map((x) => `'${x}'`).join(', ');
+
 const SQL = {
   // the rows the rules read (the *Locked forms lock them until COMMIT)
   account: `SELECT ${ACCOUNT_FACTS} FROM dk_accounts WHERE id = $1::bigint`,
@@ -151,6 +155,17 @@ const SQL = {
   startJob: `UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = $2::bigint
     WHERE id = $1::text AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`,
   touchJob: `UPDATE dk_jobs SET updated_at = $2::bigint WHERE id = $1::text AND state IN ('queued', 'active')`,
+  // retention (Store.prune): one batch each, by the indexes of migration 4
+  prune: {
+    jobs: `WITH d AS (DELETE FROM dk_jobs WHERE id IN (SELECT j.id FROM dk_jobs j WHERE j.finished_at < $1::bigint AND j.state IN (${FINISHED})
+        AND NOT EXISTS (SELECT 1 FROM dk_reservations r WHERE r.id = j.reservation_id AND r.state = 'open') LIMIT $2::bigint) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+    routes: `WITH d AS (DELETE FROM dk_routes WHERE id IN (SELECT r.id FROM dk_routes r WHERE r.created_at < $1::bigint
+        AND NOT EXISTS (SELECT 1 FROM dk_jobs j WHERE j.route_id = r.id) LIMIT $2::bigint) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+    tracks: `WITH d AS (DELETE FROM dk_track_points WHERE id IN (SELECT id FROM dk_track_points WHERE ts < $1::bigint LIMIT $2::bigint) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+  },
   // ids compared bytewise (COLLATE "C"), as SQLite does, whatever the database's collation
   pendingJobs: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE state IN ('queued', 'active') AND updated_at <= $1::bigint
     ORDER BY updated_at, created_at, id COLLATE "C" LIMIT $2::bigint`,
@@ -902,5 +917,25 @@ export class PgStore implements Store {
       [p.accountId, p.track, p.from, p.to, limitOf('limit', p.limit, DEFAULT_TRACK_LIMIT)],
     );
     return rows.map((r) => ({ lat: Number(r.lat), lon: Number(r.lon), ts: Number(r.ts) }));
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  /**
+   * {@inheritDoc Store.prune}
+   * Each batch is one statement (its own transaction). PostgreSQL's autovacuum makes the space of
+   * deleted rows reusable; the files shrink only with VACUUM FULL (see docs/store.md).
+   */
+  async prune(p: PruneRequest): Promise<PruneCounts> {
+    const { batch, kinds } = checkPrune(p);
+    const out: PruneCounts = { routes: 0, jobs: 0, tracks: 0 };
+    for (const { kind, before } of kinds) {
+      for (;;) {
+        const [r] = await this.q<{ n: number }>({ name: `dk_prune_${kind}`, text: SQL.prune[kind], values: [before, batch] });
+        out[kind] += r.n;
+        if (r.n < batch) break;
+      }
+    }
+    return out;
   }
 }

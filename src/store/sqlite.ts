@@ -22,16 +22,17 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EngineError } from '../core/errors.js';
 import {
-  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS, LEDGER_COLUMNS,
-  RESERVATION_FACTS, ROUTE_COLUMNS, USAGE_COLUMNS, STALE_FACTS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd, checkKeyHash, checkName, checkNewJob, checkSettle,
-  checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase,
-  routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toJob, toLedgerEntry, toReservationFacts, toRoute,
-  toAuditFacts, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow, type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
+  ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS,
+  LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd,
+  checkKeyHash, checkName, checkNewJob, checkPrune, checkSettle, checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId,
+  isProgrammingError, jobExists, limitOf, newerDatabase, routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword,
+  toAuditFacts, toJob, toLedgerEntry, toReservationFacts, toRoute, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow,
+  type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
-import { NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
+import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Flush the write queue at once when it holds this many closures (default 256). */
@@ -129,8 +130,22 @@ function prepareJobStatements(db: Database.Database) {
       WHERE id = @id AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`),
     pendingJobs: p(`SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE state IN ('queued', 'active') AND updated_at <= ?
       ORDER BY updated_at, created_at, id LIMIT ?`),
+    // retention (Store.prune): one batch each, by the indexes of migration 4
+    prune: {
+      jobs: p(`DELETE FROM dk_jobs WHERE id IN (SELECT j.id FROM dk_jobs j WHERE j.finished_at < ? AND j.state IN (${FINISHED})
+        AND NOT EXISTS (SELECT 1 FROM dk_reservations r WHERE r.id = j.reservation_id AND r.state = 'open') LIMIT ?)`),
+      routes: p(`DELETE FROM dk_routes WHERE id IN (SELECT r.id FROM dk_routes r WHERE r.created_at < ?
+        AND NOT EXISTS (SELECT 1 FROM dk_jobs j WHERE j.route_id = r.id) LIMIT ?)`),
+      tracks: p(`DELETE FROM dk_track_points WHERE id IN (SELECT id FROM dk_track_points WHERE ts < ? LIMIT ?)`),
+    },
   };
 }
+
+/** The finished job states, as SQL (rules.FINISHED_JOB_STATES). */
+const FINISHED = FINISHED_JOB_STATES.map((x) => `'${x}'`).join(', ');
+
+/** Pages given back per incremental-vacuum step (4 KiB each: 8 MiB), one short write each. */
+const VACUUM_PAGES = 2048;
 
 type JobStatements = ReturnType<typeof prepareJobStatements>;
 
@@ -197,6 +212,8 @@ export class SqliteStore implements Store {
     }
     try {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+      // a new file gives pages freed by prune back to the file system (set before anything is written; a no-op on an older file)
+      this.db.pragma('auto_vacuum = INCREMENTAL');
       if (!memory) {
         const mode = String(this.db.pragma('journal_mode = WAL', { simple: true })).toLowerCase();
         if (mode !== 'wal') throw new EngineError('Storage', `could not switch ${this.location} to WAL mode (journal_mode is ${mode})`);
@@ -718,5 +735,58 @@ export class SqliteStore implements Store {
       const rows = this.s.getTrack.all(p.accountId, p.track, p.from, p.to, limitOf('limit', p.limit, DEFAULT_TRACK_LIMIT)) as { ts: number; lat: number; lon: number }[];
       return rows.map((r) => ({ lat: r.lat, lon: r.lon, ts: Number(r.ts) }));
     });
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  /**
+   * {@inheritDoc Store.prune}
+   * Each batch is one closure of the group commit (other writes go between). Then, when the file
+   * has incremental auto-vacuum (every file created by this version), the freed pages are given
+   * back {@link VACUUM_PAGES} at a time, and the WAL is checkpointed as far as readers allow, so
+   * the file shrinks now rather than at the next automatic checkpoint.
+   */
+  async prune(p: PruneRequest): Promise<PruneCounts> {
+    const { batch, kinds } = checkPrune(p);
+    const out: PruneCounts = { routes: 0, jobs: 0, tracks: 0 };
+    for (const { kind, before } of kinds) {
+      for (;;) {
+        const n = await this.write(() => this.js.prune[kind].run(before, batch).changes);
+        out[kind] += n;
+        if (n < batch) break;
+      }
+    }
+    if (out.routes + out.jobs + out.tracks > 0) await this.giveBack();
+    return out;
+  }
+
+  /** Gives free pages back to the file system (incremental auto-vacuum), in bounded steps; nothing on a file without it. */
+  private async giveBack(): Promise<void> {
+    const free = () => this.read(() => (Number(this.db.pragma('auto_vacuum', { simple: true })) === 2 ? Number(this.db.pragma('freelist_count', { simple: true })) : 0));
+    for (let left = await free(); left > 0;) {
+      await this.write(() => this.db.pragma(`incremental_vacuum(${VACUUM_PAGES})`));
+      const now = await free();
+      if (now >= left) break;
+      left = now;
+    }
+    await this.read(() => this.db.pragma('wal_checkpoint(PASSIVE)'));
+  }
+
+  /**
+   * Rewrites the whole file (VACUUM) with incremental auto-vacuum on: for a file created before
+   * this version (auto_vacuum none: pages freed by prune are reused, never given back). It holds the
+   * file's write lock and this process's event loop for as long as the copy takes (seconds per
+   * GiB): run it with the service stopped. Returns the file's auto_vacuum mode after (2: incremental).
+   */
+  async vacuum(): Promise<number> {
+    if (this.closed) throw closedError(this.location);
+    this.flush();
+    try {
+      this.db.pragma('auto_vacuum = INCREMENTAL');
+      this.db.exec('VACUUM');
+      return Number(this.db.pragma('auto_vacuum', { simple: true }));
+    } catch (e) {
+      throw mapError(e, this.location);
+    }
   }
 }

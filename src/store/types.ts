@@ -2,7 +2,8 @@
  * The service's state behind one interface, {@link Store}, made of one interface per area:
  * {@link AccountStore} (accounts, Login sessions), {@link LedgerStore} (credit: grants,
  * reservations, settlements, charges, the ledger), {@link RouteStore} (stored dispatch results),
- * {@link TrackStore} (GPS points), {@link JobStore} (jobs), plus {@link StoreLifecycle}. Two
+ * {@link TrackStore} (GPS points), {@link JobStore} (jobs), {@link RetentionStore} (pruning), plus
+ * {@link StoreLifecycle}. Two
  * backends implement it and pass one test suite (`test/store/store.suite.ts`): SQLite
  * (`sqlite.ts`, better-sqlite3, the embedded default) and PostgreSQL (`postgres.ts`, pg, for
  * several server instances sharing state). See docs/store.md.
@@ -303,8 +304,42 @@ export interface JobStore {
   pendingJobs(p: { before: number; limit?: number }): Promise<JobRecord[]>;
 }
 
+/** What {@link RetentionStore.prune} deletes: each kind only when its instant is given (ms). */
+export interface PruneRequest {
+  /** When the pruning runs (ms); every `…Before` must be at or before it (InvalidInput otherwise: a unit mistake must not delete everything). */
+  now: number;
+  /** Stored routes created before this instant, except one a job still refers to (it goes with its job). */
+  routesBefore?: number;
+  /** Finished jobs (completed, failed, cancelled) that finished before this instant; never a queued or active one. */
+  jobsBefore?: number;
+  /** GPS points whose time stamp is before this instant. */
+  tracksBefore?: number;
+  /** Rows deleted per transaction (default 1000, at most 10,000): no long transaction, other writes go between. */
+  batchSize?: number;
+}
+
+/** How many rows {@link RetentionStore.prune} deleted, by kind. */
+export interface PruneCounts {
+  routes: number;
+  jobs: number;
+  tracks: number;
+}
+
+/** Retention: what may be forgotten after a while. The ledger, reservations, usage and accounts are never deleted. */
+export interface RetentionStore {
+  /**
+   * Deletes, in batches of `batchSize` rows each in its own short transaction: finished jobs
+   * finished before `jobsBefore`, then stored routes created before `routesBefore` that no job
+   * refers to, then GPS points before `tracksBefore`; nothing of a queued or active job or of an
+   * open reservation. The counts deleted. SQLite then gives the freed pages back to the file
+   * system (incremental vacuum) when the file was created with auto_vacuum (see docs/store.md).
+   * Suggested retention: rules.SUGGESTED_RETENTION_DAYS (routes 90 days, jobs 30, tracks 90).
+   */
+  prune(p: PruneRequest): Promise<PruneCounts>;
+}
+
 /**
  * The whole store: what a backend implements and what the service holds. Code that needs one area
  * only can ask for that interface (`LedgerStore`, `JobStore`, …).
  */
-export interface Store extends StoreLifecycle, AccountStore, LedgerStore, RouteStore, TrackStore, JobStore {}
+export interface Store extends StoreLifecycle, AccountStore, LedgerStore, RouteStore, TrackStore, JobStore, RetentionStore {}

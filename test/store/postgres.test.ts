@@ -90,6 +90,26 @@ describe.skipIf(!URL_)(`postgres store${URL_ ? '' : ' (skipped: DATABASE_URL is 
       }
     });
 
+    it('prune deletes in batches, each one statement (its own short transaction)', async () => {
+      const s = await openStore(freshUrl());
+      try {
+        const a = await s.createAccount({ name: 'acme', keyHash: keyHash(newApiKey()), passwordHash: null, credit: 0, now: 1 });
+        await s.addTrackPoints({ accountId: a.id, track: 'van', points: Array.from({ length: 1050 }, (_, i) => ({ lat: 43, lon: 7, ts: i })), now: 1 });
+        const pool = poolOf(s);
+        const query = pool.query.bind(pool);
+        const seen: string[] = [];
+        (pool as unknown as { query: unknown }).query = (cfg: { name?: string }, v?: unknown) => {
+          seen.push(cfg?.name ?? '');
+          return query(cfg as never, v as never);
+        };
+        expect(await s.prune({ now: 2000, tracksBefore: 2000, batchSize: 100 })).toEqual({ routes: 0, jobs: 0, tracks: 1050 });
+        expect(seen.filter((n) => n === 'dk_prune_tracks')).toHaveLength(11);
+      } finally {
+        await (s as PgStore).dropSchema();
+        await s.close();
+      }
+    });
+
     it('an unreachable server is Storage; the location never shows the password', async () => {
       const s = new PgStore({ url: 'postgres://u:s3cret@127.0.0.1:9/db?schema=dk_x', connectTimeoutMs: 2000 });
       expect(s.location).not.toContain('s3cret');

@@ -4,7 +4,7 @@
  * in one transaction, a failing one rejected alone), durability across reopening, and opening.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -179,6 +179,69 @@ describe('SqliteStore specifics', () => {
       expect(Number(db.pragma('busy_timeout', { simple: true }))).toBe(5000);
     } finally {
       await again.close();
+    }
+  });
+
+  it('retention gives disk space back: a new file has incremental auto-vacuum; prune deletes in short transactions, then frees the pages; the file shrinks', async () => {
+    const file = newFile();
+    const s = await openStore(`sqlite:${file}`);
+    try {
+      const db = dbOf(s);
+      const pragma = (name: string) => Number(db.pragma(name, { simple: true }));
+      expect(pragma('auto_vacuum')).toBe(2); // INCREMENTAL
+      const a = await account(s, 'acme', 0);
+      for (let k = 0; k < 4; k++) {
+        await s.addTrackPoints({ accountId: a.id, track: 'van', points: Array.from({ length: 5000 }, (_, i) => ({ lat: 43 + i * 1e-6, lon: 7 + k * 1e-3, ts: k * 5000 + i })), now: 1 });
+      }
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const pages = pragma('page_count'), size = statSync(file).size;
+      expect(pages).toBeGreaterThan(200);
+      let commits = 0;
+      const inner = s as unknown as { runBatch: (...x: unknown[]) => void };
+      const run = inner.runBatch;
+      inner.runBatch = (...x: unknown[]) => { commits++; return run(...x); };
+      // the newest 1,000 points stay
+      expect(await s.prune({ now: 1e12, tracksBefore: 19_000, batchSize: 2000 })).toEqual({ routes: 0, jobs: 0, tracks: 19_000 });
+      expect(commits).toBeGreaterThanOrEqual(10); // 10 batches (the last one short), then the vacuum steps
+      expect(pragma('freelist_count')).toBe(0);
+      expect(pragma('page_count')).toBeLessThan(pages / 5);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      expect(statSync(file).size).toBeLessThan(size / 5);
+      expect(await s.getTrack({ accountId: a.id, track: 'van', from: 0, to: 1e12 })).toHaveLength(1000);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a file created before auto-vacuum keeps its freed pages for reuse (it does not shrink); vacuum() converts it', async () => {
+    const file = newFile();
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL'); // written by an older dispatchkit: auto_vacuum none
+    raw.close();
+    const s = await openStore(`sqlite:${file}`);
+    try {
+      const db = dbOf(s);
+      const pragma = (name: string) => Number(db.pragma(name, { simple: true }));
+      expect(pragma('auto_vacuum')).toBe(0);
+      const a = await account(s, 'acme', 0);
+      await s.addTrackPoints({ accountId: a.id, track: 'van', points: Array.from({ length: 40_000 }, (_, i) => ({ lat: 43, lon: 7, ts: i })), now: 1 });
+      const pages = pragma('page_count');
+      expect(await s.prune({ now: 1e12, tracksBefore: 1e12 })).toMatchObject({ tracks: 40_000 });
+      expect(pragma('page_count')).toBe(pages);
+      const free = pragma('freelist_count');
+      expect(free).toBeGreaterThan(pages / 2);
+      expect(await (s as SqliteStore).vacuum()).toBe(2);
+      expect(pragma('freelist_count')).toBe(0);
+      expect(pragma('page_count')).toBeLessThanOrEqual(pages - free + 2); // + the pointer maps of auto-vacuum
+      expect(pragma('page_count')).toBeLessThan(pages / 3);
+      // it keeps working, and now gives pages back by itself
+      await s.addTrackPoints({ accountId: a.id, track: 'van', points: Array.from({ length: 10_000 }, (_, i) => ({ lat: 43, lon: 7, ts: i })), now: 1 });
+      await s.prune({ now: 1e12, tracksBefore: 1e12 });
+      expect(pragma('freelist_count')).toBe(0);
+      await s.close();
+      expect(await codeOf((s as SqliteStore).vacuum())).toBe('Storage');
+    } finally {
+      await s.close();
     }
   });
 

@@ -640,6 +640,89 @@ export function storeSuite(name: string, factory: StoreFactory): void {
       });
     });
 
+    // ---------------------------------------------------------------- retention
+
+    describe('retention', () => {
+      const DAY = 86_400_000;
+
+      t('prune deletes old routes, finished jobs and track points; never a pending job, an open reservation, the ledger or usage', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const NOW = T0 + 200 * DAY, CUT = NOW - 30 * DAY, OLD = NOW - 100 * DAY, RECENT = NOW - DAY;
+        const a = await account('acme', 1000), b = await account('beta', 0);
+        const standalone = [];
+        for (let i = 0; i < 5; i++) standalone.push(await store.storeRoute({ accountId: a.id, route: route(`old ${i}`, 'acme'), now: OLD + i }));
+        const fresh = await store.storeRoute({ accountId: b.id, route: route('fresh', 'beta'), now: RECENT });
+        const edge = await store.storeRoute({ accountId: a.id, route: route('edge', 'acme'), now: CUT }); // not before the cut: kept
+        const job = async (id: string, amount: number, at: number) => {
+          const r = amount ? (await store.reserve({ accountId: a.id, amount, operation: 'Dispatch', instance: `job:${id}`, now: at }))! : null;
+          await store.createJob({ id, accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: r, now: at });
+          return r;
+        };
+        await job('pending-old', 10, OLD); // queued since long ago, its reservation open
+        await job('done-old', 10, OLD);
+        const done = await store.finishJob({ id: 'done-old', state: 'completed', cost: 4, result: '{}', route: route('of a job', 'acme'), usage: { operation: 'Dispatch', units: 4, unitPrice: 1 }, now: OLD });
+        await job('failed-old', 0, OLD);
+        await store.finishJob({ id: 'failed-old', state: 'failed', cost: 0, error: 'x', now: OLD });
+        await job('cancelled-recent', 5, OLD);
+        await store.finishJob({ id: 'cancelled-recent', state: 'cancelled', cost: 0, now: RECENT });
+        // a job marked finished behind the store's back while its reservation is still open is not deleted either
+        const rOdd = await job('odd', 3, OLD);
+        await factory.raw(store, `UPDATE dk_jobs SET state = 'failed', finished_at = ${OLD}, updated_at = ${OLD} WHERE id = 'odd'`);
+        const pts = Array.from({ length: 250 }, (_, i) => ({ lat: 43 + i * 1e-5, lon: 7, ts: i < 150 ? OLD + i : RECENT + i }));
+        await store.addTrackPoints({ accountId: a.id, track: 'van', points: pts, now: NOW });
+        await store.addTrackPoints({ accountId: b.id, track: 'van', points: [{ lat: 1, lon: 1, ts: CUT - 1 }, { lat: 1, lon: 1, ts: CUT }], now: NOW });
+        const ledgerBefore = await store.ledger(a.id, 1000);
+        const auditBefore = await store.audit();
+
+        // every job kept (jobsBefore long ago): the route of a kept job stays, the standalone ones go
+        expect(await store.prune({ now: NOW, routesBefore: CUT, jobsBefore: NOW - 300 * DAY, tracksBefore: CUT, batchSize: 2 })).toEqual({ routes: 5, jobs: 0, tracks: 151 });
+        expect((await store.listRoutes(a.id)).map((x) => x.routeId).sort((x, y) => x - y)).toEqual([done.job!.routeId!, edge].sort((x, y) => x - y));
+        expect((await store.listRoutes(b.id)).map((x) => x.routeId)).toEqual([fresh]);
+        for (const id of standalone) expect(await store.getRoute(a.id, id)).toBeNull();
+        const track = await store.getTrack({ accountId: a.id, track: 'van', from: 0, to: Number.MAX_SAFE_INTEGER });
+        expect(track.map((p) => p.ts)).toEqual(pts.slice(150).map((p) => p.ts));
+        expect(await store.getTrack({ accountId: b.id, track: 'van', from: 0, to: Number.MAX_SAFE_INTEGER })).toEqual([{ lat: 1, lon: 1, ts: CUT }]);
+
+        // then the finished jobs before the cut, and with them the route only they referred to
+        expect(await store.prune({ now: NOW, routesBefore: CUT, jobsBefore: CUT, batchSize: 2 })).toEqual({ routes: 1, jobs: 2, tracks: 0 });
+        expect(await store.getJob('done-old')).toBeNull();
+        expect(await store.getJob('failed-old')).toBeNull();
+        expect(await store.getJob('pending-old')).toMatchObject({ state: 'queued' });
+        expect(await store.getJob('cancelled-recent')).toMatchObject({ state: 'cancelled' });
+        expect(await store.getJob('odd')).toMatchObject({ state: 'failed', reservationId: rOdd });
+        expect(await store.getRoute(a.id, done.job!.routeId!)).toBeNull();
+        expect((await store.listRoutes(a.id)).map((x) => x.routeId)).toEqual([edge]);
+        expect(await store.pendingJobs({ before: NOW })).toHaveLength(1);
+
+        // the ledger, the reservations and the usage are untouched
+        expect(await store.ledger(a.id, 1000)).toEqual(ledgerBefore);
+        expect(await store.openReservations()).toBe(2);
+        expect(await store.usage(a.id)).toHaveLength(1);
+        expect(await store.audit()).toEqual(auditBefore);
+        await balanced(a.id);
+        expect(await store.prune({ now: NOW, routesBefore: CUT, jobsBefore: CUT, tracksBefore: CUT })).toEqual({ routes: 0, jobs: 0, tracks: 0 });
+        expect(await store.prune({ now: NOW })).toEqual({ routes: 0, jobs: 0, tracks: 0 });
+      });
+
+      t('prune refuses an instant after now, or a bad batch size (InvalidInput), deleting nothing', async ({ ctx }) => {
+        const { store, account } = ctx;
+        const a = await account('acme', 0);
+        await store.storeRoute({ accountId: a.id, route: route('r', 'acme'), now: T0 });
+        await store.addTrackPoints({ accountId: a.id, track: 't', points: [{ lat: 1, lon: 1, ts: T0 }], now: T0 });
+        for (const p of [
+          { now: T0, routesBefore: T0 + 1 },
+          { now: T0, tracksBefore: T0 * 1000 },
+          { now: T0, jobsBefore: 1.5 },
+          { now: T0, routesBefore: T0, batchSize: -1 },
+          { now: T0, routesBefore: T0, batchSize: 2.5 },
+          { now: Number.NaN, routesBefore: 0 },
+        ]) expect(await codeOf(store.prune(p)), JSON.stringify(p)).toBe('InvalidInput');
+        expect(await store.listRoutes(a.id)).toHaveLength(1);
+        expect(await store.getTrack({ accountId: a.id, track: 't', from: 0, to: T0 })).toHaveLength(1);
+        expect(await store.prune({ now: T0 + 1, routesBefore: T0 + 1, tracksBefore: T0 + 1, batchSize: 1 })).toEqual({ routes: 1, jobs: 0, tracks: 1 });
+      });
+    });
+
     // ---------------------------------------------------------------- routes
 
     describe('stored routes', () => {
