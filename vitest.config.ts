@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // PostgreSQL and Redis suites run whenever the services answer (DATABASE_URL / REDIS_URL set from a probe)
+    globalSetup: ['test/setup/services.ts'],
   },
 });

@@ -1,5 +1,6 @@
 /**
- * `dispatchkit accounts …` as a user runs it, on SQLite and (with DATABASE_URL) PostgreSQL: the
+ * `dispatchkit accounts …` as a user runs it, on SQLite and (with DATABASE_URL, set by the global
+ * setup test/setup/services.ts when the local PostgreSQL answers) PostgreSQL: the
  * key printed once works, credit moves through the ledger (never below zero without --allow-debt),
  * block and rotate-key take effect.
  */

@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL backend: the shared suite, each test in a fresh schema of its own
  * (`dk_test_<random>`, dropped after), two PgStores (two pools) on one schema standing for two
- * server processes. Needs DATABASE_URL (e.g. postgres://root@127.0.0.1:5432/test); without it the
- * whole file is skipped, saying so.
+ * server processes. Needs DATABASE_URL, which the global setup (test/setup/services.ts) sets to
+ * postgres://postgres@127.0.0.1:5432/test when that answers; without it the whole file is skipped,
+ * saying so.
  */
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
