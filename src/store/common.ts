@@ -137,6 +137,23 @@ export function checkPrune(p: PruneRequest): { batch: number; kinds: { kind: key
   return { batch, kinds };
 }
 
+/**
+ * prune's batches, the same on both backends: per kind (jobs, then routes, then tracks) `deleteBatch`
+ * deletes at most `batch` rows before `before` in one short transaction and says how many, until
+ * a batch comes back short. The counts.
+ */
+export async function pruneInBatches(p: PruneRequest, deleteBatch: (kind: keyof PruneCounts, before: number, batch: number) => Promise<number>): Promise<PruneCounts> {
+  const { batch, kinds } = checkPrune(p);
+  const out: PruneCounts = { routes: 0, jobs: 0, tracks: 0 };
+  for (const { kind, before } of kinds) {
+    for (let n = batch; n === batch;) {
+      n = await deleteBatch(kind, before, batch);
+      out[kind] += n;
+    }
+  }
+  return out;
+}
+
 /** A job still to run or running (not finished). */
 export function isPending(state: JobState): boolean {
   return state === 'queued' || state === 'active';
@@ -269,6 +286,10 @@ export interface JobRow {
 }
 
 export const JOB_COLUMNS = 'id, account_id, operation, spec, state, reservation_id, attempts, result, error, route_id, cost, created_at, updated_at, finished_at';
+
+export function toJobOrNull(r: JobRow | undefined | null): JobRecord | null {
+  return r ? toJob(r) : null;
+}
 
 export function toJob(r: JobRow): JobRecord {
   return {

@@ -4,19 +4,22 @@
  * by themselves) or BEGIN … COMMIT on one pooled client, rolled back on any error, the client
  * always released (destroyed when its connection broke).
  *
- * The credit and job methods decide nothing themselves: each is one transaction that locks and
- * reads the rows its rule needs (`SELECT … FOR UPDATE`), calls the rule of `rules.ts`, and writes
- * what it decided ({@link PgStore.apply}: one statement of data-modifying CTEs). Credit safety
- * between processes rests on those row locks:
- * - reserve, charge and grantCredit lock the account first: two concurrent reservations read the
- *   balance one after the other, so they can never take the same credit;
- * - settle locks the reservation; releaseStale locks the ones it found stale (in id order, and
- *   with an advisory lock between releasers) and re-reads them: a reservation is never both
- *   settled as open and released, and the second of two concurrent settlements reads it settled;
- * - finishJob locks the job's row, then its reservation: a second ending of the same job (a
- *   retried worker and the original, a cancel) waits for the first's COMMIT, then reads the job
- *   finished and writes nothing, so a job's reservation is settled once and its route stored once.
- * Each change of a reservation is also conditional on the state the rule saw (a safety net).
+ * The credit and job methods decide nothing themselves: they are the flows of `flows.ts` (read the
+ * rows, call the rule of `rules.ts`, write what it decided). A decision is written in ONE statement
+ * ({@link applyStatement}) whose gate first locks the rows the rule read and checks they are still
+ * as it saw them — the job still pending, the reservation still in its state, the account still
+ * satisfying the rule's guard (rules.AccountGuard: e.g. not blocked, not expired, a balance of at
+ * least the amount) — and writes nothing when they are not. So a flow runs first without a
+ * transaction (reserve and charge: one round trip, on the account as this store last saw it), and
+ * when the gate stays shut, once more in a transaction whose reads lock the rows
+ * ({@link PgStore.run}). Credit safety between processes rests on those row locks:
+ * - two concurrent reservations of one account are written one after the other, each only while
+ *   the balance still covers it: they can never take the same credit;
+ * - a reservation changes only from the state the rule saw: it is never both settled as open and
+ *   released, and the second of two concurrent settlements finds it settled (Conflict);
+ * - a job ends only while pending: of concurrent endings (a retried worker and the original, a
+ *   cancel) the later ones find it finished and write nothing, so its reservation is settled once
+ *   and its route stored once.
  *
  * BIGINT columns are read as JavaScript numbers (a pool-level type parser), instants and amounts
  * being far below 2^53.
@@ -29,16 +32,16 @@ import pg from 'pg';
 import { EngineError, invalidInput } from '../core/errors.js';
 import {
   ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS,
-  LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd,
-  checkKeyHash, checkName, checkNewJob, checkPrune, checkSettle, checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId,
-  isProgrammingError, jobExists, limitOf, newerDatabase, routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword,
-  toAuditFacts, toJob, toLedgerEntry, toReservationFacts, toRoute, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow,
-  type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
+  LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, checkInteger, checkKeyHash, checkName, checkNewJob,
+  checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase, pruneInBatches, routeFilterSql,
+  routeValues, toAccount, toAccountFacts, toAccountWithPassword, toAuditFacts, toJob, toJobOrNull, toLedgerEntry, toReservationFacts,
+  toRoute, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow, type JobRow, type LedgerRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
+import { FlowStore, type Applied, type Flow, type FlowFn, type Step } from './flows.js';
 import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 export interface PgStoreOptions {
   /** `postgres://user[:password]@host[:port]/database[?schema=name&…]`. */
@@ -95,7 +98,7 @@ function mapError(e: unknown, location: string): unknown {
 
 type Q = Pick<pg.PoolClient, 'query'>;
 
-/** A decision's write found its rows changed since they were read (see PgStore.decide). */
+/** A decision's write found its rows changed since they were read (see PgStore.run). */
 const CHANGED = Symbol('changed');
 
 /** How many accounts and reservations a PgStore remembers (see PgStore.recent). */
@@ -111,24 +114,13 @@ function remember<K, V>(m: Map<K, V>, k: K, v: V): void {
 const FINISHED = FINISHED_JOB_STATES.map((x) => `'${x}'`).join(', ');
 
 const SQL = {
-  // the rows the rules read (the *Locked forms lock them until COMMIT)
+  // the rows the rules read (a flow's locked retry adds FOR UPDATE)
   account: `SELECT ${ACCOUNT_FACTS} FROM dk_accounts WHERE id = $1::bigint`,
   reservation: `SELECT ${RESERVATION_FACTS} FROM dk_reservations r WHERE r.id = $1::bigint`,
   job: `SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = $1::text`,
-  // the open reservations of other instances (which are stale is the rule's: rules.isStale); locked: only those named
+  // the open reservations of other instances (which are stale is the rule's: rules.isStale)
   openOfOthers: `SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
     WHERE r.state = 'open' AND r.instance <> $1::text`,
-  openOfOthersLocked: `SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
-    WHERE r.state = 'open' AND r.instance <> $1::text AND r.id = ANY($2::bigint[]) ORDER BY r.id FOR UPDATE OF r`,
-  /**
-   * What a rule decided, in one statement. First the gate (`ok`), under row locks taken in this
-   * order: the job ($16) still pending, the reservations ($5) still in the states the rule saw
-   * ($6), the accounts ($21) there and the guarded one ($23) still as the rule's guard says
-   * ($24–$27). Then, each only when the gate is open: the balances ($21 + $22: each account's sum
-   * of its entries), the new reservation ($1–$4), the reservations' changes ($5, $7, $8), the
-   * ledger entries ($9–$14; $14 true: of the new reservation), the route ($28–$37) and the job's
-   * end ($16–$20, with the route's id). $15 is the instant.
-   */
   usage: `SELECT ${USAGE_COLUMNS} FROM dk_usage WHERE account_id = $1::bigint ORDER BY id DESC LIMIT $2::bigint`,
   // per account, split at the epoch: an entry of a reservation by the reservation's id, another by its own
   audit: `WITH e AS (SELECT COALESCE(MAX(ledger_id), 0) AS l, COALESCE(MAX(reservation_id), 0) AS r FROM dk_usage_epoch),
@@ -172,72 +164,56 @@ const SQL = {
 };
 
 /**
- * What a rule decided, as one statement of data-modifying CTEs. First the gate, under row locks
- * taken in this order: the job still pending (`jl`), the reservations still in the states the rule
- * saw (`rl`, in id order), then the balances (`ba`, accounts in id order: each changed by the sum of
- * its entries, and only while the gates before are open and the rule's guard holds). `ok` — the
- * gate opened — is that every balance was changed (or, with none to change, the gates before);
- * only then come the new reservation, the reservations' changes, the ledger entries, the usage
- * record, the route and the job's end. The text depends only on the shape of the writes (which parts there are, one row
- * or several), so it is one prepared statement per shape, named by it; one-row parts bind scalars
- * (the hot ones: reserve, charge, settle), several-row parts arrays.
+ * What a rule decided, as one statement of data-modifying CTEs. A decision writes at most one
+ * ledger entry, changes at most one balance and one reservation (rules.ts keeps it so; tested).
+ * First the gate, under row locks taken in this order: the job still pending (`jl`), the
+ * reservation still in the state the rule saw (`rl`), then the balance (`ba`: changed by the entry,
+ * only while the gates before are open and the rule's guard holds). `ok` — the gate opened — is that
+ * the balance was changed (with none to change, the gates before); only then come the new
+ * reservation, the reservation's change, the ledger entry, the usage record, the route and the
+ * job's end. The text depends only on the shape of the writes (which parts there are), so it is a
+ * prepared statement per shape, named by it.
  */
 function applyStatement(w: Writes, now: number): pg.QueryConfig {
+  const changes = [...balanceChanges(w)];
+  const [r] = w.reservations, [e] = w.entries;
+  if (changes.length > 1 || w.reservations.length > 1 || w.entries.length > 1) throw new EngineError('Internal', 'A decision wrote more than one entry, balance or reservation.');
   const values: unknown[] = [];
   const $ = (v: unknown, type: string): string => (values.push(v), `$${values.length}::${type}`);
   let nowRef = '';
   const at = (): string => (nowRef ||= $(now, 'bigint'));
-  const shape: string[] = [];
-  const ctes: string[] = [];
-  const gates: string[] = [];
+  const shape: string[] = [], ctes: string[] = [], gates: string[] = [];
   const j = w.job;
   if (j) {
     shape.push('j');
     ctes.push(`jl AS MATERIALIZED (SELECT id FROM dk_jobs WHERE id = ${$(j.id, 'text')} AND state IN ('queued', 'active') FOR UPDATE)`);
     gates.push('EXISTS (SELECT 1 FROM jl)');
   }
-  const rs = w.reservations;
-  let ids = '';
-  if (rs.length === 1) {
+  let rid = '';
+  if (r) {
     shape.push('r');
-    ids = $(rs[0].id, 'bigint');
-    ctes.push(`rl AS MATERIALIZED (SELECT id FROM dk_reservations WHERE id = ${ids} AND state = ${$(rs[0].from, 'text')} FOR UPDATE)`);
+    rid = $(r.id, 'bigint');
+    ctes.push(`rl AS MATERIALIZED (SELECT id FROM dk_reservations WHERE id = ${rid} AND state = ${$(r.from, 'text')} FOR UPDATE)`);
     gates.push('EXISTS (SELECT 1 FROM rl)');
-  } else if (rs.length > 1) {
-    shape.push('rs');
-    ids = $(rs.map((r) => r.id), 'bigint[]');
-    ctes.push(`rl AS MATERIALIZED (SELECT r.id FROM dk_reservations r JOIN unnest(${ids}, ${$(rs.map((r) => r.from), 'text[]')}) AS t(id, frm)
-      ON r.id = t.id AND r.state = t.frm ORDER BY r.id FOR UPDATE OF r)`);
-    gates.push(`(SELECT count(*) FROM rl) = cardinality(${ids})`);
   }
-  const gate = gates.map((c) => ` AND ${c}`).join('');
-  const changes = [...balanceChanges(w)].sort((x, y) => x[0] - y[0]);
-  let guard = '';
-  const g = w.guard;
-  if (g && changes.length > 0) {
-    shape.push(`g${g.blocked === undefined ? '' : 'b'}${g.expiresAt === undefined ? '' : 'e'}${g.minBalance === undefined ? '' : 'm'}`);
-    if (g.blocked !== undefined) guard += ` AND x.blocked = ${$(g.blocked, 'boolean')}`;
-    if (g.expiresAt !== undefined) guard += ` AND x.expires_at IS NOT DISTINCT FROM ${$(g.expiresAt, 'bigint')}`;
-    if (g.minBalance !== undefined) guard += ` AND x.balance >= ${$(g.minBalance, 'bigint')}`;
-    if (guard && changes.length > 1) guard = ` AND (x.id <> ${$(g.accountId, 'bigint')} OR (TRUE${guard}))`;
-  }
-  let ok: string;
-  if (changes.length === 1) {
+  let ok = gates.length ? gates.join(' AND ') : 'TRUE';
+  if (changes.length) {
+    let guard = '';
+    const g = w.guard;
+    if (g) {
+      shape.push(`g${g.blocked === undefined ? '' : 'b'}${g.expiresAt === undefined ? '' : 'e'}${g.minBalance === undefined ? '' : 'm'}${g.balance === undefined ? '' : 'x'}`);
+      if (g.blocked !== undefined) guard += ` AND x.blocked = ${$(g.blocked, 'boolean')}`;
+      if (g.expiresAt !== undefined) guard += ` AND x.expires_at IS NOT DISTINCT FROM ${$(g.expiresAt, 'bigint')}`;
+      if (g.minBalance !== undefined) guard += ` AND x.balance >= ${$(g.minBalance, 'bigint')}`;
+      if (g.balance !== undefined) guard += ` AND x.balance = ${$(g.balance, 'bigint')}`;
+    }
     shape.push('b');
-    ctes.push(`ba AS (UPDATE dk_accounts x SET balance = x.balance + ${$(changes[0][1], 'bigint')} WHERE x.id = ${$(changes[0][0], 'bigint')}${guard}${gate}
-      RETURNING x.id, x.balance)`);
+    ctes.push(`ba AS (UPDATE dk_accounts x SET balance = x.balance + ${$(changes[0][1], 'bigint')}
+      WHERE x.id = ${$(changes[0][0], 'bigint')}${guard}${gates.map((c) => ` AND ${c}`).join('')} RETURNING x.id, x.balance)`);
     ok = 'EXISTS (SELECT 1 FROM ba)';
-  } else if (changes.length > 1) {
-    shape.push('bs');
-    const accounts = $(changes.map(([id]) => id), 'bigint[]');
-    ctes.push(`ba AS (UPDATE dk_accounts x SET balance = x.balance + t.d FROM unnest(${accounts}, ${$(changes.map(([, d]) => d), 'bigint[]')}) AS t(id, d)
-      WHERE x.id = t.id${guard}${gate} RETURNING x.id, x.balance)`);
-    ok = `(SELECT count(*) FROM ba) = cardinality(${accounts})`;
-  } else {
-    ok = gates.length ? gates.join(' AND ') : 'TRUE';
   }
   const out = [`${ok} AS ok`];
-  if (changes.length) out.push('(SELECT json_agg(json_build_array(id, balance)) FROM ba) AS balances');
+  if (changes.length) out.push('(SELECT balance FROM ba) AS balance');
   const n = w.newReservation;
   if (n) {
     shape.push('n');
@@ -246,30 +222,14 @@ function applyStatement(w: Writes, now: number): pg.QueryConfig {
       RETURNING id)`);
     out.push('(SELECT id FROM nr) AS reservation_id');
   }
-  if (rs.length === 1) {
-    ctes.push(`ru AS (UPDATE dk_reservations SET state = ${$(rs[0].to, 'text')}, cost = ${$(rs[0].cost, 'bigint')} WHERE id = ${ids} AND ${ok} RETURNING id)`);
-  } else if (rs.length > 1) {
-    ctes.push(`ru AS (UPDATE dk_reservations r SET state = t.st, cost = t.cost FROM unnest(${ids}, ${$(rs.map((r) => r.to), 'text[]')}, ${$(rs.map((r) => r.cost), 'bigint[]')}) AS t(id, st, cost)
-      WHERE r.id = t.id AND ${ok} RETURNING r.id)`);
-  }
-  const es = w.entries;
-  const rid = (e: { reservationId: number | typeof NEW_RESERVATION | null }): unknown => (e.reservationId === NEW_RESERVATION ? null : e.reservationId);
-  if (es.length === 1) {
-    shape.push(es[0].reservationId === NEW_RESERVATION ? 'ln' : 'l');
-    const e = es[0];
+  if (r) ctes.push(`ru AS (UPDATE dk_reservations SET state = ${$(r.to, 'text')}, cost = ${$(r.cost, 'bigint')} WHERE id = ${rid} AND ${ok} RETURNING id)`);
+  if (e) {
+    const fresh = e.reservationId === NEW_RESERVATION;
+    shape.push(fresh ? 'ln' : 'l');
     ctes.push(`le AS (INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
       SELECT ${$(e.accountId, 'bigint')}, ${$(e.delta, 'bigint')}, ${$(e.kind, 'text')}, ${$(e.note, 'text')},
-        ${e.reservationId === NEW_RESERVATION ? '(SELECT id FROM nr)' : $(rid(e), 'bigint')}, ${at()} WHERE ${ok} RETURNING id)`);
-    out.push('(SELECT json_agg(id) FROM le) AS entry_ids');
-  } else if (es.length > 1) {
-    shape.push(n ? 'lsn' : 'ls');
-    const r = n ? 'CASE WHEN t.isnew THEN (SELECT id FROM nr) ELSE t.rid END' : 't.rid';
-    ctes.push(`le AS (INSERT INTO dk_ledger (account_id, delta, kind, note, reservation_id, created_at)
-      SELECT t.a, t.d, t.k, t.n, ${r}, ${at()}
-      FROM unnest(${$(es.map((e) => e.accountId), 'bigint[]')}, ${$(es.map((e) => e.delta), 'bigint[]')}, ${$(es.map((e) => e.kind), 'text[]')}, ${$(es.map((e) => e.note), 'text[]')},
-        ${$(es.map(rid), 'bigint[]')}, ${$(es.map((e) => e.reservationId === NEW_RESERVATION), 'boolean[]')}) WITH ORDINALITY AS t(a, d, k, n, rid, isnew, ord)
-      WHERE ${ok} ORDER BY t.ord RETURNING id)`);
-    out.push('(SELECT json_agg(id ORDER BY id) FROM le) AS entry_ids');
+        ${fresh ? '(SELECT id FROM nr)' : $(e.reservationId, 'bigint')}, ${at()} WHERE ${ok} RETURNING id)`);
+    out.push('(SELECT id FROM le) AS entry_id');
   }
   const u = w.usage;
   if (u) {
@@ -297,7 +257,7 @@ function applyStatement(w: Writes, now: number): pg.QueryConfig {
   return { name: `dk_apply_${shape.join('_') || 'none'}`, text: `${ctes.length ? `WITH ${ctes.join(',\n    ')}\n    ` : ''}SELECT ${out.join(', ')}`, values };
 }
 
-export class PgStore implements Store {
+export class PgStore extends FlowStore implements Store {
   readonly kind = 'postgres' as const;
   readonly location: string;
   /** The schema of the tables, when one was given. */
@@ -308,12 +268,13 @@ export class PgStore implements Store {
    * Facts this store saw last — accounts it read or wrote, reservations it made — so that the hot
    * decisions (reserve, charge, grantCredit, settle) need no read before their write. A remembered
    * fact may be stale (another process wrote since): the write's gate then stays shut and the
-   * decision is made again on rows read under lock ({@link decide}). Nothing is ever refused on
+   * decision is made again on rows read under lock ({@link PgStore.run}). Nothing is ever refused on
    * remembered facts alone. At most {@link RECENT} of each, the oldest forgotten first.
    */
   private readonly recent = { accounts: new Map<number, rules.AccountFacts>(), reservations: new Map<number, rules.ReservationFacts>() };
 
   constructor(opts: PgStoreOptions) {
+    super();
     let u: URL;
     try {
       u = new URL(opts.url);
@@ -515,9 +476,8 @@ export class PgStore implements Store {
       if (p.credit === 0) return a;
       const d = rules.grant(toAccountFacts(r.rows[0] as AccountRow), { accountId: a.id, amount: p.credit, note: 'initial credit', allowDebt: p.allowDebt === true });
       if (!d.ok) throw refusalError(d.refusal);
-      const out = await this.apply(c, d.writes, p.now);
-      if (!out) throw new EngineError('Internal', 'A new account changed before its initial credit was written.');
-      return { ...a, balance: out.balances.get(a.id)! };
+      if (!(await this.apply(c, d.writes, p.now))) throw new EngineError('Internal', 'A new account changed before its initial credit was written.');
+      return { ...a, balance: d.balance };
     });
   }
 
@@ -596,43 +556,66 @@ export class PgStore implements Store {
     }
   }
 
-  // ------------------------------------------------------------------ rows the rules read, and their writes
+  // ------------------------------------------------------------------ flows: the rows the rules read, and their writes
 
   /**
-   * Runs `step` — read the rows (or take them as remembered), call the rule, write what it decided
-   * with {@link apply} — first without a transaction or lock (one round trip, or two with the
-   * read), and, when the write's
-   * gate found the rows changed since the read (or the database chose this statement to break a
-   * deadlock), again in a transaction whose reads lock the rows (`lock` true), where the gate
-   * always opens.
+   * Runs a flow (flows.ts) first without a transaction or lock — one round trip for its write, plus
+   * one per read of what this store does not remember — and, when the write's gate found the rows
+   * changed since they were read (or the database broke a deadlock with it), once more in a
+   * transaction whose reads lock the rows, where the gate always opens.
    */
-  private async decide<T>(step: (c: Q, lock: boolean) => Promise<T | typeof CHANGED>): Promise<T> {
+  protected async run<T>(make: () => FlowFn<T>): Promise<T> {
+    const flow = make();
     if (this.closed) throw closedError(this.location);
     let out: T | typeof CHANGED;
     try {
-      out = await step(this.pool, false);
+      out = await this.drive<T>(flow(), this.pool, false);
     } catch (e) {
       if ((e as { code?: string })?.code !== '40P01') throw mapError(e, this.location);
       out = CHANGED;
     }
     if (out !== CHANGED) return out;
     return this.tx(async (c) => {
-      const again = await step(c, true);
+      const again = await this.drive<T>(flow(), c, true);
       if (again === CHANGED) throw new EngineError('Internal', 'Rows read with locks changed before they were written.');
       return again;
     });
   }
 
-  private async row<R>(c: Q, name: string, sql: string, values: unknown[], lock: boolean): Promise<R | undefined> {
-    const r = await c.query({ name: `${name}${lock ? '_locked' : ''}`, text: lock ? `${sql} FOR UPDATE` : sql, values });
-    return r.rows[0] as R | undefined;
+  private async drive<T>(g: Flow<T>, c: Q, lock: boolean): Promise<T | typeof CHANGED> {
+    for (let input: unknown; ;) {
+      const it = g.next(input);
+      if (it.done) return it.value;
+      input = await this.step(c, it.value, lock);
+      if (input === CHANGED) {
+        g.return(undefined as never);
+        return CHANGED;
+      }
+    }
   }
 
-  private async account(c: Q, id: number, lock: boolean): Promise<rules.AccountFacts | null> {
-    const a = toAccountFacts(await this.row(c, 'dk_account_facts', SQL.account, [id], lock));
-    if (a) remember(this.recent.accounts, a.id, a);
-    else this.recent.accounts.delete(id);
-    return a;
+  private async step(c: Q, st: Step, lock: boolean): Promise<unknown> {
+    if ('recall' in st) return lock ? undefined : (st.recall === 'account' ? this.recent.accounts : this.recent.reservations).get(st.id);
+    if ('apply' in st) return (await this.apply(c, st.apply, st.now)) ?? CHANGED;
+    const forUpdate = lock ? ' FOR UPDATE' : '';
+    const name = (n: string) => `${n}${lock ? '_locked' : ''}`;
+    switch (st.read) {
+      case 'account': {
+        const a = toAccountFacts((await c.query({ name: name('dk_account_facts'), text: SQL.account + forUpdate, values: [st.id] })).rows[0]);
+        if (a) remember(this.recent.accounts, a.id, a);
+        return a;
+      }
+      case 'reservation':
+        return toReservationFacts((await c.query({ name: name('dk_reservation_facts'), text: SQL.reservation + forUpdate, values: [st.id] })).rows[0]);
+      case 'job':
+        return isJobId(st.id) ? toJobOrNull((await c.query({ name: name('dk_job'), text: SQL.job + forUpdate, values: [st.id] })).rows[0]) : null;
+      case 'stale': {
+        // locked: releasers one at a time; the reservations being settled meanwhile are skipped (their settlement closes them)
+        if (lock) await c.query(`SELECT pg_advisory_xact_lock(hashtext($1)::bigint)`, [`dispatchkit.releaseStale.${this.schema ?? ''}`]);
+        const r = await c.query({ name: name('dk_open_of_others'), text: SQL.openOfOthers + (lock ? ' ORDER BY r.id FOR UPDATE OF r SKIP LOCKED' : ''), values: [st.instance] });
+        return r.rows.map(toStaleCandidate);
+      }
+    }
   }
 
   /** Remembers an account row's facts; the row. */
@@ -642,44 +625,23 @@ export class PgStore implements Store {
     return row;
   }
 
-  /**
-   * A decision on remembered facts when there are some (not when locking) and the rule accepts
-   * them; else on the facts read now. So a refusal is always made on what the database holds.
-   */
-  private async decideOn<F, D extends { ok: boolean }>(remembered: F | undefined, read: () => Promise<F | null>, rule: (f: F | null) => D): Promise<D> {
-    if (remembered !== undefined) {
-      const d = rule(remembered);
-      if (d.ok) return d;
-    }
-    return rule(await read());
-  }
-
-  private async reservation(c: Q, id: number, lock: boolean): Promise<rules.ReservationFacts | null> {
-    return toReservationFacts(await this.row<ReservationRow>(c, 'dk_reservation_facts', SQL.reservation, [id], lock));
-  }
-
   /** Writes what a rule decided in one statement ({@link applyStatement}); null (nothing written) when its gate found the rows changed. */
-  private async apply(c: Q, w: Writes, now: number): Promise<{ reservationId: number | null; entryIds: number[]; balances: Map<number, number>; routeId: number | null; job: JobRecord | null } | null> {
-    const r = (await c.query(applyStatement(w, now))).rows[0] as { ok: boolean; reservation_id?: number; entry_ids?: number[] | null; balances: [number, number][] | null; route_id?: number; job?: JobRow };
+  private async apply(c: Q, w: Writes, now: number): Promise<Applied | null> {
+    const r = (await c.query(applyStatement(w, now))).rows[0] as { ok: boolean; balance?: number; reservation_id?: number; entry_id?: number; route_id?: number; job?: JobRow };
+    for (const x of w.reservations) this.recent.reservations.delete(x.id);
     if (!r.ok) {
       if (w.guard) this.recent.accounts.delete(w.guard.accountId);
-      for (const x of w.reservations) this.recent.reservations.delete(x.id);
       return null;
     }
-    for (const [id, b] of r.balances ?? []) {
-      const a = this.recent.accounts.get(Number(id));
-      if (a) remember(this.recent.accounts, a.id, { ...a, balance: Number(b) });
-    }
-    for (const x of w.reservations) this.recent.reservations.delete(x.id);
-    if (w.newReservation && r.reservation_id !== undefined && r.reservation_id !== null) {
-      const n = w.newReservation, id = Number(r.reservation_id);
-      remember(this.recent.reservations, id, { id, accountId: n.accountId, amount: n.amount, operation: n.operation, state: 'open', cost: null });
-    }
+    const [change] = balanceChanges(w);
+    const a = change && this.recent.accounts.get(change[0]);
+    if (a) remember(this.recent.accounts, a.id, { ...a, balance: Number(r.balance) });
+    const n = w.newReservation, reservationId = r.reservation_id === undefined ? null : Number(r.reservation_id);
+    if (n && reservationId !== null) remember(this.recent.reservations, reservationId, { id: reservationId, accountId: n.accountId, amount: n.amount, operation: n.operation, state: 'open', cost: null });
     return {
-      reservationId: r.reservation_id === undefined || r.reservation_id === null ? null : Number(r.reservation_id),
-      entryIds: (r.entry_ids ?? []).map(Number),
-      balances: new Map((r.balances ?? []).map(([id, b]) => [Number(id), Number(b)])),
-      routeId: r.route_id === undefined || r.route_id === null ? null : Number(r.route_id),
+      reservationId,
+      entryIds: r.entry_id === undefined ? [] : [Number(r.entry_id)],
+      routeId: r.route_id === undefined ? null : Number(r.route_id),
       job: r.job ? toJob(r.job) : null,
     };
   }
@@ -690,51 +652,6 @@ export class PgStore implements Store {
   }
 
   // ------------------------------------------------------------------ credit
-
-  /** {@inheritDoc Store.grantCredit} */
-  async grantCredit(p: { accountId: number; amount: number; note: string; allowDebt?: boolean; now: number }): Promise<number | null> {
-    checkGrant(p);
-    return this.decide(async (c, lock) => {
-      const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock),
-        (a) => rules.grant(a, { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: p.allowDebt === true }));
-      if (!d.ok) {
-        if (d.refusal.reason === 'no-account') return null;
-        throw refusalError(d.refusal);
-      }
-      return (await this.apply(c, d.writes, p.now))?.balances.get(p.accountId) ?? CHANGED;
-    });
-  }
-
-  async reserve(p: { accountId: number; amount: number; operation: string; instance: string; now: number }): Promise<number | null> {
-    checkSpend(p);
-    return this.decide(async (c, lock) => {
-      const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock), (a) => rules.reserve(a, p));
-      return d.ok ? ((await this.apply(c, d.writes, p.now))?.reservationId ?? CHANGED) : null;
-    });
-  }
-
-  async charge(p: { accountId: number; amount: number; operation: string; now: number; usage?: Usage }): Promise<number | null> {
-    const usage = checkSpend(p);
-    return this.decide(async (c, lock) => {
-      const d = await this.decideOn(lock ? undefined : this.recent.accounts.get(p.accountId), () => this.account(c, p.accountId, lock), (a) => rules.charge(a, { ...p, usage }));
-      return d.ok ? ((await this.apply(c, d.writes, p.now))?.entryIds[0] ?? CHANGED) : null;
-    });
-  }
-
-  /**
-   * {@inheritDoc Store.settle}
-   * An unknown reservation is Conflict too; a cost above the reservation's amount is InvalidInput.
-   */
-  async settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute; usage?: Usage }): Promise<{ routeId: number | null }> {
-    const usage = checkSettle(p);
-    return this.decide(async (c, lock) => {
-      const d = await this.decideOn(lock ? undefined : this.recent.reservations.get(p.reservationId), () => this.reservation(c, p.reservationId, lock),
-        (r) => rules.settle(r, { ...p, usage }));
-      if (!d.ok) throw refusalError(d.refusal);
-      const out = await this.apply(c, d.writes, p.now);
-      return out ? { routeId: out.routeId } : CHANGED;
-    });
-  }
 
   async storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number> {
     checkInteger('now', p.now);
@@ -751,26 +668,6 @@ export class PgStore implements Store {
     await this.q(
       { name: 'dk_heartbeat', text: `INSERT INTO dk_instances (id, heartbeat) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET heartbeat = GREATEST(dk_instances.heartbeat, EXCLUDED.heartbeat)`, values: [instance, now] },
     );
-  }
-
-  /**
-   * {@inheritDoc Store.releaseStale}
-   * When nothing is stale (nearly always) that is one read. The locked form reads only the ones
-   * found stale, in id order, under an advisory lock (releasers one at a time).
-   */
-  async releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number> {
-    checkStale(p);
-    let ids: number[] = [];
-    return this.decide(async (c, lock) => {
-      if (lock) await c.query(`SELECT pg_advisory_xact_lock(hashtext($1)::bigint)`, [`dispatchkit.releaseStale.${this.schema ?? ''}`]);
-      const rows = lock
-        ? await c.query({ name: 'dk_open_of_others_locked', text: SQL.openOfOthersLocked, values: [p.instance, ids] })
-        : await c.query({ name: 'dk_open_of_others', text: SQL.openOfOthers, values: [p.instance] });
-      const d = rules.releaseStale(rows.rows.map(toStaleCandidate), p);
-      ids = d.released;
-      if (ids.length === 0) return 0;
-      return (await this.apply(c, d.writes, p.now)) ? ids.length : CHANGED;
-    });
   }
 
   async balance(accountId: number): Promise<number | null> {
@@ -836,7 +733,8 @@ export class PgStore implements Store {
     const reservationId = p.reservationId ?? null;
     return this.tx(async (c) => {
       if (reservationId !== null) {
-        const no = rules.jobReservation(await this.reservation(c, reservationId, true), { reservationId, accountId: p.accountId });
+        const r = toReservationFacts((await c.query({ name: 'dk_reservation_facts_locked', text: SQL.reservation + ' FOR UPDATE', values: [reservationId] })).rows[0]);
+        const no = rules.jobReservation(r, { reservationId, accountId: p.accountId });
         if (no) throw jobReservationError(no);
       }
       const r = await c.query({ name: 'dk_insert_job', text: SQL.insertJob, values: [p.id, p.accountId, p.operation, p.spec, reservationId, p.now] });
@@ -861,28 +759,6 @@ export class PgStore implements Store {
     checkInteger('now', now);
     if (!isJobId(id)) return;
     await this.q({ name: 'dk_touch_job', text: SQL.touchJob, values: [id, now] });
-  }
-
-  /**
-   * {@inheritDoc Store.finishJob}
-   * Exactly once: the write's gate locks the job's row and opens only while it is pending, so of
-   * concurrent endings (from this process or another) the later ones find it finished — in their
-   * locked retry they wait for the first one's COMMIT and read it (rules.finishJob).
-   * An unknown job: `{ finished: false, job: null }`.
-   */
-  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; usage?: Usage; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
-    const usage = checkJobEnd(p);
-    if (!isJobId(p.id)) return { finished: false, job: null };
-    return this.decide(async (c, lock) => {
-      const row = await this.row<JobRow>(c, 'dk_job', SQL.job, [p.id], lock);
-      const job = row ? toJob(row) : null;
-      const pending = job !== null && (job.state === 'queued' || job.state === 'active');
-      const d = rules.finishJob(job, pending && job.reservationId !== null ? await this.reservation(c, job.reservationId, lock) : null, { ...p, usage });
-      if (!d.ok) throw refusalError(d.refusal);
-      if (!d.finished) return { finished: false, job };
-      const out = await this.apply(c, d.writes, p.now);
-      return out ? { finished: true, job: out.job } : CHANGED;
-    });
   }
 
   async pendingJobs(p: { before: number; limit?: number }): Promise<JobRecord[]> {
@@ -926,16 +802,8 @@ export class PgStore implements Store {
    * Each batch is one statement (its own transaction). PostgreSQL's autovacuum makes the space of
    * deleted rows reusable; the files shrink only with VACUUM FULL (see docs/store.md).
    */
-  async prune(p: PruneRequest): Promise<PruneCounts> {
-    const { batch, kinds } = checkPrune(p);
-    const out: PruneCounts = { routes: 0, jobs: 0, tracks: 0 };
-    for (const { kind, before } of kinds) {
-      for (;;) {
-        const [r] = await this.q<{ n: number }>({ name: `dk_prune_${kind}`, text: SQL.prune[kind], values: [before, batch] });
-        out[kind] += r.n;
-        if (r.n < batch) break;
-      }
-    }
-    return out;
+  prune(p: PruneRequest): Promise<PruneCounts> {
+    return pruneInBatches(p, async (kind, before, batch) =>
+      (await this.q<{ n: number }>({ name: `dk_prune_${kind}`, text: SQL.prune[kind], values: [before, batch] }))[0].n);
   }
 }

@@ -7,6 +7,8 @@
  * SQL; it never decides. See docs/store.md.
  *
  * Invariants the rules keep (tested in test/store/rules.test.ts, on both backends by the suite):
+ * - A decision writes at most one ledger entry and changes at most one reservation (and so at most
+ *   one balance); releasing several stale reservations is one decision each.
  * - An account's balance changes only by the sum of the deltas of the entries written with it
  *   ({@link balanceChanges}; each backend applies exactly that), so balance = Σ ledger.
  * - A reservation settles once; its cost never exceeds its amount.
@@ -112,8 +114,8 @@ export interface Writes {
 }
 
 /**
- * The facts of an account a decision relied on: its `blocked` and `expiresAt` as read (when given)
- * and a balance of at least `minBalance` (when given). Whenever they hold, the rule decides the
+ * The facts of an account a decision relied on: its `blocked` and `expiresAt` as read (when given),
+ * a balance of at least `minBalance`, or exactly `balance` (when given). Whenever they hold, the rule decides the
  * same writes ({@link guardHolds}; tested), so a backend may read without a lock and make its
  * write conditional on the guard (PostgreSQL does), doing it again when the guard no longer holds.
  */
@@ -122,12 +124,14 @@ export interface AccountGuard {
   blocked?: boolean;
   expiresAt?: number | null;
   minBalance?: number;
+  balance?: number;
 }
 
 /** Whether the account `a` still satisfies `g`. */
 export function guardHolds(g: AccountGuard, a: AccountFacts | null): boolean {
   return a !== null && a.id === g.accountId && (g.blocked === undefined || a.blocked === g.blocked)
-    && (g.expiresAt === undefined || a.expiresAt === g.expiresAt) && (g.minBalance === undefined || a.balance >= g.minBalance);
+    && (g.expiresAt === undefined || a.expiresAt === g.expiresAt) && (g.minBalance === undefined || a.balance >= g.minBalance)
+    && (g.balance === undefined || a.balance === g.balance);
 }
 
 /** Why a rule refused: nothing is written. */
@@ -217,18 +221,18 @@ export function checkUsage(usage: Usage | undefined | null, cost: number, costPa
  * An operator's grant (negative: credit taken back): one 'grant' entry. Refused when the account
  * does not exist, or when it would take the balance below zero — unless `allowDebt`. Blocked or
  * expired accounts can be granted credit. A grant that raises a negative balance is always allowed.
+ * It reports the new balance, so it relies on the balance read (its guard: exactly that balance).
  */
 export function grant(account: AccountFacts | null, p: { accountId: number; amount: number; note: string; allowDebt?: boolean }): Decision<{ balance: number }> {
   if (!account) return refuse({ reason: 'no-account', accountId: p.accountId });
   const balance = account.balance + p.amount;
-  const guarded = p.amount < 0 && !p.allowDebt;
-  if (guarded && balance < 0) return refuse({ reason: 'debt', accountId: account.id, balance: account.balance, amount: p.amount });
+  if (p.amount < 0 && !p.allowDebt && balance < 0) return refuse({ reason: 'debt', accountId: account.id, balance: account.balance, amount: p.amount });
   return {
     ok: true,
     balance,
     writes: {
       reservations: [],
-      guard: guarded ? { accountId: account.id, minBalance: -p.amount } : { accountId: account.id },
+      guard: { accountId: account.id, balance: account.balance },
       entries: [{ accountId: account.id, kind: 'grant', delta: p.amount, note: p.note, reservationId: null }],
     },
   };
@@ -313,17 +317,16 @@ export function isStale(c: StaleCandidate, p: { instance: string; now: number; s
   return c.state === 'open' && c.instance !== p.instance && !c.instance.startsWith('job:') && (c.heartbeat ?? c.createdAt) <= p.now - p.staleMs;
 }
 
-/** The stale ones among `candidates` released: each refunded in full ('refund' entry). */
-export function releaseStale(candidates: readonly StaleCandidate[], p: { instance: string; now: number; staleMs: number }): { released: number[]; writes: Writes } {
-  const w = nothing();
-  const released: number[] = [];
-  for (const c of candidates) {
-    if (!isStale(c, p)) continue;
-    released.push(c.id);
-    w.reservations.push({ id: c.id, from: 'open', to: 'released', cost: null });
-    w.entries.push({ accountId: c.accountId, kind: 'refund', delta: c.amount, note: c.operation, reservationId: c.id });
-  }
-  return { released, writes: w };
+/** The stale ones among `candidates` released: each refunded in full ('refund' entry), one decision each. */
+export function releaseStale(candidates: readonly StaleCandidate[], p: { instance: string; now: number; staleMs: number }): { released: number[]; writes: Writes[] } {
+  const stale = candidates.filter((c) => isStale(c, p));
+  return {
+    released: stale.map((c) => c.id),
+    writes: stale.map((c) => ({
+      reservations: [{ id: c.id, from: 'open', to: 'released', cost: null }],
+      entries: [{ accountId: c.accountId, kind: 'refund', delta: c.amount, note: c.operation, reservationId: c.id }],
+    })),
+  };
 }
 
 // ------------------------------------------------------------------ jobs

@@ -14,8 +14,9 @@
  * time, and a batch runs synchronously from BEGIN to COMMIT), so they see exactly the committed
  * state: a read issued after a write's promise resolved sees the write.
  *
- * The credit and job methods decide nothing themselves: inside their closure they fetch the rows,
- * call the rule of `rules.ts`, and {@link SqliteStore.apply} writes what it decided.
+ * The credit and job methods decide nothing themselves: they are the flows of `flows.ts` (read the
+ * rows, call the rule of `rules.ts`, write what it decided), each run synchronously in one closure
+ * of the group commit ({@link SqliteStore.run}); {@link SqliteStore.apply} writes a decision.
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
@@ -23,16 +24,17 @@ import { dirname, resolve } from 'node:path';
 import { EngineError } from '../core/errors.js';
 import {
   ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS,
-  LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, changedMeanwhile, checkGrant, checkInteger, checkJobEnd,
-  checkKeyHash, checkName, checkNewJob, checkPrune, checkSettle, checkSpend, checkStale, checkTrackPoints, closedError, foldCase, isJobId,
-  isProgrammingError, jobExists, limitOf, newerDatabase, routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword,
-  toAuditFacts, toJob, toLedgerEntry, toReservationFacts, toRoute, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow,
-  type JobRow, type LedgerRow, type ReservationRow, type RouteRow,
+  LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, changedMeanwhile, checkInteger, checkKeyHash, checkName,
+  checkNewJob, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase, pruneInBatches,
+  routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toAuditFacts, toJob, toJobOrNull, toLedgerEntry,
+  toReservationFacts, toRoute, toStaleCandidate, toUsageEntry, type AccountRow, type AuditRow, type JobRow, type LedgerRow,
+  type ReservationRow, type RouteRow,
 } from './common.js';
 import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
+import { FlowStore, type Applied, type FlowFn, type Step } from './flows.js';
 import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, Usage, UsageEntry } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Flush the write queue at once when it holds this many closures (default 256). */
@@ -178,7 +180,7 @@ function prepareUsageStatements(db: Database.Database) {
 
 type UsageStatements = ReturnType<typeof prepareUsageStatements>;
 
-export class SqliteStore implements Store {
+export class SqliteStore extends FlowStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   private readonly db: Database.Database;
@@ -198,6 +200,7 @@ export class SqliteStore implements Store {
    * database). Its folder must exist: Storage otherwise. Call {@link migrate} before use.
    */
   constructor(path: string, opts: SqliteStoreOptions = {}) {
+    super();
     const memory = path === ':memory:' || path === '';
     this.location = memory ? 'sqlite::memory:' : `sqlite:${resolve(path)}`;
     this.batchLimit = Math.max(1, opts.batchLimit ?? 256);
@@ -374,22 +377,50 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
-  // ------------------------------------------------------------------ rows the rules read, and their writes
+  // ------------------------------------------------------------------ flows: the rows the rules read, and their writes
 
-  private accountFacts(id: number): rules.AccountFacts | null {
-    return toAccountFacts(this.s.accountFacts.get(id) as AccountRow | undefined);
+  /** Runs a flow (flows.ts) synchronously in one closure of the group commit: its reads and its writes are one transaction. */
+  protected run<T>(make: () => FlowFn<T>): Promise<T> {
+    let flow: FlowFn<T>;
+    try {
+      flow = make();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.write(() => {
+      const g = flow();
+      for (let input: unknown; ;) {
+        const { value, done } = g.next(input);
+        if (done) return value;
+        input = this.step(value);
+      }
+    });
   }
 
-  private reservationFacts(id: number): rules.ReservationFacts | null {
-    return toReservationFacts(this.s.reservation.get(id) as ReservationRow | undefined);
+  private step(st: Step): unknown {
+    if ('apply' in st) return this.apply(st.apply, st.now);
+    // nothing is remembered here: a recall is a read, fresh in this very transaction
+    if ('recall' in st) return this.facts(st.recall, st.id);
+    switch (st.read) {
+      case 'account':
+      case 'reservation': return this.facts(st.read, st.id);
+      case 'job': return isJobId(st.id) ? toJobOrNull(this.js.getJob.get(st.id) as JobRow | undefined) : null;
+      case 'stale': return (this.s.openOfOthers.all(st.instance) as Parameters<typeof toStaleCandidate>[0][]).map(toStaleCandidate);
+    }
+  }
+
+  private facts(what: 'account' | 'reservation', id: number): rules.AccountFacts | rules.ReservationFacts | null {
+    return what === 'account'
+      ? toAccountFacts(this.s.accountFacts.get(id) as AccountRow | undefined)
+      : toReservationFacts(this.s.reservation.get(id) as ReservationRow | undefined);
   }
 
   /**
    * Writes what a rule decided, in the running write: the new reservation, the reservations'
    * changes (each conditional on the state the rule saw), the ledger entries, each account's
-   * balance changed by the sum of its entries (`balances`: those sums), the route, the job's end.
+   * balance changed by the sum of its entries, the usage, the route, the job's end.
    */
-  private apply(w: Writes, now: number): { reservationId: number | null; entryIds: number[]; balances: Map<number, number>; routeId: number | null; job: JobRecord | null } {
+  private apply(w: Writes, now: number): Applied {
     const s = this.s;
     let reservationId: number | null = null;
     if (w.newReservation) {
@@ -401,13 +432,12 @@ export class SqliteStore implements Store {
     for (const e of w.entries) {
       entryIds.push(Number(s.insertLedger.run(e.accountId, e.delta, e.kind, e.note, e.reservationId === NEW_RESERVATION ? reservationId : e.reservationId, now).lastInsertRowid));
     }
-    const balances = balanceChanges(w);
-    for (const [id, delta] of balances) s.addBalance.run(delta, id);
+    for (const [id, delta] of balanceChanges(w)) s.addBalance.run(delta, id);
     const u = w.usage;
     if (u) this.us.insertUsage.run(u.accountId, u.operation, u.units, u.unitPrice, u.cost, u.reservationId, now);
     const routeId = w.route ? this.insertRoute(w.route.accountId, w.route.route, now) : null;
     const job = w.job ? toJob(this.js.endJob.get({ ...w.job, routeId, now }) as JobRow) : null;
-    return { reservationId, entryIds, balances, routeId, job };
+    return { reservationId, entryIds, routeId, job };
   }
 
   private insertRoute(accountId: number, route: NewRoute, now: number): number {
@@ -431,7 +461,7 @@ export class SqliteStore implements Store {
     return this.write(() => {
       const id = Number(this.s.insertAccount.run(p.name, foldCase(p.name), p.keyHash, p.passwordHash ?? null, p.expiresAt ?? null, p.now).lastInsertRowid);
       if (p.credit !== 0) {
-        const d = rules.grant(this.accountFacts(id), { accountId: id, amount: p.credit, note: 'initial credit', allowDebt: p.allowDebt === true });
+        const d = rules.grant({ id, balance: 0, blocked: false, expiresAt: p.expiresAt ?? null }, { accountId: id, amount: p.credit, note: 'initial credit', allowDebt: p.allowDebt === true });
         if (!d.ok) throw refusalError(d.refusal);
         this.apply(d.writes, p.now);
       }
@@ -514,63 +544,6 @@ export class SqliteStore implements Store {
 
   // ------------------------------------------------------------------ credit
 
-  /** {@inheritDoc Store.grantCredit} */
-  async grantCredit(p: { accountId: number; amount: number; note: string; allowDebt?: boolean; now: number }): Promise<number | null> {
-    checkGrant(p);
-    return this.write(() => {
-      const d = rules.grant(this.accountFacts(p.accountId), { accountId: p.accountId, amount: p.amount, note: String(p.note ?? ''), allowDebt: p.allowDebt === true });
-      if (!d.ok) {
-        if (d.refusal.reason === 'no-account') return null;
-        throw refusalError(d.refusal);
-      }
-      this.apply(d.writes, p.now);
-      return d.balance;
-    });
-  }
-
-  reserve(p: { accountId: number; amount: number; operation: string; instance: string; now: number }): Promise<number | null> {
-    try {
-      checkSpend(p);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.write(() => {
-      const d = rules.reserve(this.accountFacts(p.accountId), p);
-      return d.ok ? this.apply(d.writes, p.now).reservationId : null;
-    });
-  }
-
-  charge(p: { accountId: number; amount: number; operation: string; now: number; usage?: Usage }): Promise<number | null> {
-    let usage: Usage | null;
-    try {
-      usage = checkSpend(p);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.write(() => {
-      const d = rules.charge(this.accountFacts(p.accountId), { ...p, usage });
-      return d.ok ? this.apply(d.writes, p.now).entryIds[0] : null;
-    });
-  }
-
-  /**
-   * {@inheritDoc Store.settle}
-   * An unknown reservation is Conflict too; a cost above the reservation's amount is InvalidInput.
-   */
-  settle(p: { reservationId: number; cost: number; now: number; route?: NewRoute; usage?: Usage }): Promise<{ routeId: number | null }> {
-    let usage: Usage | null;
-    try {
-      usage = checkSettle(p);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.write(() => {
-      const d = rules.settle(this.reservationFacts(p.reservationId), { ...p, usage });
-      if (!d.ok) throw refusalError(d.refusal);
-      return { routeId: this.apply(d.writes, p.now).routeId };
-    });
-  }
-
   async storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number> {
     checkInteger('now', p.now);
     routeValues(p.route);
@@ -580,21 +553,6 @@ export class SqliteStore implements Store {
   heartbeat(instance: string, now: number): Promise<void> {
     return this.write(() => {
       this.s.heartbeat.run(instance, now);
-    });
-  }
-
-  /**
-   * {@inheritDoc Store.releaseStale}
-   * Read first: when nothing is stale (nearly always) nothing is written.
-   */
-  async releaseStale(p: { instance: string; now: number; staleMs: number }): Promise<number> {
-    checkStale(p);
-    const decide = () => rules.releaseStale((this.s.openOfOthers.all(p.instance) as Parameters<typeof toStaleCandidate>[0][]).map(toStaleCandidate), p);
-    if ((await this.read(decide)).released.length === 0) return 0;
-    return this.write(() => {
-      const d = decide();
-      this.apply(d.writes, p.now);
-      return d.released.length;
     });
   }
 
@@ -660,7 +618,7 @@ export class SqliteStore implements Store {
     const reservationId = p.reservationId ?? null;
     return this.write(() => {
       if (reservationId !== null) {
-        const no = rules.jobReservation(this.reservationFacts(reservationId), { reservationId, accountId: p.accountId });
+        const no = rules.jobReservation(toReservationFacts(this.s.reservation.get(reservationId) as ReservationRow | undefined), { reservationId, accountId: p.accountId });
         if (no) throw jobReservationError(no);
       }
       return toJob(this.js.insertJob.get(p.id, p.accountId, p.operation, p.spec, reservationId, p.now, p.now) as JobRow);
@@ -689,25 +647,6 @@ export class SqliteStore implements Store {
     if (!isJobId(id)) return this.read(() => undefined);
     return this.write(() => {
       this.js.touchJob.run(now, id);
-    });
-  }
-
-  /**
-   * {@inheritDoc Store.finishJob}
-   * Exactly once: the write queue runs one closure at a time, and another process's writes wait for
-   * the file's write lock, so the second ending reads the first one's state (rules.finishJob).
-   * An unknown job: `{ finished: false, job: null }`.
-   */
-  async finishJob(p: { id: string; state: 'completed' | 'failed' | 'cancelled'; cost: number; result?: string; error?: string; route?: NewRoute; usage?: Usage; now: number }): Promise<{ finished: boolean; job: JobRecord | null }> {
-    const usage = checkJobEnd(p);
-    if (!isJobId(p.id)) return this.read(() => ({ finished: false, job: null }));
-    return this.write(() => {
-      const row = this.js.getJob.get(p.id) as JobRow | undefined;
-      const job = row ? toJob(row) : null;
-      const d = rules.finishJob(job, job?.reservationId ? this.reservationFacts(job.reservationId) : null, { ...p, usage });
-      if (!d.ok) throw refusalError(d.refusal);
-      if (!d.finished) return { finished: false, job };
-      return { finished: true, job: this.apply(d.writes, p.now).job };
     });
   }
 
@@ -747,15 +686,7 @@ export class SqliteStore implements Store {
    * the file shrinks now rather than at the next automatic checkpoint.
    */
   async prune(p: PruneRequest): Promise<PruneCounts> {
-    const { batch, kinds } = checkPrune(p);
-    const out: PruneCounts = { routes: 0, jobs: 0, tracks: 0 };
-    for (const { kind, before } of kinds) {
-      for (;;) {
-        const n = await this.write(() => this.js.prune[kind].run(before, batch).changes);
-        out[kind] += n;
-        if (n < batch) break;
-      }
-    }
+    const out = await pruneInBatches(p, (kind, before, batch) => this.write(() => this.js.prune[kind].run(before, batch).changes));
     if (out.routes + out.jobs + out.tracks > 0) await this.giveBack();
     return out;
   }

@@ -147,8 +147,8 @@ describe('rules: table tests', () => {
     for (const [more, stale] of cases) expect(isStale(c(more), p), JSON.stringify(more)).toBe(stale);
     const d = rules.releaseStale([c({ id: 1 }), c({ id: 2, instance: 'me' }), c({ id: 3, amount: 4 })], p);
     expect(d.released).toEqual([1, 3]);
-    expect(d.writes.reservations).toEqual([{ id: 1, from: 'open', to: 'released', cost: null }, { id: 3, from: 'open', to: 'released', cost: null }]);
-    expect(d.writes.entries.map((e) => [e.kind, e.delta, e.reservationId])).toEqual([['refund', 10, 1], ['refund', 4, 3]]);
+    expect(d.writes.map((w) => w.reservations)).toEqual([[{ id: 1, from: 'open', to: 'released', cost: null }], [{ id: 3, from: 'open', to: 'released', cost: null }]]);
+    expect(d.writes.map((w) => w.entries.map((e) => [e.kind, e.delta, e.reservationId]))).toEqual([[['refund', 10, 1]], [['refund', 4, 3]]]);
   });
 
   it('finishJob: once; the reservation settled by settle\'s rule; a free job costs nothing', () => {
@@ -234,6 +234,10 @@ class Model {
   nextReservation = 1;
 
   apply(w: Writes, now: number): void {
+    // one decision: at most one entry, one reservation change, one balance (PostgreSQL's write relies on it)
+    expect(w.entries.length).toBeLessThanOrEqual(1);
+    expect(w.reservations.length).toBeLessThanOrEqual(1);
+    expect(balanceChanges(w).size).toBeLessThanOrEqual(1);
     for (const r of w.reservations) {
       const row = this.reservations.get(r.id)!;
       expect(row.state).toBe(r.from); // a backend's update is conditional on it
@@ -330,7 +334,7 @@ describe('rules: properties', () => {
                 expect(r.state).toBe('open');
                 expect(r.instance.startsWith('job:') || r.instance === op.instance).toBe(false);
               }
-              m.apply(d.writes, now);
+              for (const w of d.writes) m.apply(w, now);
               break;
             }
             case 'heartbeat':
@@ -377,6 +381,7 @@ describe('rules: properties', () => {
         const e = decide(g, q);
         expect(e.ok).toBe(true);
         expect(e.ok && e.writes).toEqual(d.writes);
+        if ('balance' in d) expect((e as typeof d).balance).toBe(d.balance); // what a grant reports
       }),
       { seed: 4242, numRuns: 2000 },
     );
