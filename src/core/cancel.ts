@@ -58,3 +58,111 @@ export function throttleProgress(cb: ProgressCallback | undefined, intervalMs = 
     }
   };
 }
+
+/** How long synchronous work may hold a thread before it hands it back ({@link sliced}). */
+export const SLICE_MS = 10;
+
+const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Hands the thread back to its event loop every `sliceMs` of work: call {@link tick} between
+ * items of a long loop (it resolves at once until the slice is used up).
+ */
+export class Ticker {
+  private until: number;
+  constructor(private readonly sliceMs = SLICE_MS, private readonly signal?: AbortSignal) {
+    this.until = performance.now() + sliceMs;
+  }
+  async tick(): Promise<void> {
+    if (performance.now() < this.until) return;
+    await nextTurn();
+    throwIfAborted(this.signal);
+    this.until = performance.now() + this.sliceMs;
+  }
+}
+
+/**
+ * Maps `items` through `fn` in slices of about {@link SLICE_MS}: between slices the thread's event
+ * loop runs (other tasks sharing the thread, timers, an abort), and `signal` is checked
+ * (Cancelled). The same results as a plain map, in order.
+ */
+export async function sliced<T, R>(items: readonly T[], fn: (item: T, index: number) => R, signal?: AbortSignal, sliceMs = SLICE_MS): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let until = performance.now() + sliceMs;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && performance.now() >= until) {
+      await nextTurn();
+      throwIfAborted(signal);
+      until = performance.now() + sliceMs;
+    }
+    out[i] = fn(items[i], i);
+  }
+  return out;
+}
+
+/**
+ * An operation's time limit joined with its caller's cancellation, as one object held for the
+ * whole call. `AbortSignal.timeout()` and `AbortSignal.any()` keep their sources only weakly on
+ * Node 20: a timeout signal nothing else references can be garbage-collected before it fires,
+ * and the operation then never stops. Here the timer (rooted by the event loop until it fires or
+ * is cleared) holds the controller, and the caller's signal holds its listener, so `signal`
+ * fires at the limit whatever the GC does. Call {@link dispose} when the call ends.
+ */
+export class CallLimit {
+  readonly startedAt = performance.now();
+  private readonly ac = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | null;
+  private why: 'time' | 'caller' | null = null;
+  private readonly onCaller: (() => void) | null = null;
+
+  constructor(readonly limitMs: number, private readonly caller?: AbortSignal) {
+    this.timer = Number.isFinite(limitMs)
+      ? setTimeout(() => this.abort('time'), Math.max(0, limitMs))
+      : null;
+    if (caller) {
+      if (caller.aborted) this.abort('caller');
+      else {
+        this.onCaller = () => this.abort('caller');
+        caller.addEventListener('abort', this.onCaller, { once: true });
+      }
+    }
+  }
+
+  private abort(why: 'time' | 'caller'): void {
+    if (this.why !== null) return;
+    this.why = why;
+    this.ac.abort(new EngineError('Cancelled', why === 'time' ? `The time limit (${fmtSeconds(this.limitMs)}) was reached.` : 'The operation was cancelled.'));
+  }
+
+  /** Aborted at the limit or when the caller cancels. */
+  get signal(): AbortSignal {
+    return this.ac.signal;
+  }
+
+  /** The limit fired (not the caller). */
+  get timedOut(): boolean {
+    return this.why === 'time';
+  }
+
+  /** The caller cancelled (before the limit). */
+  get cancelledByCaller(): boolean {
+    return this.why === 'caller';
+  }
+
+  elapsedMs(): number {
+    return performance.now() - this.startedAt;
+  }
+
+  /** Ends the limit: the timer is cleared and the caller's signal let go of. */
+  dispose(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.onCaller) this.caller!.removeEventListener('abort', this.onCaller);
+  }
+}
+
+/** Milliseconds as a short text of seconds ("5 s", "0.25 s"). */
+export function fmtSeconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : Number(s.toFixed(2))} s`;
+}

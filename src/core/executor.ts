@@ -38,6 +38,11 @@ export interface TaskEnv {
   shared: Readonly<Record<string, unknown>>;
   /** Progress of the task, relayed to the caller's `RunOptions.onProgress` (a no-op when none). */
   progress: ProgressCallback;
+  /**
+   * The caller's cancellation (`RunOptions.signal`), when it gave one. Long handlers pass it down
+   * and check it: a running task is never killed, it stops at its next check.
+   */
+  signal?: AbortSignal;
 }
 
 export type TaskHandler<K extends TaskKind> = (payload: TaskPayload<K>, env: TaskEnv) => TaskResult<K> | Promise<TaskResult<K>>;

@@ -620,12 +620,14 @@ export class Search {
     const ev = this.st.ev;
     if (this.pb.J === 0 || this.pb.V === 0 || this.bestCost === Infinity) return 'none';
     if (this.cutByClock) return 'time';
+    // in slices the clock is read every iteration (one iteration of a large problem can take milliseconds)
+    const mask = sliceEnd === Infinity ? 7 : 0;
     for (let n = 0; ; n++) {
       const it = this.iterations - this.bIt0;
       const w = ev.work - this.bWork0;
       if (it >= this.bIt) return 'iterations';
       if (w >= this.bWork) return 'work';
-      if ((n & 7) === 0) {
+      if ((n & mask) === 0) {
         if (cancelled?.()) return 'cancelled';
         const now = performance.now();
         if (now >= this.bDeadline) return 'time';

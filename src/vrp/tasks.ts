@@ -8,7 +8,7 @@
  *   best cost — read by the caller for progress reports;
  * - `vrp-assemble`: turns the best search's routes into the reported {@link Solution}.
  */
-import type { TaskTypes } from '../core/executor.js';
+import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import { buildProblem, Problem, type VrpInput } from './model.js';
 import { assemble, runSearch, type SearchTaskResult, type SearchTaskSpec } from './solve.js';
 import type { Solution, SolveStats } from './solution.js';
@@ -42,15 +42,18 @@ export function vrpAssembleTask(t: VrpAssembleTask): Solution {
   return assemble(Problem.fromTransfer(t.problem), t.routes, t.stats);
 }
 
-export async function vrpSearchTask(task: VrpSearchTask): Promise<SearchTaskResult> {
+/** A search hands its thread back this often (ms), so that other tasks sharing it get their turn (workers/pool.ts); results do not depend on it. */
+const SEARCH_SLICE_MS = 10;
+
+export async function vrpSearchTask(task: VrpSearchTask, env: TaskEnv): Promise<SearchTaskResult> {
   const pb = Problem.fromTransfer(task.problem);
   const flag = new Int32Array(task.control, 0, 1);
   const stats = new Float64Array(task.control, 8, (task.control.byteLength - 8) / 8);
   const i = task.index;
   const byIt = task.spec.budget.iterations !== undefined;
-  return runSearch(pb, task.spec, () => Atomics.load(flag, 0) === 1, (s) => {
+  return runSearch(pb, task.spec, () => Atomics.load(flag, 0) === 1 || env.signal?.aborted === true, (s) => {
     stats[3 * i] = byIt ? s.iterations : s.st.ev.work;
     stats[3 * i + 1] = s.iterations;
     stats[3 * i + 2] = s.bestCost;
-  });
+  }, SEARCH_SLICE_MS);
 }

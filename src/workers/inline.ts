@@ -21,7 +21,7 @@ export class InlineExecutor implements Executor {
     if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
     try {
       const h = handlerOf(kind);
-      const value = await h(structuredClone(payload), { shared: this.shared, progress: opts.onProgress ?? (() => {}) });
+      const value = await h(structuredClone(payload), { shared: this.shared, progress: opts.onProgress ?? (() => {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       return structuredClone(value) as TaskResult<K>;
     } catch (e) {
       throw EngineError.fromRecord(toErrorRecord(e));

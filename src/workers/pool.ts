@@ -5,12 +5,21 @@
  * typed arrays. Errors cross as plain ErrorRecords (see core/errors.ts); progress events cross
  * on a MessagePort made per task when the caller listens.
  *
+ * Fair sharing: each thread runs up to {@link PoolOptions.tasksPerThread} tasks at once, and long
+ * tasks hand their thread back every few milliseconds (the solver's searches in slices, matrices
+ * between row chunks), so a short task that arrives while a long dispatch searches waits at most
+ * one slice instead of the whole search (docs/service.md, "Fair sharing"; bench/fairness.ts).
+ * Cancellation is therefore cooperative: a running task is never killed (that would kill the
+ * tasks sharing its thread); the caller's promise rejects with Cancelled at once, and the task
+ * sees `env.signal` aborted at its next check (a flag on shared memory, read synchronously).
+ *
  * Running from TypeScript sources (tests, tsx) the worker is the `.ts` file and node is told to
  * load it through tsx; from the built package it is plain JS.
  */
 import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { EngineError, toErrorRecord, type ErrorRecord } from '../core/errors.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
@@ -20,13 +29,20 @@ export interface PoolOptions {
   threads?: number;
   /** Shared data every worker can reach (`env.shared`), e.g. the dataset buffer. */
   shared?: Record<string, unknown>;
+  /** Tasks one thread runs at once, interleaved where they yield (default {@link TASKS_PER_THREAD}). */
+  tasksPerThread?: number;
 }
+
+/** Default of {@link PoolOptions.tasksPerThread}. */
+export const TASKS_PER_THREAD = 4;
 
 /** What crosses to the worker. */
 export interface TaskEnvelope {
   kind: string;
   payload: unknown;
   port?: MessagePort;
+  /** Int32 cancel flag on shared memory (1 = cancelled), when the caller can cancel. */
+  cancel?: SharedArrayBuffer;
 }
 
 export type TaskReply = { ok: true; value: unknown } | { ok: false; error: ErrorRecord };
@@ -48,6 +64,7 @@ export class WorkerPool implements Executor {
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: 60_000,
+      concurrentTasksPerWorker: Math.max(1, Math.floor(opts.tasksPerThread ?? TASKS_PER_THREAD)),
       workerData: this.shared,
       execArgv: IS_TS ? ['--import', 'tsx'] : [],
     });
@@ -55,9 +72,12 @@ export class WorkerPool implements Executor {
 
   /**
    * Runs one task on a worker. Rejects with an EngineError (code preserved across the thread
-   * boundary); an aborted signal rejects with Cancelled.
+   * boundary); an aborted signal rejects with Cancelled at once (the task itself stops at its next
+   * check of `env.signal`; a task still queued never starts its work).
    */
   async run<K extends TaskKind>(kind: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
+    const signal = opts.signal;
+    if (signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
     let port1: MessagePort | undefined;
     let ended: Promise<void> | undefined;
     const envelope: TaskEnvelope = { kind, payload };
@@ -74,14 +94,33 @@ export class WorkerPool implements Executor {
       envelope.port = ch.port2;
       transfer.push(ch.port2);
     }
+    let onAbort: (() => void) | undefined;
+    let aborted: Promise<never> | undefined;
+    if (signal) {
+      envelope.cancel = new SharedArrayBuffer(4);
+      const f = new Int32Array(envelope.cancel);
+      aborted = new Promise<never>((_, reject) => {
+        onAbort = () => {
+          Atomics.store(f, 0, 1);
+          reject(new EngineError('Cancelled', 'The operation was cancelled.'));
+        };
+      });
+      aborted.catch(() => { /* observed through the race below */ });
+      // one operation's signal is shared by its many tasks (tiles, chunks): no leak warning for them
+      if (getMaxListeners(signal) < 1000) setMaxListeners(1000, signal);
+      signal.addEventListener('abort', onAbort!, { once: true });
+    }
     let reply: TaskReply;
     try {
-      reply = (await this.piscina.run(envelope, { signal: opts.signal ?? null, transferList: transfer as never })) as TaskReply;
+      const task = this.piscina.run(envelope, { transferList: transfer as never }) as Promise<TaskReply>;
+      if (aborted) task.catch(() => { /* a cancelled task's own end is not waited for */ });
+      reply = await (aborted ? Promise.race([task, aborted]) : task);
       if (ended) await Promise.race([ended, new Promise((r) => setTimeout(r, 1000).unref())]);
     } catch (e) {
-      if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+      if (signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
       throw EngineError.fromRecord(toErrorRecord(e));
     } finally {
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
       port1?.close();
     }
     if (!reply.ok) throw EngineError.fromRecord(reply.error);

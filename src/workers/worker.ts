@@ -5,7 +5,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { toErrorRecord } from '../core/errors.js';
+import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { TaskEnvelope, TaskReply } from './pool.js';
 import { handlerOf } from './tasks.js';
@@ -17,10 +17,14 @@ export default async function run(task: TaskEnvelope): Promise<unknown> {
     const h = handlerOf(task.kind);
     const port = task.port;
     const progress = port ? (e: ProgressEvent) => port.postMessage(e) : noProgress;
+    const cancel = task.cancel ? flagSignal(new Int32Array(task.cancel)) : undefined;
     let value: unknown;
     try {
-      value = await h(task.payload, { shared: (workerData ?? {}) as Record<string, unknown>, progress });
+      // cancelled while it waited in the queue: no work at all
+      if (cancel?.signal.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+      value = await h(task.payload, { shared: (workerData ?? {}) as Record<string, unknown>, progress, ...(cancel ? { signal: cancel.signal } : {}) });
     } finally {
+      cancel?.stop();
       if (port) {
         port.postMessage(null);
         port.close();
@@ -38,6 +42,26 @@ export default async function run(task: TaskEnvelope): Promise<unknown> {
     const reply: TaskReply = { ok: false, error: toErrorRecord(e) };
     return reply;
   }
+}
+
+/**
+ * An AbortSignal over the caller's cancel flag (an Int32 on shared memory): `aborted` reads the
+ * flag itself, so synchronous kernels see a cancellation at their next check; an 'abort' event
+ * follows within ~20 ms for code that listens (while the thread's event loop runs).
+ */
+function flagSignal(flag: Int32Array): { signal: AbortSignal; stop(): void } {
+  const ac = new AbortController();
+  const signal = ac.signal;
+  const raised = (): boolean => Atomics.load(flag, 0) !== 0;
+  Object.defineProperty(signal, 'aborted', { get: () => raised() || ac.signal.reason !== undefined });
+  const poll = setInterval(() => {
+    if (raised()) {
+      clearInterval(poll);
+      ac.abort(new EngineError('Cancelled', 'The operation was cancelled.'));
+    }
+  }, 20);
+  poll.unref();
+  return { signal, stop: () => clearInterval(poll) };
 }
 
 /** Moves the (non-shared) ArrayBuffers behind top-level typed arrays of a result. */
