@@ -6,7 +6,7 @@ import type { In, Out, RecordDef } from './schema.js';
 import * as C from './contract.js';
 
 export * from './contract.js';
-export { contractJsonSchema } from './json-schema.js';
+export { contractJsonSchema, recordJsonSchema } from './json-schema.js';
 export { dateToSeconds, secondsToDate, isDateSet, hasZone } from './time.js';
 export { failedFromIssues, failedFromError, statusFor, issueMessage, errorMessage, type ResultBase, type StatusName } from './results.js';
 export type { Issue, EncodeOptions } from './schema.js';
@@ -70,3 +70,5 @@ export type RouteSpecificationInput = Input<typeof C.RouteSpecificationSchema>;
 export type RoutesSpecificationInput = Input<typeof C.RoutesSpecificationSchema>;
 export type LocationInput = Input<typeof C.LocationSchema>;
 export type VehicleInput = Input<typeof C.VehicleSchema>;
+export * from './service.js';
+export { jsonSliced, rawJsonSliced, joined, parseJsonSliced, safeParseSliced, RawJson, SLICED_PARSE_FROM, toTexts, fromTexts, parseEach, type Texts } from './json-sliced.js';

@@ -43,3 +43,8 @@ function recordSchema(r: RecordDef<any>, refs: SchemaRefs): object {
   if (required.length) out.required = required;
   return out;
 }
+
+/** One record's JSON Schema, its references as `#/$defs/<Name>`. */
+export function recordJsonSchema(r: RecordDef<any>): object {
+  return recordSchema(r, { ref: (x) => ({ $ref: `#/$defs/${x.name}` }), refEnum: (e) => ({ $ref: `#/$defs/${e.name}` }) });
+}
