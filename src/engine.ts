@@ -23,7 +23,7 @@ import { calculateDistance } from './ops/distance.js';
 import type { DispatchOpOptions } from './ops/dispatch.js';
 import { placeLocation, profileFor } from './ops/locations.js';
 import { OPERATIONS, type OperationName } from './ops/table.js';
-import { dispatchResultToGeoJson } from './ops/plan-geojson.js';
+import { dispatchResultToGeoJson, planGeoJsonOffThread, roadsOffThread } from './ops/plan-geojson.js';
 import type { GeoJsonFeatureCollection } from './ops/geojson.js';
 import { WorkerPool } from './workers/pool.js';
 
@@ -33,6 +33,11 @@ export type { TravelMatrix } from './route/travel.js';
 export interface EngineOptions {
   /** Worker threads for matrices, dispatch and geocoding batches (default: one per core). */
   threads?: number;
+  /**
+   * Tasks one worker thread runs at once, interleaved in slices (default 4, see workers/pool.ts):
+   * a long dispatch then never holds short requests back. 1 = one task at a time per thread.
+   */
+  tasksPerThread?: number;
   /** Snapping radius in metres (default 1000). */
   snapRadiusM?: number;
   /** Memory bound for one distance matrix (default 2 GiB); past it operations fail with TooBig. */
@@ -69,6 +74,7 @@ export class Engine {
   private pool: WorkerPool | null = null;
   private sharedBuffer: SharedArrayBuffer | null = null;
   private ctx: OpsContext | null = null;
+  private info: ReturnType<Engine['datasetInfo']> | null = null;
 
   private constructor(dataset: Dataset, options: EngineOptions) {
     this.dataset = dataset;
@@ -105,7 +111,7 @@ export class Engine {
   /** The worker pool, created on first use with the dataset buffer shared to every thread. */
   workers(): WorkerPool {
     if (!this.pool) {
-      this.pool = new WorkerPool({ threads: this.options.threads, shared: { dataset: this.shared() } });
+      this.pool = new WorkerPool({ threads: this.options.threads, shared: { dataset: this.shared() }, ...(this.options.tasksPerThread ? { tasksPerThread: this.options.tasksPerThread } : {}) });
     }
     return this.pool;
   }
@@ -209,6 +215,26 @@ export class Engine {
    */
   dispatchGeoJson(spec: unknown, result: DispatchResult): GeoJsonFeatureCollection {
     return dispatchResultToGeoJson(this.context(), spec, result);
+  }
+
+  /** A dispatch plan as GeoJSON text ({@link dispatchGeoJson}), computed on the worker pool; `signal` cancels. */
+  planGeoJson(spec: unknown, result: DispatchResult, opts: { signal?: AbortSignal } = {}): Promise<string> {
+    return planGeoJsonOffThread(this.context(), spec, result, opts);
+  }
+
+  /** The dataset's roads in a box as a web map draws them at `zoom` (GeoJSON text, one feature per style), computed on the worker pool. */
+  roadsGeoJson(bbox: { west: number; south: number; east: number; north: number }, zoom: number, opts: { signal?: AbortSignal } = {}): Promise<string> {
+    return roadsOffThread(this.context(), bbox, zoom, opts);
+  }
+
+  /** The dataset's name, attribution and extent (degrees), computed once. */
+  datasetInfo(): { name: string; attribution: string; west: number; south: number; east: number; north: number } {
+    if (!this.info) {
+      const m = this.dataset.meta;
+      const b = this.dataset.graph.bbox();
+      this.info = { name: m.name, attribution: m.attribution, west: b.minLon, south: b.minLat, east: b.maxLon, north: b.maxLat };
+    }
+    return this.info;
   }
 
   /** CalculateRoute: the driving route through the Locations in order, one RouteLeg per consecutive pair. */

@@ -8,6 +8,7 @@
 import { BinFile } from '../core/binfile.js';
 import { EngineError } from '../core/errors.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
+import { sliced } from '../core/cancel.js';
 import { GeocodeIndex } from './geocode-index.js';
 import { Geocoder, type AddressQuery, type GeocodeCandidate, type ReverseOptions, type ReverseResult } from './search.js';
 
@@ -37,7 +38,7 @@ declare module '../core/executor.js' {
 
 let cached: { buffer: unknown; prefix: string; geocoder: Geocoder } | null = null;
 
-function geocoderFor(src: GeocoderSource, env: TaskEnv): Geocoder {
+export function geocoderFor(src: GeocoderSource, env: TaskEnv): Geocoder {
   const buffer = env.shared[src.datasetKey] as ArrayBufferLike | undefined;
   if (!buffer) throw new EngineError('Internal', `The executor shares no "${src.datasetKey}" buffer.`);
   if (!cached || cached.buffer !== buffer || cached.prefix !== src.prefix) {
@@ -48,9 +49,10 @@ function geocoderFor(src: GeocoderSource, env: TaskEnv): Geocoder {
   return cached.geocoder;
 }
 
-export function geocodeSearchTask(t: GeocodeSearchTask, env: TaskEnv): GeocodeCandidate[][] {
+export function geocodeSearchTask(t: GeocodeSearchTask, env: TaskEnv): Promise<GeocodeCandidate[][]> {
   const g = geocoderFor(t, env);
-  return t.queries.map((q) => g.search(q, { limit: t.limit }));
+  // in slices: the thread is shared with other requests' tasks (workers/pool.ts)
+  return sliced(t.queries, (q) => g.search(q, { limit: t.limit }), env.signal);
 }
 
 export function geocodeReverseTask(t: GeocodeReverseTask, env: TaskEnv): (ReverseResult | null)[] {

@@ -15,7 +15,7 @@ import {
   dateToSeconds, hasZone, secondsToDate, statusFor, failedFromError, failedFromIssues,
   type DispatchModeName, type DispatchSpecification, type DispatchResult, type LatLong, type Location, type Vehicle, type VehicleItem,
 } from '../records/index.js';
-import { VehicleSchema, DispatchSpecificationSchema, LocationSchema, type Address, type Issue } from '../records/index.js';
+import { VehicleSchema, DispatchSpecificationSchema, LocationSchema, joined, fromTexts, rawJsonSliced, toTexts, type Texts, type Address, type Issue } from '../records/index.js';
 import { describeType } from '../records/schema.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { Executor, TaskEnv, TaskTypes } from '../core/executor.js';
@@ -70,6 +70,13 @@ export interface DispatchOptions {
    * ends the search first (reported as `info.stoppedBy: 'time'` in the last progress event).
    */
   timeLimitMs?: number;
+  /**
+   * A hard wall-clock bound on the whole dispatch (from the call, placement and matrix included)
+   * that keeps MinimumOptimization's effort: the search ends at its budget or at the bound,
+   * whichever comes first, with the best plan found by then, and the records are written inside
+   * it. What the service sets (its operation time limit); `timeLimitMs` wins when both are given.
+   */
+  deadlineMs?: number;
   signal?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
   /** Called with the solver's input and solution before they are turned into records (checks, diagnostics). */
@@ -160,7 +167,15 @@ function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing
     so.work = Math.max(1, Math.round((WORK_SHARE * Math.max(0, limit - over.prep - over.assembly) * WORK_PER_MS) / sequential));
     so.deadlineAt = timing.started + Math.max(0, limit - over.assembly);
     so.assembleBy = timing.started + Math.max(0, limit - over.records);
-  } else so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
+  } else {
+    so.effort = spec.MinimumOptimization ?? 4; // iterations, capped by a time-equivalent work budget
+    if (opts.deadlineMs !== undefined) {
+      const limit = Math.max(0, opts.deadlineMs);
+      const over = dispatchOverheadMs(timing.places, stops, limit);
+      so.deadlineAt = timing.started + Math.max(0, limit - over.assembly);
+      so.assembleBy = timing.started + Math.max(0, limit - over.records);
+    }
+  }
   return so;
 }
 
@@ -1194,8 +1209,13 @@ export type DispatchTaskSource = TaskSource;
 
 export interface DispatchPrepareTask {
   source: DispatchTaskSource;
-  spec: unknown;
+  spec?: unknown;
+  /** The specification as JSON text instead (a large one crosses threads at once as text). */
+  specText?: string;
 }
+
+/** From this many Locations a specification travels to the prepare task as JSON text. */
+const SPEC_AS_TEXT_FROM = 500;
 
 export type DispatchPrepared = { result: DispatchResult }
   | { spec: DispatchSpecification; b: Bookkeeping; problem: Record<string, unknown>; input?: undefined }
@@ -1214,14 +1234,17 @@ export interface DispatchFinishTask {
 declare module '../core/executor.js' {
   interface TaskMap {
     'dispatch-prepare': TaskTypes<DispatchPrepareTask, DispatchPrepared>;
-    'dispatch-finish': TaskTypes<DispatchFinishTask, DispatchResult>;
+    /** The DispatchResult as text, an Item per text: text crosses threads at once (a large object graph would hold the receiving event loop while it is rebuilt). */
+    'dispatch-finish': TaskTypes<DispatchFinishTask, Texts>;
   }
 }
 
 async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, started: number): Promise<DispatchResult> {
   const ex = ctx.executor;
   try {
-    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), spec }, { signal: opts.signal, onProgress: opts.onProgress });
+    const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
+    const payload = Array.isArray(locs) && locs.length >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec)) } : { spec };
+    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...payload }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
     if (prep.input) {
       // A mode solved in phases (a balancing mode's reference plan, regions then the rest): the
@@ -1233,24 +1256,25 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
     const best = await searchBest(pb, so, started);
     reportStop(opts, best.stats);
     // No signal here: a cancelled solve still reports the best solution it reached.
-    return await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best, assembleBy: so.assembleBy });
+    return await fromTexts<DispatchResult>(await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best, assembleBy: so.assembleBy }));
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
 }
 
 export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv): Promise<DispatchPrepared> {
-  const p = await prepareDispatch(contextInTask(t.source, env), t.spec, { onProgress: env.progress }, undefined);
+  const spec = t.specText !== undefined ? JSON.parse(t.specText) as unknown : t.spec;
+  const p = await prepareDispatch(contextInTask(t.source, env), spec, { onProgress: env.progress, ...(env.signal ? { signal: env.signal } : {}) }, undefined);
   if ('Status' in p) return { result: p };
   const phases = modePhases(p.input, p.b);
   if (phases.reference || phases.regions) return { spec: p.spec, b: p.b, input: p.input };
   try {
     return { spec: p.spec, b: p.b, problem: buildProblem(p.input).toTransfer() };
   } catch (e) {
-    return { result: failedFromError(e, { Items: [] }) as DispatchResult };
+    return { result: failedFromError(inContractTerms(e, p.input, p.b), { Items: [] }) as DispatchResult };
   }
 }
 
-export function dispatchFinishTask(t: DispatchFinishTask): DispatchResult {
-  return toResult(t.spec, t.b, assemble(Problem.fromTransfer(t.problem), t.routes, t.stats, t.assembleBy));
+export function dispatchFinishTask(t: DispatchFinishTask): Texts {
+  return toTexts(toResult(t.spec, t.b, assemble(Problem.fromTransfer(t.problem), t.routes, t.stats, t.assembleBy)) as Record<string, unknown>, 'Items');
 }

@@ -16,8 +16,11 @@
  *   Failed with an error marked [TooBig] (split larger batches; docs/geocoding.md).
  */
 import { EngineError } from '../core/errors.js';
+import { sliced, Ticker } from '../core/cancel.js';
+import type { TaskEnv, TaskTypes } from '../core/executor.js';
+import { geocoderFor } from '../geocode/tasks.js';
 import {
-  GeocodeSpecificationSchema, LocationSchema, failedFromError, failedFromIssues, statusFor,
+  GeocodeSpecificationSchema, LocationSchema, failedFromError, failedFromIssues, statusFor, parseEach, safeParseSliced,
   type Address, type GeocodeItem, type GeocodeResult, type Issue, type Location,
 } from '../records/index.js';
 import { GeocodeIndex } from '../geocode/geocode-index.js';
@@ -59,7 +62,7 @@ function locationTemplate(): Location {
  * Validates a GeocodeSpecification: the parsed addresses, or issues with field paths. More than
  * `maxAddresses` (default {@link MAX_GEOCODE_ADDRESSES}) addresses is an issue marked [TooBig].
  */
-export function validateGeocodeSpecification(spec: unknown, maxAddresses = MAX_GEOCODE_ADDRESSES): { ok: true; addresses: Address[]; needMatchCode: boolean } | { ok: false; issues: Issue[] } {
+export function validateGeocodeSpecification(spec: unknown, maxAddresses = MAX_GEOCODE_ADDRESSES): GeocodeValidation {
   // the size first, from the raw list: a batch past the cap is refused without parsing it
   const big = rawGeocodeIssues(spec, maxAddresses);
   if (big.length > 0) return { ok: false, issues: big };
@@ -68,20 +71,43 @@ export function validateGeocodeSpecification(spec: unknown, maxAddresses = MAX_G
   const issues: Issue[] = [];
   const addresses = parsed.value.Addresses ?? [];
   if (addresses.length === 0) issues.push({ path: 'Addresses', message: 'must hold at least one Address' });
-  addresses.forEach((a, i) => {
-    let filled = false;
-    for (const f of ADDRESS_FIELDS) {
-      const v = a[f];
-      if (v === undefined) continue;
-      const path = `Addresses[${i}].${f}`;
-      if (v.length > MAX_FIELD_CHARS) issues.push({ path, message: `is too long (${v.length} characters; at most ${MAX_FIELD_CHARS})` });
-      else if (CONTROL_RE.test(v)) issues.push({ path, message: 'contains control characters' });
-      if (v.trim().length > 0) filled = true;
-    }
-    if (!filled) issues.push({ path: `Addresses[${i}]`, message: 'is empty (give at least a Street, City or PostalCode)' });
-  });
+  addresses.forEach((a, i) => addressIssues(a, i, issues));
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, addresses, needMatchCode: parsed.value.IsNeedMatchCode };
+}
+
+type GeocodeValidation = { ok: true; addresses: Address[]; needMatchCode: boolean } | { ok: false; issues: Issue[] };
+
+/** {@link validateGeocodeSpecification} handing the event loop back between slices (large batches). */
+async function validateGeocodeSliced(spec: unknown): Promise<GeocodeValidation> {
+  const big = rawGeocodeIssues(spec, MAX_GEOCODE_ADDRESSES);
+  if (big.length > 0) return { ok: false, issues: big };
+  const parsed = await safeParseSliced(GeocodeSpecificationSchema, spec);
+  if (!parsed.ok) return parsed;
+  const issues: Issue[] = [];
+  const addresses = (parsed.value.Addresses ?? []) as Address[];
+  if (addresses.length === 0) issues.push({ path: 'Addresses', message: 'must hold at least one Address' });
+  const ticker = new Ticker();
+  for (let i = 0; i < addresses.length; i++) {
+    addressIssues(addresses[i], i, issues);
+    await ticker.tick();
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, addresses, needMatchCode: parsed.value.IsNeedMatchCode as boolean };
+}
+
+/** The rules of one address beyond its record's: at least one non-blank field; fields of at most 1000 characters, no control characters. */
+function addressIssues(a: Address, i: number, issues: Issue[]): void {
+  let filled = false;
+  for (const f of ADDRESS_FIELDS) {
+    const v = a[f];
+    if (v === undefined) continue;
+    const path = `Addresses[${i}].${f}`;
+    if (v.length > MAX_FIELD_CHARS) issues.push({ path, message: `is too long (${v.length} characters; at most ${MAX_FIELD_CHARS})` });
+    else if (CONTROL_RE.test(v)) issues.push({ path, message: 'contains control characters' });
+    if (v.trim().length > 0) filled = true;
+  }
+  if (!filled) issues.push({ path: `Addresses[${i}]`, message: 'is empty (give at least a Street, City or PostalCode)' });
 }
 
 /** A candidate as a contract Location. */
@@ -115,6 +141,28 @@ function itemsOf(addresses: Address[], candidates: GeocodeCandidate[][], needMat
   return addresses.map((a, i) => ({ Address: a, Locations: candidates[i].map((c) => candidateToLocation(c, needMatchCode)) }));
 }
 
+
+export interface GeocodeItemsTask {
+  datasetKey: string;
+  prefix: string;
+  addresses: Address[];
+  limit: number;
+  needMatchCode: boolean;
+}
+
+declare module '../core/executor.js' {
+  interface TaskMap {
+    /** GeocodeItems of validated addresses, each as JSON text (text crosses threads at once). */
+    'geocode-items': TaskTypes<GeocodeItemsTask, string[]>;
+  }
+}
+
+/** The `geocode-items` task: searches and the items' records on the worker, in slices. */
+export async function geocodeItemsTask(t: GeocodeItemsTask, env: TaskEnv): Promise<string[]> {
+  const g = geocoderFor(t, env);
+  const candidates = await sliced(t.addresses, (a) => g.search(addressQuery(a), { limit: t.limit }), env.signal);
+  return itemsOf(t.addresses, candidates, t.needMatchCode).map((it) => JSON.stringify(it));
+}
 
 function finish(items: GeocodeItem[]): GeocodeResult {
   const messages: string[] = [];
@@ -160,7 +208,7 @@ export async function geocodeOp(ctx: OpsContext, spec: unknown, opts: GeocodeOpO
   if (!ctx.geocoder) {
     return failedFromError(new EngineError('Unsupported', 'This dataset was built without a geocoder index (rebuild it with `dispatchkit build`).'), { Items: [] }) as GeocodeResult;
   }
-  const v = validateGeocodeSpecification(spec);
+  const v = await validateGeocodeSliced(spec);
   if (!v.ok) return failedFromIssues(v.issues, { Items: [] }) as GeocodeResult;
   const total = v.addresses.length;
   const onExecutor = ctx.executor.offThread && ((opts.offload && total > (opts.inlineMax ?? INLINE_GEOCODE_MAX)) || total > (opts.batchThreshold ?? 500));
@@ -168,18 +216,19 @@ export async function geocodeOp(ctx: OpsContext, spec: unknown, opts: GeocodeOpO
     if (!onExecutor) return finish(geocodeItems(ctx.geocoder, v.addresses, v.needMatchCode, opts));
     const chunk = Math.max(1, opts.chunkSize ?? 256);
     const limit = candidateLimit(opts);
-    const parts: Promise<GeocodeCandidate[][]>[] = [];
+    const parts: Promise<GeocodeItem[]>[] = [];
     let done = 0;
     for (let i = 0; i < total; i += chunk) {
-      const queries = v.addresses.slice(i, i + chunk).map(addressQuery);
-      parts.push(ctx.executor.run('geocode-search', { datasetKey: ctx.datasetKey, prefix: ctx.geocodePrefix, queries, limit }, { signal: opts.signal }).then((r) => {
-        done += queries.length;
+      const addresses = v.addresses.slice(i, i + chunk);
+      // the items are made on the worker and cross as text (parsed here in slices)
+      parts.push(ctx.executor.run('geocode-items', { datasetKey: ctx.datasetKey, prefix: ctx.geocodePrefix, addresses, limit, needMatchCode: v.needMatchCode }, { signal: opts.signal }).then(async (texts) => {
+        const items = await parseEach<GeocodeItem>(texts);
+        done += addresses.length;
         opts.onProgress?.({ phase: 'geocode', done, total });
-        return r;
+        return items;
       }));
     }
-    const candidates = (await Promise.all(parts)).flat();
-    return finish(itemsOf(v.addresses, candidates, v.needMatchCode));
+    return finish((await Promise.all(parts)).flat());
   } catch (e) {
     return failedFromError(e, { Items: [] }) as GeocodeResult;
   }

@@ -11,7 +11,8 @@ import type { Route, RouteResult, RoutesResult } from '../records/index.js';
 
 export interface GeoJsonFeature {
   type: 'Feature';
-  geometry: { type: 'LineString'; coordinates: [number, number][] } | { type: 'Point'; coordinates: [number, number] } | null;
+  geometry: { type: 'LineString'; coordinates: [number, number][] } | { type: 'MultiLineString'; coordinates: [number, number][][] }
+    | { type: 'Point'; coordinates: [number, number] } | null;
   properties: Record<string, unknown>;
 }
 

@@ -10,9 +10,11 @@
  * TimeEstimatedArrival, Distance, Time. A leg with no path gives the route `geometry: null` and
  * an `error` property; a Failed result gives no features.
  */
-import { DispatchSpecificationSchema, type DispatchResult, type Location, type Vehicle } from '../records/index.js';
+import { DispatchSpecificationSchema, joined, rawJsonSliced, type DispatchResult, type Location, type Vehicle } from '../records/index.js';
 import type { TravelProfile } from '../route/travel.js';
-import type { OpsContext } from './context.js';
+import type { TaskEnv, TaskTypes } from '../core/executor.js';
+import { roadLayer } from '../render/index.js';
+import { contextInTask, taskSource, type OpsContext, type TaskSource } from './context.js';
 import { vehicleZones } from './dispatch.js';
 import type { GeoJsonFeature, GeoJsonFeatureCollection } from './geojson.js';
 import { profileFor } from './locations.js';
@@ -105,4 +107,60 @@ export function dispatchResultToGeoJson(ctx: OpsContext, spec: unknown, result: 
     features.push({ type: 'Feature', geometry: !error && coords.length >= 2 ? { type: 'LineString', coordinates: coords } : null, properties: props });
   });
   return { type: 'FeatureCollection', features };
+}
+
+// ---- off the calling thread ----------------------------------------------------------------------
+
+export interface PlanGeoJsonTask {
+  source: TaskSource;
+  /** `{ spec, result }` as JSON text (text crosses threads at once; a large plan as objects would not). */
+  text: string;
+}
+
+export interface RoadsLayerTask {
+  source: TaskSource;
+  bbox: { west: number; south: number; east: number; north: number };
+  zoom: number;
+}
+
+declare module '../core/executor.js' {
+  interface TaskMap {
+    /** GeoJSON as text: it crosses threads at once and is written into the answer as it is. */
+    'plan-geojson': TaskTypes<PlanGeoJsonTask, string>;
+    'roads-layer': TaskTypes<RoadsLayerTask, string>;
+  }
+}
+
+export function planGeoJsonTask(t: PlanGeoJsonTask, env: TaskEnv): string {
+  const { spec, result } = JSON.parse(t.text) as { spec: unknown; result: DispatchResult };
+  return JSON.stringify(dispatchResultToGeoJson(contextInTask(t.source, env), spec, result));
+}
+
+/** The dataset's roads in a box as drawn at `zoom` ({@link roadLayer}), as GeoJSON MultiLineStrings, one feature per style. */
+export function roadsGeoJson(ctx: OpsContext, bbox: RoadsLayerTask['bbox'], zoom: number): GeoJsonFeatureCollection {
+  const g = ctx.roads;
+  if (!g) return { type: 'FeatureCollection', features: [] };
+  return {
+    type: 'FeatureCollection',
+    features: roadLayer(g, bbox, zoom).map((st): GeoJsonFeature => ({
+      type: 'Feature', properties: { color: st.color, width: st.width, dash: st.dash ?? null }, geometry: { type: 'MultiLineString', coordinates: st.lines },
+    })),
+  };
+}
+
+export function roadsLayerTask(t: RoadsLayerTask, env: TaskEnv): string {
+  return JSON.stringify(roadsGeoJson(contextInTask(t.source, env), t.bbox, t.zoom));
+}
+
+/** A plan as GeoJSON text, off the calling thread when the context's executor works off it (else here). */
+export async function planGeoJsonOffThread(ctx: OpsContext, spec: unknown, result: DispatchResult, opts: { signal?: AbortSignal } = {}): Promise<string> {
+  if (!ctx.executor.offThread) return JSON.stringify(dispatchResultToGeoJson(ctx, spec, result));
+  const text = joined(await rawJsonSliced({ spec, result }));
+  return ctx.executor.run('plan-geojson', { source: taskSource(ctx), text }, opts);
+}
+
+/** The roads layer as GeoJSON text, off the calling thread when the context's executor works off it (else here). */
+export async function roadsOffThread(ctx: OpsContext, bbox: RoadsLayerTask['bbox'], zoom: number, opts: { signal?: AbortSignal } = {}): Promise<string> {
+  if (!ctx.executor.offThread) return JSON.stringify(roadsGeoJson(ctx, bbox, zoom));
+  return ctx.executor.run('roads-layer', { source: taskSource(ctx), bbox, zoom }, opts);
 }

@@ -23,6 +23,7 @@ import { checkMapSize, renderMapSvg, svgDataUrl, type MapRoute } from '../render
 import type { OpOptions, OpsContext } from './context.js';
 import { placeLocation, profileFor } from './locations.js';
 import { rawRouteIssues } from './limits.js';
+import { routeOffThread, ROUTE_INLINE_MAX_LOCATIONS } from './routes.js';
 
 type LatLong = { Latitude: number; Longitude: number };
 type DistanceUnitName = 'Mile' | 'Kilometer';
@@ -195,6 +196,15 @@ export function drawMap(
 }
 
 /** The operation-table entry point. */
-export async function routeOp(ctx: OpsContext, spec: unknown, _opts: OpOptions = {}): Promise<RouteResult> {
+export async function routeOp(ctx: OpsContext, spec: unknown, opts: OpOptions = {}): Promise<RouteResult> {
+  // a long route, for a caller that keeps its thread free, runs on the executor
+  const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
+  if (opts.offload && ctx.executor.offThread && Array.isArray(locs) && locs.length > ROUTE_INLINE_MAX_LOCATIONS) {
+    try {
+      return await routeOffThread(ctx, spec, opts);
+    } catch (e) {
+      return failedFromError(e) as RouteResult;
+    }
+  }
   return calculateRoute(ctx, spec);
 }

@@ -9,6 +9,8 @@
  * RoutesOptions, the top-level Map shows every route in its own colour ({@link routesMap}).
  */
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
+import { sliced } from '../core/cancel.js';
+import { parseEach, parseJsonSliced } from '../records/index.js';
 import {
   RouteOptionsSchema, failedFromError, failedFromIssues,
   type Issue, type RouteOptions, type RouteResult, type RoutesResult,
@@ -22,6 +24,8 @@ import { rawRoutesIssues } from './limits.js';
 export const ROUTES_INLINE_MAX = 8;
 /** Specifications per `routes-chunk` task. */
 const ROUTES_CHUNK = 8;
+/** …and at most about this many legs (a long route is a chunk of its own). */
+const CHUNK_LEGS = 200;
 
 export interface RoutesChunkTask {
   source: TaskSource;
@@ -31,7 +35,8 @@ export interface RoutesChunkTask {
 
 declare module '../core/executor.js' {
   interface TaskMap {
-    'routes-chunk': TaskTypes<RoutesChunkTask, RouteResult[]>;
+    /** The chunk's RouteResults, each as JSON text: text crosses threads at once, where a large object graph holds the receiving event loop while it is rebuilt. */
+    'routes-chunk': TaskTypes<RoutesChunkTask, string[]>;
   }
 }
 
@@ -105,9 +110,9 @@ async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<
     const source = taskSource(ctx);
     const parts: Promise<RouteResult[]>[] = [];
     let done = 0;
-    for (let i = 0; i < specs.length; i += ROUTES_CHUNK) {
-      const chunk = specs.slice(i, i + ROUTES_CHUNK);
-      parts.push(ex.run('routes-chunk', { source, specs: chunk }, { signal: opts.signal }).then((r) => {
+    for (const chunk of chunksOf(specs)) {
+      parts.push(ex.run('routes-chunk', { source, specs: chunk }, { signal: opts.signal }).then(async (texts) => {
+        const r = await parseEach<RouteResult>(texts);
         done += chunk.length;
         opts.onProgress?.({ phase: 'route', done, total: specs.length });
         return r;
@@ -168,8 +173,34 @@ function routesMap(ctx: OpsContext, map: MapRequest, results: RouteResult[], o: 
   return drawMap(ctx, map, routes, o?.HideStops ? [] : markers, o?.DistanceUnit ?? 'Mile');
 }
 
-/** What each `routes-chunk` task runs: the chunk's routes, in order. */
-export function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): RouteResult[] {
+/** Specifications in chunks of at most {@link ROUTES_CHUNK} and about {@link CHUNK_LEGS} legs, in order. */
+function chunksOf(specs: unknown[]): unknown[][] {
+  const out: unknown[][] = [];
+  let cur: unknown[] = [];
+  let legs = 0;
+  for (const s of specs) {
+    const l = isObject(s) ? rawField(s, 'Locations') : undefined;
+    const n = Array.isArray(l) ? Math.max(1, l.length - 1) : 1;
+    if (cur.length > 0 && (cur.length >= ROUTES_CHUNK || legs + n > CHUNK_LEGS)) { out.push(cur); cur = []; legs = 0; }
+    cur.push(s);
+    legs += n;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
+/** What each `routes-chunk` task runs: the chunk's routes, in order, each as JSON text. */
+export async function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): Promise<string[]> {
   const ctx = contextInTask(t.source, env);
-  return t.specs.map((s) => calculateRoute(ctx, s));
+  // in slices: the thread is shared with other requests' tasks (workers/pool.ts)
+  return sliced(t.specs, (s) => JSON.stringify(calculateRoute(ctx, s)), env.signal);
+}
+
+/** Locations from which a CalculateRoute runs on the executor (when the caller offloads): a route of a few legs takes under a millisecond here. */
+export const ROUTE_INLINE_MAX_LOCATIONS = 25;
+
+/** One CalculateRoute on the executor (its RouteResult back as text, parsed in slices). */
+export async function routeOffThread(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<RouteResult> {
+  const [text] = await ctx.executor.run('routes-chunk', { source: taskSource(ctx), specs: [spec] }, { signal: opts.signal });
+  return (await parseJsonSliced(text)) as RouteResult;
 }

@@ -13,6 +13,8 @@ import { matrixPinTask, matrixTileTask } from '../matrix/tasks.js';
 import { vrpAssembleTask, vrpBuildTask, vrpSearchTask } from '../vrp/tasks.js';
 import { dispatchFinishTask, dispatchPrepareTask } from '../ops/dispatch.js';
 import { routesChunkTask } from '../ops/routes.js';
+import { geocodeItemsTask } from '../ops/geocode.js';
+import { planGeoJsonTask, roadsLayerTask } from '../ops/plan-geojson.js';
 import { echoTask } from './echo.js';
 
 export const TASK_HANDLERS: TaskHandlers = {
@@ -21,10 +23,13 @@ export const TASK_HANDLERS: TaskHandlers = {
   'dataset-matrix-avoid': datasetMatrixAvoidTask,
   'dispatch-prepare': dispatchPrepareTask,
   'dispatch-finish': dispatchFinishTask,
+  'geocode-items': geocodeItemsTask,
   'geocode-search': geocodeSearchTask,
   'geocode-reverse': geocodeReverseTask,
   'matrix-pin': matrixPinTask,
   'matrix-tile': matrixTileTask,
+  'plan-geojson': planGeoJsonTask,
+  'roads-layer': roadsLayerTask,
   'routes-chunk': routesChunkTask,
   'vrp-build': vrpBuildTask,
   'vrp-search': vrpSearchTask,
