@@ -10,7 +10,7 @@
 export { Engine, type EngineOptions, type EngineGeocodeOptions, type PlacedLocation } from './engine.js';
 
 // The operations layer: one file per contract operation, the operation table, their context.
-export { OPERATIONS, CalculateDistance, CalculateRoute, CalculateRoutes, Dispatch, Geocode, operationByName, type Operation, type OperationName, type CreditCount } from './ops/table.js';
+export { OPERATIONS, CalculateDistance, CalculateRoute, CalculateRoutes, Dispatch, Geocode, operationByName, type Operation, type OperationName } from './ops/table.js';
 export { type OpsContext, type OpOptions, geocoderContext } from './ops/context.js';
 export { calculateDistance } from './ops/distance.js';
 export { calculateRoute } from './ops/route.js';
@@ -33,7 +33,7 @@ export * from './records/index.js';
 
 // Errors, cancellation/progress, seeded randomness.
 export { EngineError, isEngineError, toErrorRecord, type ErrorCode, type ErrorRecord } from './core/errors.js';
-export { Deadline, type LongWorkOptions, type ProgressEvent, type ProgressCallback } from './core/cancel.js';
+export { Deadline, CallLimit, type LongWorkOptions, type ProgressEvent, type ProgressCallback } from './core/cancel.js';
 export { Rng } from './core/rng.js';
 export { BinFile, BinWriter } from './core/binfile.js';
 

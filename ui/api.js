@@ -52,8 +52,9 @@ export async function me() {
   }
 }
 
-export const dataset = async () => (await call('GET', '/ui/dataset')).data;
-export const roads = async (bbox, zoom, signal) => (await call('GET', `/ui/roads?bbox=${bbox.map((x) => x.toFixed(5)).join(',')}&zoom=${zoom}`, undefined, { signal })).data;
+export const dataset = async () => (await call('GET', '/ui/rest/dataset')).data;
+/** The dataset's roads in a box at a zoom level, as GeoJSON. */
+export const roads = async (bbox, zoom, signal) => (await call('GET', `/ui/rest/roads?bbox=${bbox.map((x) => x.toFixed(5)).join(',')}&zoom=${zoom}`, undefined, { signal })).data.GeoJson;
 
 /** An operation as the signed-in account (`op`: the REST path, e.g. 'route'); the result record, enums by name. */
 export async function operation(op, spec, opts) {
@@ -61,7 +62,7 @@ export async function operation(op, spec, opts) {
 }
 
 /** The plan drawn on the roads: GeoJSON of each vehicle's path and its stops. */
-export const planGeoJson = async (specification, result) => (await call('POST', '/ui/plan-geojson', { Specification: specification, Result: result })).data;
+export const planGeoJson = async (specification, result) => (await call('POST', '/ui/rest/plan', { Specification: specification, Result: result })).data.GeoJson;
 
 /**
  * Runs a dispatch as a job of the service, reporting each change of state to `onUpdate`
@@ -72,7 +73,7 @@ export function dispatchJob(specification, onUpdate) {
   let jobId = null;
   let cancelled = false;
   const done = (async () => {
-    const started = (await call('POST', '/ui/jobs', { Operation: 'Dispatch', Specification: specification })).data;
+    const started = (await call('POST', '/ui/rest/jobs', { Operation: 'Dispatch', Specification: specification })).data;
     jobId = started.JobID;
     if (cancelled) await cancelJob(jobId);
     return followJob(jobId, onUpdate);
@@ -91,7 +92,7 @@ const FINAL = new Set(['completed', 'failed', 'cancelled']);
 /** Follows a job's server-sent events until it ends; reads the job once more if the stream breaks. */
 function followJob(jobId, onUpdate) {
   return new Promise((resolve, reject) => {
-    const source = new EventSource(`/ui/jobs/${encodeURIComponent(jobId)}/events`);
+    const source = new EventSource(`/ui/rest/jobs/${encodeURIComponent(jobId)}/events`);
     let last = null;
     let ended = false;
     const finish = async () => {
@@ -99,7 +100,7 @@ function followJob(jobId, onUpdate) {
       ended = true;
       source.close();
       try {
-        const job = last && FINAL.has(last.State) ? last : (await call('GET', `/ui/jobs/${encodeURIComponent(jobId)}`)).data;
+        const job = last && FINAL.has(last.State) ? last : (await call('GET', `/ui/rest/jobs/${encodeURIComponent(jobId)}`)).data;
         if (!FINAL.has(job.State)) return resolve(followJob(jobId, onUpdate));
         if (job !== last) onUpdate(job);
         resolve(job);
@@ -118,5 +119,5 @@ function followJob(jobId, onUpdate) {
 }
 
 async function cancelJob(jobId) {
-  await call('DELETE', `/ui/jobs/${encodeURIComponent(jobId)}`);
+  await call('DELETE', `/ui/rest/jobs/${encodeURIComponent(jobId)}`);
 }

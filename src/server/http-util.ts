@@ -24,3 +24,26 @@ export function headerText(v: string | undefined): string | undefined {
   const text = bytes.toString('utf8');
   return Buffer.from(text, 'utf8').equals(bytes) ? text : v;
 }
+
+const SENT_TYPE = Symbol('dk.sentContentType');
+
+/**
+ * The Content-Type the client sent (before the server made an empty or malformed one readable:
+ * REST takes any Content-Type, see http.ts); '' when none.
+ */
+export function sentContentType(req: { headers: Record<string, unknown> } & object): string {
+  const own = (req as { [SENT_TYPE]?: string })[SENT_TYPE];
+  if (own !== undefined) return own;
+  const h = req.headers['content-type'];
+  return typeof h === 'string' ? h : '';
+}
+
+/** Remembers what the client sent and replaces an empty or malformed Content-Type by application/octet-stream. */
+export function normaliseContentType(req: { headers: Record<string, unknown> } & object): void {
+  const h = req.headers['content-type'];
+  if (h === undefined) return;
+  const sent = typeof h === 'string' ? h : String(h);
+  if (/^\s*[\w.+-]+\/[\w.+-]+\s*(;.*)?$/.test(sent)) return;
+  (req as { [SENT_TYPE]?: string })[SENT_TYPE] = sent;
+  req.headers['content-type'] = 'application/octet-stream';
+}

@@ -14,17 +14,16 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { toErrorRecord } from '../core/errors.js';
-import { ResultSchema } from '../records/index.js';
-import type { Service, Refusal } from '../service/service.js';
-import type { Account } from '../store/types.js';
-import { SERVICE_OPERATIONS, type ServiceOperationName } from '../service/operations.js';
+import type { Service } from '../service/service.js';
+import { Ticker } from '../core/cancel.js';
+import { parseJsonSliced } from '../records/index.js';
+import { refuse, refusalOf } from '../service/refusals.js';
 import { openApiDocument } from './openapi.js';
 import { registerSoap } from './soap/soap.js';
 import { registerUi } from './ui.js';
-import { Jobs, LocalJobBackend, type JobView } from '../service/jobs.js';
-import { encodeJobView } from './job-json.js';
-import { headerText, loggedUrl } from './http-util.js';
+import { Jobs, LocalJobBackend } from '../service/jobs.js';
+import { headerText, loggedUrl, normaliseContentType } from './http-util.js';
+import { enumsOf, errorBody, header, registerOperations, sendRefusal } from './rest.js';
 
 export { headerText, loggedUrl };
 
@@ -52,10 +51,19 @@ export interface ServerOptions {
 
 const require = createRequire(import.meta.url);
 
-/** Depth of JSON nesting, scanning the text (strings skipped) — before JSON.parse and the schemas recurse. */
-export function jsonDepth(text: string, limit: number): number {
+/**
+ * Depth of JSON nesting, scanning the text (strings skipped) — before JSON.parse and the schemas
+ * recurse; stops past `limit`. Hands the event loop back every 64 K characters (long bodies).
+ */
+export async function jsonDepth(text: string, limit: number): Promise<number> {
+  const ticker = new Ticker();
   let depth = 0, max = 0;
+  let check = 0x10000;
   for (let i = 0; i < text.length; i++) {
+    if (i >= check) {
+      check = i + 0x10000;
+      await ticker.tick();
+    }
     const c = text.charCodeAt(i);
     if (c === 34) { // "
       for (i++; i < text.length; i++) {
@@ -72,11 +80,6 @@ export function jsonDepth(text: string, limit: number): number {
 
 class BodyError extends Error {
   constructor(readonly statusCode: number, message: string) { super(message); }
-}
-
-/** A Result-shaped body for refusals and HTTP-level errors (Status Failed, one Error). */
-function errorBody(message: string, enums: 'int' | 'name' = 'int'): Record<string, unknown> {
-  return ResultSchema.encode({ Status: 'Failed', Errors: [{ Message: message }] }, { enums });
 }
 
 export function buildServer(service: Service, opts: ServerOptions = {}): FastifyInstance {
@@ -114,25 +117,30 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
   // ------------------------------------------------------------------ bodies: JSON with depth limit, empty allowed
   app.removeAllContentTypeParsers();
   const soapPath = (opts.soapPath ?? '/TrackService.asmx').toLowerCase();
-  const parseJson = (req: FastifyRequest, body: Buffer, done: (err: Error | null, v?: unknown) => void): void => {
+  const parseJson = async (req: FastifyRequest, body: Buffer): Promise<unknown> => {
     // the SOAP face reads its own bodies (XML, forms)
-    if (req.url.toLowerCase().startsWith(soapPath)) { done(null, body); return; }
+    if (req.url.toLowerCase().startsWith(soapPath)) return body;
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.trim() === '') { done(null, undefined); return; }
-    if (jsonDepth(text, maxDepth) > maxDepth) { done(new BodyError(400, `The JSON body is nested deeper than ${maxDepth} levels.`)); return; }
+    if (text.trim() === '') return undefined;
+    // a long body is checked and parsed in slices: the event loop keeps answering meanwhile
+    if ((await jsonDepth(text, maxDepth)) > maxDepth) throw new BodyError(400, `The JSON body is nested deeper than ${maxDepth} levels.`);
     try {
-      done(null, JSON.parse(text));
+      return await parseJsonSliced(text);
     } catch (e) {
-      done(new BodyError(400, `The body is not valid JSON: ${(e as Error).message}`));
+      throw new BodyError(400, `The body is not valid JSON: ${(e as Error).message}`);
     }
   };
   app.addContentTypeParser('*', { parseAs: 'buffer' }, parseJson);
 
   // ------------------------------------------------------------------ CORS: only for listed origins
+  // REST takes any Content-Type (the original's clients send what they like), an empty or malformed
+  // one included; the SOAP face still sees what was sent and answers it with a SOAP fault
+  app.addHook('onRequest', async (req) => { normaliseContentType(req); });
   app.addHook('onRequest', async (req, reply) => {
     if (closing) {
-      return reply.code(503).header('Retry-After', '5').header('Connection', 'close').send(errorBody('The server is stopping; retry on another instance or in a moment.', enumsOf(req)));
+      reply.header('Connection', 'close');
+      return sendRefusal(reply, refuse('Stopping', 'The server is stopping; retry on another instance or in a moment.'), enumsOf(req));
     }
     const origin = req.headers.origin;
     if (origin && cors.has(origin)) {
@@ -154,58 +162,24 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
   // ------------------------------------------------------------------ errors: Result-shaped bodies
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const enums = enumsOf(req);
-    if (err instanceof BodyError) return reply.code(err.statusCode).send(errorBody(err.message, enums));
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody(`The body is larger than the limit (${opts.bodyLimit ?? 32 * 1024 * 1024} bytes).`, enums));
+    if (err instanceof BodyError) return sendRefusal(reply, refuse('BadRequest', err.message), enums);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendRefusal(reply, refuse('TooLarge', `The body is larger than the limit (${opts.bodyLimit ?? 32 * 1024 * 1024} bytes).`), enums);
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return reply.code(err.statusCode).send(errorBody(err.message, enums));
-    const r = toErrorRecord(err);
-    if (r.code === 'Storage') {
-      req.log.error({ err }, 'database error');
-      return reply.code(503).header('Retry-After', '5').send(errorBody(`The service's database is not available: ${r.message}`, enums));
-    }
-    req.log.error({ err }, 'internal error');
-    return reply.code(500).send(errorBody(`Internal error (request ${req.id}); the operation was not charged.`, enums));
+    const r = refusalOf(err, req.id);
+    req.log.error({ err }, r.code === 'Unavailable' ? 'database error' : 'internal error');
+    return sendRefusal(reply, r, enums);
   });
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send(errorBody(`No such path: ${req.method} ${req.url.split('?')[0]}. REST operations are POST /rest/<operation>; see /openapi.json.`, enumsOf(req)));
+    sendRefusal(reply, refuse('NotFound', `No such path: ${req.method} ${req.url.split('?')[0]}. REST operations are POST /rest/<operation>; see /openapi.json.`), enumsOf(req));
   });
 
-  // ------------------------------------------------------------------ REST operations
-  const refusal = (req: FastifyRequest, reply: FastifyReply, o: Refusal): FastifyReply => {
-    const status = o.code === 'Unauthorized' ? 401 : o.code === 'Forbidden' ? 403 : 429;
-    if (o.retryAfter !== undefined) reply.header('Retry-After', String(o.retryAfter));
-    return reply.code(status).send(errorBody(o.message, enumsOf(req)));
-  };
-  const accounts = new WeakMap<FastifyRequest, Account>();
-  for (const [name, op] of Object.entries(SERVICE_OPERATIONS) as [ServiceOperationName, (typeof SERVICE_OPERATIONS)[ServiceOperationName]][]) {
-    const path = `/rest/${op.rest}`;
-    app.post(path, {
-      // the key and the rate limit are checked before the body is read: a refused caller costs no parsing
-      onRequest: op.auth ? async (req, reply) => {
-        const a = await service.authorize(header(req, 'x-api-key'));
-        if ('kind' in a) return refusal(req, reply, a);
-        accounts.set(req, a);
-      } : undefined,
-    }, async (req, reply) => {
-      const ac = new AbortController();
-      const onClose = (): void => { if (!reply.raw.writableEnded) ac.abort(); };
-      reply.raw.on('close', onClose);
-      try {
-        const o = await service.execute(op.auth ? accounts.get(req)! : null, name, req.body, {
-          key: header(req, 'x-api-key'), signal: ac.signal,
-          routeName: headerText(header(req, 'x-route-name')), owner: headerText(header(req, 'x-route-owner')),
-        });
-        if (o.kind === 'refused') return refusal(req, reply, o);
-        if (o.routeId !== undefined) reply.header('X-Route-ID', String(o.routeId));
-        return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(o.schema.encode(o.result as never, { enums: enumsOf(req) })));
-      } finally {
-        reply.raw.off('close', onClose);
-      }
-    });
-    app.route({
-      method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'], url: path,
-      handler: async (req, reply) => reply.code(405).header('Allow', 'POST').send(errorBody(`${op.name} is POST ${path}.`, enumsOf(req))),
-    });
-  }
+  // ------------------------------------------------------------------ REST operations, generated from the operation table
+  registerOperations(app, service, {
+    prefix: '/rest', serves: (row) => row.faces.rest !== undefined,
+    keyOf: (req) => header(req, 'x-api-key'), enums: enumsOf,
+  });
+  const jobs = opts.jobs ?? new Jobs(service, new LocalJobBackend(service));
+  app.addHook('onClose', async () => { if (!opts.jobs) await jobs.close(); });
 
   // ------------------------------------------------------------------ SOAP 1.1 / 1.2, the WSDL, plain HTTP GET/POST
   registerSoap(app, service, { path: opts.soapPath, namespace: opts.soapNamespace });
@@ -233,36 +207,8 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8')
     .header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
     .send(DOCS_HTML));
-  // ------------------------------------------------------------------ jobs: POST /rest/jobs, GET and DELETE /rest/jobs/{id}
-  const jobs = opts.jobs ?? new Jobs(service, new LocalJobBackend(service));
-  const authorized = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const a = await service.authorize(header(req, 'x-api-key'));
-    if ('kind' in a) { refusal(req, reply, a); return; }
-    accounts.set(req, a);
-  };
-  const jobBody = (req: FastifyRequest, v: JobView): string => JSON.stringify(encodeJobView(v, enumsOf(req)));
-  app.post('/rest/jobs', { onRequest: authorized }, async (req, reply) => {
-    const b = (req.body ?? {}) as Record<string, unknown>;
-    const pick = (k: string): unknown => Object.entries(b).find(([x]) => x.toLowerCase() === k.toLowerCase())?.[1];
-    const r = await jobs.submit(accounts.get(req)!, String(pick('Operation') ?? ''), pick('Specification'));
-    if ('invalid' in r) return reply.code(400).send(errorBody(r.invalid, enumsOf(req)));
-    if ('kind' in r) return refusal(req, reply, r);
-    return reply.code(202).header('Location', `/rest/jobs/${r.JobID}`).send(r);
-  });
-  app.get('/rest/jobs/:id', { onRequest: authorized }, async (req, reply) => {
-    const v = await jobs.get(accounts.get(req)!, (req.params as { id: string }).id);
-    if (!v) return reply.code(404).send(errorBody('No such job in this account.', enumsOf(req)));
-    return reply.type('application/json; charset=utf-8').send(jobBody(req, v));
-  });
-  app.delete('/rest/jobs/:id', { onRequest: authorized }, async (req, reply) => {
-    const v = await jobs.cancel(accounts.get(req)!, (req.params as { id: string }).id);
-    if (!v) return reply.code(404).send(errorBody('No such job in this account.', enumsOf(req)));
-    return reply.type('application/json; charset=utf-8').send(jobBody(req, v));
-  });
-  app.addHook('onClose', async () => { if (!opts.jobs) await jobs.close(); });
-
   // ------------------------------------------------------------------ the dispatcher's page (/ and /ui/…)
-  registerUi(app, service, { jobs });
+  registerUi(app, service);
 
   // ------------------------------------------------------------------ health
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -270,7 +216,7 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
     if (closing) return reply.code(503).send({ status: 'closing' });
     if (opts.ready && !opts.ready()) return reply.code(503).send({ status: 'starting' });
     try {
-      await service.store.ping();
+      await service.ready();
     } catch (e) {
       return reply.code(503).send({ status: 'database unavailable', message: (e as Error).message });
     }
@@ -278,18 +224,6 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
   });
   app.addHook('preClose', async () => { closing = true; });
   return app;
-}
-
-function header(req: FastifyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function enumsOf(req: FastifyRequest): 'int' | 'name' {
-  const q = (req.query as Record<string, unknown> | undefined)?.enums;
-  const h = header(req, 'x-enums');
-  const v = String(q ?? h ?? '').toLowerCase();
-  return v === 'name' || v === 'names' ? 'name' : 'int';
 }
 
 const DOCS_HTML = `<!doctype html>

@@ -4,16 +4,17 @@
  * `/openapi.json`; the schema browser at `/docs` reads it. Each operation carries an example that
  * runs on the embedded Monaco dataset (the demo account of `npm start` / `serve --demo`).
  */
-import { contractJsonSchema } from '../records/index.js';
-import { SERVICE_OPERATIONS, type ServiceOperation, type ServiceOperationName } from '../service/operations.js';
+import { contractJsonSchema, recordJsonSchema, SERVICE_RECORDS } from '../records/index.js';
+import { operations, type ServiceOperation, type ServiceOperationName } from '../service/operations.js';
 import type { PriceList } from '../service/prices.js';
+import { REFUSALS, type RefusalCode } from '../service/refusals.js';
 
 const CASINO = { Latitude: 43.7395, Longitude: 7.428 };
 const STADE = { Latitude: 43.7276, Longitude: 7.4155 };
 const PALACE = { Latitude: 43.7311, Longitude: 7.4199 };
 
 /** A request that succeeds on the Monaco dataset, per operation (null: no body). */
-export const EXAMPLES: Record<ServiceOperationName, unknown> = {
+export const EXAMPLES: Partial<Record<ServiceOperationName, unknown>> = {
   Dispatch: {
     CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 1, DispatchMode: 8,
     Vehicles: [{ Name: 'Van 1', MaxWeight: 10, StartLocation: { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } } }],
@@ -40,29 +41,38 @@ export const EXAMPLES: Record<ServiceOperationName, unknown> = {
   ],
   Login: { UserName: 'demo', Password: 'demo' },
   Logout: null,
+  SubmitJob: { Operation: 'Geocode', Specification: { Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }] } },
+  PlanGeoJson: null,
 };
 
 const ERROR_RESPONSE = { $ref: '#/components/schemas/Result' };
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
+
+/** The refusals an operation can meet (from the one refusal table). */
+function refusalsOf(op: ServiceOperation): RefusalCode[] {
+  const out: RefusalCode[] = ['BadRequest', 'NotFound', 'MethodNotAllowed', 'TooLarge', 'Internal', 'Unavailable'];
+  if (op.auth) out.push('Unauthorized', 'Forbidden', 'RateLimited');
+  return out;
+}
 
 function responses(op: ServiceOperation): Record<string, unknown> {
-  const err = (description: string): object => ({ description, content: { 'application/json': { schema: ERROR_RESPONSE } } });
+  const ok = op.respond?.({} as never).status ?? 200;
   const out: Record<string, unknown> = {
-    200: {
-      description: `Every outcome of the operation, including Status Failed / SuccessWithErrors with Errors naming the field.${op.name === 'Dispatch' ? ' The header X-Route-ID gives the RouteID the result was stored under.' : ''}`,
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.result.name}` } } },
+    [ok]: {
+      description: op.stream ? 'Server-sent events: `event: update` with the record, each time it changes, until it ends.'
+        : `Every outcome of the operation, including Status Failed / SuccessWithErrors with Errors naming the field.${op.name === 'Dispatch' ? ' The header X-Route-ID gives the RouteID the result was stored under.' : ''}`,
+      content: op.stream ? { 'text/event-stream': { schema: { type: 'string' } } } : { 'application/json': { schema: { $ref: `#/components/schemas/${op.result.name}` } } },
       ...(op.name === 'Dispatch' ? { headers: { 'X-Route-ID': { description: 'RouteID of the stored result (GetRoute).', schema: { type: 'integer' } } } } : {}),
     },
-    400: err('The body is not JSON (or nested deeper than the limit), or the request is not valid HTTP.'),
-    404: err('No such path.'),
-    405: { ...err('A method other than POST.'), headers: { Allow: { description: 'POST', schema: { type: 'string' } } } },
-    413: err('The body is larger than the limit.'),
-    500: err('A bug; the operation was not charged.'),
-    503: { ...err("The server is stopping, or the service's database is not available."), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } },
   };
-  if (op.auth) {
-    out[401] = err('X-API-Key is missing or unknown (or a Login key that expired).');
-    out[403] = err('The account is blocked or expired, or its credit does not cover the request.');
-    out[429] = { ...err('Over the per-account rate limit.'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } };
+  for (const code of refusalsOf(op)) {
+    const r = REFUSALS[code];
+    const prev = out[r.http] as { description: string } | undefined;
+    out[r.http] = {
+      description: prev ? `${prev.description} Or: ${r.doc}` : r.doc,
+      content: { 'application/json': { schema: ERROR_RESPONSE } },
+      ...(r.retryAfter !== undefined || code === 'RateLimited' ? { headers: RETRY_AFTER } : {}),
+    };
   }
   return out;
 }
@@ -71,42 +81,52 @@ function responses(op: ServiceOperation): Record<string, unknown> {
 export function openApiDocument(opts: { prices?: PriceList; version?: string; serverUrl?: string } = {}): Record<string, unknown> {
   const schemas = JSON.parse(JSON.stringify(contractJsonSchema().$defs).replaceAll('#/$defs/', '#/components/schemas/')) as Record<string, unknown>;
   const paths: Record<string, unknown> = {};
-  for (const [name, op] of Object.entries(SERVICE_OPERATIONS) as [ServiceOperationName, ServiceOperation][]) {
+  for (const r of SERVICE_RECORDS) schemas[r.name] = JSON.parse(JSON.stringify(recordJsonSchema(r)).replaceAll('#/$defs/', '#/components/schemas/'));
+  for (const op of operations()) {
+    const rest = op.faces.rest;
+    if (!rest) continue;
+    const name = op.name as ServiceOperationName;
     const price = opts.prices?.[name];
     const example = EXAMPLES[name];
-    const body = op.spec === null ? undefined : {
+    const body = op.spec === null || rest.method !== 'POST' ? undefined : {
       required: op.name !== 'GetRouteList',
       content: {
         'application/json': {
           schema: op.name === 'TrackPoints'
             ? { oneOf: [{ type: 'array', items: { $ref: '#/components/schemas/TrackPoint' } }, { $ref: '#/components/schemas/TrackPointsSpecification' }] }
             : { $ref: `#/components/schemas/${op.spec.name}` },
-          ...(example !== null ? { example } : {}),
+          ...(example !== null && example !== undefined ? { example } : {}),
         },
       },
     };
-    paths[`/rest/${op.rest}`] = {
-      post: {
-        operationId: op.name,
-        summary: op.summary,
-        description: [
-          `The contract's ${op.name}${op.extension ? ' (an extension: not in the original contract)' : ''}.`,
-          price ? (price.price === 0 ? 'Free.' : `Costs ${price.price} credit${price.price === 1 ? '' : 's'} per ${price.unit} done (the most it can cost is reserved first; a failed operation costs nothing).`) : '',
-          'Paths match case-insensitively; enums are accepted as names or integers and returned as integers unless `?enums=name`.',
-        ].filter(Boolean).join(' '),
-        tags: [op.engine !== null ? 'Routing and dispatch' : op.auth ? 'Account' : 'Session'],
-        ...(op.auth ? {} : { security: [] }),
-        parameters: [
-          { name: 'enums', in: 'query', required: false, description: 'name: enums in the response as names instead of integers.', schema: { type: 'string', enum: ['name', 'int'] } },
-          { name: 'X-Enums', in: 'header', required: false, description: 'name: as the enums query parameter.', schema: { type: 'string', enum: ['name', 'int'] } },
-          ...(op.name === 'Dispatch' ? [
-            { name: 'X-Route-Name', in: 'header', required: false, description: 'Name of the stored route (GetRouteList).', schema: { type: 'string' } },
-            { name: 'X-Route-Owner', in: 'header', required: false, description: "Owner of the stored route (default: the account's name).", schema: { type: 'string' } },
-          ] : []),
-        ],
-        ...(body ? { requestBody: body } : {}),
-        responses: responses(op),
-      },
+    const pathParams = rest.path.includes(':id') ? [{ name: 'id', in: 'path', required: true, description: 'The JobID.', schema: { type: 'string' } }] : [];
+    const queryParams = rest.method === 'GET' && op.spec && !rest.path.includes(':id')
+      ? Object.entries(op.spec.fields as Record<string, { presence: string }>).map(([k, f]) => ({ name: k.toLowerCase(), in: 'query', required: f.presence === 'req', schema: { type: 'string' } }))
+      : [];
+    const url = `/rest/${rest.path.replace(':id', '{id}')}`;
+    const entry = (paths[url] ??= {}) as Record<string, unknown>;
+    entry[rest.method.toLowerCase()] = {
+      operationId: op.name,
+      summary: op.summary,
+      description: [
+        `${op.extension ? 'An extension (not in the original contract).' : `The contract's ${op.name}.`}`,
+        price ? (price.price === 0 ? 'Free.' : `Costs ${price.price} credit${price.price === 1 ? '' : 's'} per ${price.unit} done (the most it can cost is reserved first; a failed operation costs nothing).`) : '',
+        op.faces.page ? 'Also answered at the same path under /ui/rest/ for the dispatcher\'s page (its session cookie).' : '',
+        'Paths match case-insensitively; enums are accepted as names or integers and returned as integers unless `?enums=name`.',
+      ].filter(Boolean).join(' '),
+      tags: [op.engine !== undefined ? 'Routing and dispatch' : op.faces.job !== undefined || rest.path.startsWith('jobs') ? 'Jobs' : op.extension && op.runsOn !== 'store' ? 'Maps' : op.auth ? 'Account' : 'Session'],
+      ...(op.auth ? {} : { security: [] }),
+      parameters: [
+        ...pathParams, ...queryParams,
+        { name: 'enums', in: 'query', required: false, description: 'name: enums in the response as names instead of integers.', schema: { type: 'string', enum: ['name', 'int'] } },
+        { name: 'X-Enums', in: 'header', required: false, description: 'name: as the enums query parameter.', schema: { type: 'string', enum: ['name', 'int'] } },
+        ...(op.name === 'Dispatch' ? [
+          { name: 'X-Route-Name', in: 'header', required: false, description: 'Name of the stored route (GetRouteList).', schema: { type: 'string' } },
+          { name: 'X-Route-Owner', in: 'header', required: false, description: "Owner of the stored route (default: the account's name).", schema: { type: 'string' } },
+        ] : []),
+      ],
+      ...(body ? { requestBody: body } : {}),
+      responses: responses(op),
     };
   }
   return {
@@ -114,7 +134,7 @@ export function openApiDocument(opts: { prices?: PriceList; version?: string; se
     info: {
       title: 'dispatchkit REST API',
       version: opts.version ?? '0',
-      description: 'Routing, dispatch, distance, geocoding, credit, stored routes and GPS tracks with the records of the hosted service it replaces. Send the account key in X-API-Key on every call. Every operation is POST; a handled request answers 200 whatever its Status.',
+      description: 'Routing, dispatch, distance, geocoding, credit, stored routes and GPS tracks with the records of the hosted service it replaces. Send the account key in X-API-Key on every call. The contract\'s operations are POST; a handled request answers 200 whatever its Status.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     ...(opts.serverUrl ? { servers: [{ url: opts.serverUrl }] } : {}),
@@ -123,6 +143,8 @@ export function openApiDocument(opts: { prices?: PriceList; version?: string; se
       { name: 'Routing and dispatch', description: 'The engine operations (priced per unit of work).' },
       { name: 'Account', description: 'Credit, stored dispatches and GPS tracks.' },
       { name: 'Session', description: 'Legacy Login: a session key valid 4 hours after its last use.' },
+      { name: 'Jobs', description: 'Long work asynchronously: submit, watch (state, progress, server-sent events), cancel.' },
+      { name: 'Maps', description: "What the dispatcher's page draws: the dataset's extent and roads, a plan on the roads." },
     ],
     paths,
     components: {

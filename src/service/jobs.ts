@@ -13,13 +13,15 @@
 import { randomUUID } from 'node:crypto';
 import type { ProgressEvent } from '../core/cancel.js';
 import { toErrorRecord } from '../core/errors.js';
+import { failedFromIssues } from '../records/index.js';
 import type { Account, JobRecord, JobState, Store } from '../store/types.js';
-import { SERVICE_OPERATIONS, type ServiceOperationName } from './operations.js';
-import type { Refusal, Service } from './service.js';
+import { jobOperations, operationNamed, parseRequest, type ServiceOperation } from './operations.js';
+import { quote } from './prices.js';
+import { isRefusal, refuse, type Refusal } from './refusals.js';
+import type { Service } from './service.js';
 
-/** The operations a job may run. */
-export const JOB_OPERATIONS = ['Dispatch', 'Geocode', 'CalculateRoutes'] as const;
-export type JobOperation = (typeof JOB_OPERATIONS)[number];
+/** The operations a job may run (the rows marked `job` in the operation table). */
+export const JOB_OPERATIONS = jobOperations().map((o) => o.name);
 
 /** A run is abandoned after this many attempts (each a worker that died or failed mid-run). */
 export const MAX_ATTEMPTS = 3;
@@ -52,7 +54,7 @@ export interface JobView {
 export interface JobBackend {
   readonly kind: 'local' | 'redis';
   /** Hands a job (its row already written) to a runner. */
-  enqueue(id: string): Promise<void>;
+  enqueue(id: string, accountId: number): Promise<void>;
   /** Stops a job that may be running (its row already says cancelled). */
   cancel(id: string): Promise<void>;
   /** The live progress of a running job, when known. */
@@ -72,24 +74,43 @@ export function jobView(j: JobRecord, progress: JobProgress | null): JobView {
   };
 }
 
+import { isPending } from '../store/common.js';
+
+const isFinished = (s: JobState): boolean => !isPending(s);
+
 export class Jobs {
-  constructor(readonly service: Service, readonly backend: JobBackend) {}
+  constructor(readonly service: Service, readonly backend: JobBackend) {
+    service.jobs = this;
+  }
 
   private get store(): Store {
     return this.service.store;
   }
 
-  /** Submits a job: its credit reserved, its row written, then queued. A refusal (403) when the credit does not cover it. */
-  async submit(account: Account, operation: string, spec: unknown): Promise<{ JobID: string } | Refusal | { invalid: string }> {
-    const op = JOB_OPERATIONS.find((o) => o.toLowerCase() === String(operation ?? '').toLowerCase());
-    if (!op) return { invalid: `Operation: must be one of ${JOB_OPERATIONS.join(', ')} (got ${JSON.stringify(operation ?? null)})` };
-    if (spec === undefined || spec === null || typeof spec !== 'object') return { invalid: `Specification: the ${SERVICE_OPERATIONS[op].spec!.name} of the job is required` };
+  /**
+   * Submits a job: the specification validated and priced by its row (the most it can cost
+   * reserved under the instance `job:<id>` — 403 when the credit does not cover it), its row
+   * written, then queued. An invalid specification is a job too: it completes at once with the
+   * operation's Failed result, costing nothing (the same answer as the synchronous call).
+   */
+  async submit(account: Account, operation: string, spec: unknown): Promise<{ JobID: string } | Refusal> {
+    const row = operationNamed(String(operation ?? ''));
+    if (!row || !row.faces.job) return refuse('BadRequest', `Operation: must be one of ${JOB_OPERATIONS.join(', ')} (got ${JSON.stringify(operation ?? null)})`);
+    if (spec === undefined || spec === null || typeof spec !== 'object') return refuse('BadRequest', `Specification: the ${row.spec!.name} of the job is required`);
     const id = randomUUID();
-    const r = await this.service.reserveFor(account, op, spec, `job:${id}`);
-    if ('kind' in r) return r;
+    const parsed = await parseRequest(row, spec);
+    let reservation: number | null = null;
+    if (parsed.ok) {
+      const q = quote(row, this.service.prices, parsed.value);
+      if (q.amount > 0) {
+        const r = await this.service.reserveFor(account, row, q, `job:${id}`);
+        if (isRefusal(r)) return r;
+        reservation = r.reservation;
+      }
+    }
     const now = Date.now();
-    await this.store.createJob({ id, accountId: account.id, operation: op, spec: JSON.stringify(spec), reservationId: r.reservation, now });
-    await this.backend.enqueue(id);
+    await this.store.createJob({ id, accountId: account.id, operation: row.name, spec: JSON.stringify(spec), reservationId: reservation, now });
+    await this.backend.enqueue(id, account.id);
     return { JobID: id };
   }
 
@@ -97,11 +118,10 @@ export class Jobs {
   async get(account: Account, id: string): Promise<JobView | null> {
     const j = await this.store.getJob(id);
     if (!j || j.accountId !== account.id) return null;
-    const finished = j.state === 'completed' || j.state === 'failed' || j.state === 'cancelled';
-    return jobView(j, finished ? null : await this.backend.progress(id).catch(() => null));
+    return jobView(j, isFinished(j.state) ? null : await this.backend.progress(id).catch(() => null));
   }
 
-  /** Cancels the account's job: its credit refunded, its run stopped. False when unknown; a finished job stays as it ended. */
+  /** Cancels the account's job: its credit refunded, its run stopped. Null when unknown; a finished job stays as it ended. */
   async cancel(account: Account, id: string): Promise<JobView | null> {
     const j = await this.store.getJob(id);
     if (!j || j.accountId !== account.id) return null;
@@ -117,9 +137,10 @@ export class Jobs {
 
 /**
  * Runs one job to its end, wherever it runs: the run begins (unless the job already ended or has
- * used up its attempts), the operation runs with progress and cancellation (the job's row is
+ * used up its attempts), the operation runs through the service's own pipeline (validated and
+ * priced by its row, under the job time limit) with progress and cancellation (the job's row is
  * polled: a cancelled job is stopped within a second), and the job ends exactly once with its
- * result and credit. Returns how it ended ('skipped': there was nothing to run).
+ * result, its credit and its usage record. Returns how it ended ('skipped': nothing to run).
  */
 export async function runJob(
   service: Service, id: string,
@@ -134,13 +155,11 @@ export async function runJob(
     return 'failed';
   }
   const account = await store.accountById(job.accountId);
-  if (!account) {
-    await store.finishJob({ id, state: 'failed', cost: 0, error: 'The account no longer exists.', now: Date.now() });
+  const row = operationNamed(job.operation);
+  if (!account || !row) {
+    await store.finishJob({ id, state: 'failed', cost: 0, error: !account ? 'The account no longer exists.' : `No operation ${job.operation}.`, now: Date.now() });
     return 'failed';
   }
-  const name = job.operation as ServiceOperationName;
-  const op = SERVICE_OPERATIONS[name];
-  const spec = JSON.parse(job.spec) as unknown;
   const ac = new AbortController();
   const onOuter = (): void => ac.abort();
   opts.signal?.addEventListener('abort', onOuter);
@@ -159,27 +178,38 @@ export async function runJob(
     lastProgress = now;
     opts.onProgress?.({ phase: e.phase, done: e.done, total: e.total, ...(e.info ? { info: e.info } : {}) });
   };
+  const end = async (state: 'cancelled' | 'failed', error: string): Promise<JobState> => {
+    await store.finishJob({ id, state, cost: 0, error, now: Date.now() });
+    return state;
+  };
   try {
+    const spec = JSON.parse(job.spec) as unknown;
+    const parsed = await parseRequest(row, spec);
     let result: Record<string, unknown>;
-    try {
-      result = (await service.engine.run(op.engine!, spec, { signal: service.limitSignal(name, ac.signal), onProgress, offload: true })) as Record<string, unknown>;
-    } catch (e) {
-      if (cancelled || ac.signal.aborted) {
-        await store.finishJob({ id, state: 'cancelled', cost: 0, error: 'Cancelled.', now: Date.now() });
-        return 'cancelled';
+    let units = 0, cost = 0, unitPrice = 0;
+    let route;
+    if (!parsed.ok) result = failedFromIssues(parsed.issues, row.failed);
+    else {
+      const q = quote(row, service.prices, parsed.value);
+      let w;
+      try {
+        w = await service.work(row, parsed.value, account, { signal: ac.signal, onProgress }, q, false, true);
+      } catch (e) {
+        if (cancelled || ac.signal.aborted) return await end('cancelled', 'Cancelled.');
+        const r = toErrorRecord(e);
+        return await end('failed', `${r.message} [${r.code}]`);
       }
-      const r = toErrorRecord(e);
-      await store.finishJob({ id, state: 'failed', cost: 0, error: `${r.message} [${r.code}]`, now: Date.now() });
-      return 'failed';
+      if (isRefusal(w)) return await end('failed', w.message);
+      ({ result, units, cost, route } = w);
+      unitPrice = q.unitPrice;
     }
-    if (cancelled || ac.signal.aborted) {
-      await store.finishJob({ id, state: 'cancelled', cost: 0, error: 'Cancelled.', now: Date.now() });
-      return 'cancelled';
-    }
-    const amount = job.reservationId === null ? 0 : Number.MAX_SAFE_INTEGER;
-    const { cost, route } = service.settlement(name, account, spec, result, amount);
-    const encoded = JSON.stringify(op.result.encode(result as never, { enums: 'name' }));
-    const r = await store.finishJob({ id, state: 'completed', cost: job.reservationId === null ? 0 : cost, result: encoded, ...(route ? { route } : {}), now: Date.now() });
+    if (cancelled || ac.signal.aborted) return await end('cancelled', 'Cancelled.');
+    const charged = job.reservationId === null ? 0 : cost;
+    const encoded = JSON.stringify(row.result.encode(result as never, { enums: 'name' }));
+    const r = await store.finishJob({
+      id, state: 'completed', cost: charged, result: encoded, ...(route ? { route } : {}), now: Date.now(),
+      ...(charged > 0 ? { usage: { operation: row.name, units, unitPrice } } : {}),
+    });
     return r.job?.state ?? 'completed';
   } finally {
     clearInterval(poll);
@@ -187,24 +217,57 @@ export async function runJob(
   }
 }
 
-/** Jobs in this process, one at a time in submission order (the engine's worker threads do the heavy work). */
+/**
+ * Jobs in this process, shared fairly between accounts: at most `slots` jobs run at once (their
+ * heavy work interleaves on the engine's worker threads, see workers/pool.ts), at most
+ * `perAccount` of them for one account, and a free slot goes to the waiting account that started
+ * a job least recently (round robin). So one account's long jobs never hold another account's
+ * job queued: it starts as soon as a slot is free, and the two share the machine.
+ */
 export class LocalJobBackend implements JobBackend {
   readonly kind = 'local';
-  private readonly queue: string[] = [];
+  /** Waiting job ids per account, in submission order. */
+  private readonly waiting = new Map<number, string[]>();
+  private readonly lastStart = new Map<number, number>();
+  private readonly runningOf = new Map<number, number>();
   private readonly progressOf = new Map<string, JobProgress>();
   private readonly running = new Map<string, AbortController>();
+  private readonly slots: number;
+  private readonly perAccount: number;
+  private starts = 0;
   private closed = false;
 
-  constructor(private readonly service: Service, private readonly concurrency = 1) {}
+  constructor(private readonly service: Service, opts: { slots?: number; perAccount?: number } = {}) {
+    this.slots = Math.max(1, opts.slots ?? 4);
+    this.perAccount = Math.max(1, opts.perAccount ?? 1);
+  }
 
-  async enqueue(id: string): Promise<void> {
-    this.queue.push(id);
+  async enqueue(id: string, accountId: number): Promise<void> {
+    const q = this.waiting.get(accountId);
+    if (q) q.push(id);
+    else this.waiting.set(accountId, [id]);
     this.pump();
   }
 
+  /** The account whose turn it is: waiting jobs, under its cap, least recently started. */
+  private next(): number | null {
+    let best: number | null = null;
+    for (const [account, q] of this.waiting) {
+      if (q.length === 0 || (this.runningOf.get(account) ?? 0) >= this.perAccount) continue;
+      if (best === null || (this.lastStart.get(account) ?? -1) < (this.lastStart.get(best) ?? -1)) best = account;
+    }
+    return best;
+  }
+
   private pump(): void {
-    while (!this.closed && this.running.size < this.concurrency && this.queue.length > 0) {
-      const id = this.queue.shift()!;
+    while (!this.closed && this.running.size < this.slots) {
+      const account = this.next();
+      if (account === null) return;
+      const q = this.waiting.get(account)!;
+      const id = q.shift()!;
+      if (q.length === 0) this.waiting.delete(account);
+      this.lastStart.set(account, ++this.starts);
+      this.runningOf.set(account, (this.runningOf.get(account) ?? 0) + 1);
       const ac = new AbortController();
       this.running.set(id, ac);
       void runJob(this.service, id, { signal: ac.signal, onProgress: (p) => this.progressOf.set(id, p) })
@@ -212,6 +275,9 @@ export class LocalJobBackend implements JobBackend {
         .finally(() => {
           this.running.delete(id);
           this.progressOf.delete(id);
+          const n = (this.runningOf.get(account) ?? 1) - 1;
+          if (n > 0) this.runningOf.set(account, n);
+          else this.runningOf.delete(account);
           this.pump();
         });
     }
@@ -219,19 +285,36 @@ export class LocalJobBackend implements JobBackend {
 
   async cancel(id: string): Promise<void> {
     this.running.get(id)?.abort();
-    const i = this.queue.indexOf(id);
-    if (i >= 0) this.queue.splice(i, 1);
+    for (const [account, q] of this.waiting) {
+      const i = q.indexOf(id);
+      if (i >= 0) {
+        q.splice(i, 1);
+        if (q.length === 0) this.waiting.delete(account);
+      }
+    }
   }
 
   async progress(id: string): Promise<JobProgress | null> {
     return this.progressOf.get(id) ?? null;
   }
 
+  private holds(id: string): boolean {
+    if (this.running.has(id)) return true;
+    for (const q of this.waiting.values()) if (q.includes(id)) return true;
+    return false;
+  }
+
   /** Jobs the database says are pending but this process does not hold (after a restart): run them. */
   async recover(): Promise<number> {
     const pending = await this.service.store.pendingJobs({ before: Date.now() });
     let n = 0;
-    for (const j of pending) if (!this.running.has(j.id) && !this.queue.includes(j.id)) { this.queue.push(j.id); n++; }
+    for (const j of pending) {
+      if (this.holds(j.id)) continue;
+      const q = this.waiting.get(j.accountId);
+      if (q) q.push(j.id);
+      else this.waiting.set(j.accountId, [j.id]);
+      n++;
+    }
     this.pump();
     return n;
   }

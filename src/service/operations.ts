@@ -1,60 +1,296 @@
 /**
- * The service's operation table: the contract's 11 operations plus the track-ingestion
- * extension, each with its records and its REST path. The REST and (later) SOAP faces, the
- * OpenAPI/WSDL generators and the price list read this table. The engine's operations keep their
- * own table (`ops/table.ts`); this one adds the account operations only a service has.
+ * The operation table: one row per operation the service answers — the contract's eleven, the
+ * TrackPoints extension, the jobs operations and what the dispatcher's page reads — with its
+ * contract name, the faces it appears on (REST path and method, SOAP parameters, the plain HTTP
+ * binding, the page, jobs, the CLI command), its records, where it runs, its price unit and how a
+ * call is counted from the validated record, its time limit and its handler. REST, SOAP, GET/POST,
+ * jobs, the page, the CLI, the OpenAPI document and the WSDL are generated from this table;
+ * handlers of the account, job and page operations are one file each in `handlers/`.
  */
 import {
   CreditResultSchema, DispatchResultSchema, DispatchSpecificationSchema, DistanceResultSchema, DistanceSpecificationSchema,
   GeocodeResultSchema, GeocodeSpecificationSchema, GetRouteSpecificationSchema, LoginResultSchema, LoginSpecificationSchema,
   ResultSchema, RouteListResultSchema, RouteListSpecificationSchema, RouteResultSchema, RouteSpecificationSchema,
   RoutesResultSchema, RoutesSpecificationSchema, TrackPointsResultSchema, TrackPointsSpecificationSchema, TrackResultSchema,
-  TrackSpecificationSchema, type RecordDef,
+  TrackSpecificationSchema, type DispatchResult, type DispatchSpecification, type GeocodeResult, type Issue, type RecordDef,
+  type RouteResult, type RouteSpecification, type RoutesResult, safeParseSliced,
 } from '../records/index.js';
+import {
+  DatasetInfoSchema, GeoJsonResultSchema, JobReferenceSchema, JobSubmissionSchema, JobSubmittedSchema, JobViewSchema,
+  PlanSpecificationSchema, RoadsSpecificationSchema,
+} from '../records/service.js';
 import type { OperationName } from '../ops/table.js';
+import type { Call } from './call.js';
+import type { Refusal } from './refusals.js';
+import { engineHandler, storedRoute, routesFromRaw, type RoutesInput } from './handlers/engine.js';
+import { creditRemaining } from './handlers/credit-remaining.js';
+import { getRouteList } from './handlers/get-route-list.js';
+import { getRoute } from './handlers/get-route.js';
+import { getTrack } from './handlers/get-track.js';
+import { parseTrackPoints, trackPoints, type TrackPointsInput } from './handlers/track-points.js';
+import { login } from './handlers/login.js';
+import { logout } from './handlers/logout.js';
+import { submitJob } from './handlers/submit-job.js';
+import { getJob, encodeJobView } from './handlers/get-job.js';
+import { cancelJob } from './handlers/cancel-job.js';
+import { watchJob } from './handlers/watch-job.js';
+import { datasetInfo } from './handlers/dataset-info.js';
+import { roads } from './handlers/roads.js';
+import { planGeoJson } from './handlers/plan-geojson.js';
 
-export interface ServiceOperation {
-  /** Contract name (SOAP action); `TrackPoints` is the ingestion extension. */
+/** What one unit of a priced operation is. */
+export type PriceUnit = 'request' | 'stop' | 'address' | 'route' | 'point';
+
+/** Which of the service's time limits bounds the operation (`ServiceOptions`). */
+export type LimitKind = 'dispatch' | 'operation' | 'none';
+
+export type ParseOutcome<S> = { ok: true; value: S } | { ok: false; issues: Issue[] };
+
+export interface Faces {
+  /** REST: `<method> /rest/<path>` (matched case-insensitively; `:id` binds JobID). */
+  rest?: { method: 'POST' | 'GET' | 'DELETE'; path: string };
+  /** SOAP: how the request element carries the input (`specification`, Login's `userName`/`password`, or nothing). */
+  soap?: 'specification' | 'login' | 'none';
+  /** SOAP and plain HTTP: the operation returns nothing (void), its response element is empty. */
+  soapVoid?: boolean;
+  /** The ASMX plain HTTP GET/POST binding (primitive parameters only). */
+  http?: boolean;
+  /** The dispatcher's page: the same method and path under `/ui/rest/`, with its session cookie. */
+  page?: boolean;
+  /** May run as a job (POST /rest/jobs). */
+  job?: boolean;
+  /** The CLI sub-command that runs it on a dataset, without an account. */
+  cli?: string;
+}
+
+export interface ServiceOperation<S = any, R = any> {
+  /** Contract name (SOAP action, the price list's key). */
   name: string;
-  /** REST path under /rest/ (matched case-insensitively). */
-  rest: string;
   summary: string;
-  /** The request record (null: the operation takes no input; an empty body is fine). */
+  /** Not in the original contract. */
+  extension?: boolean;
+  faces: Faces;
+  /** The request record (null: no input; an empty body is fine). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   spec: RecordDef<any> | null;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   result: RecordDef<any>;
-  /** The engine operation it runs (ops/table.ts), or null for an account operation. */
-  engine: OperationName | null;
-  /** Needs a key (every operation but Login). */
+  /** Needs a key (all but Login and the page's map data; calls without a key are rate-limited per client address). */
   auth: boolean;
-  /** Not in the original contract. */
-  extension?: boolean;
+  /** Where its work runs: the engine's executor (worker threads), the calling thread (microseconds), or the database. */
+  runsOn: 'executor' | 'caller' | 'store';
+  limit: LimitKind;
+  /** The engine operation behind it (ops/table.ts), if any. */
+  engine?: OperationName;
+  /** Priced operations: the unit and its default price in credits. */
+  price?: { unit: PriceUnit; default: number };
+  /** The most units the validated request can cost (what is reserved). */
+  maxUnits?(spec: S): number;
+  /** The units of work done, from the validated request and its result (what is charged; ≤ maxUnits). */
+  units?(spec: S, result: R): number;
+  /** Charged in one write after the work instead of a reservation (work of microseconds). */
+  instant?(spec: S): boolean;
+  /** Validation when the record's own is not what the operation means (default: the record's, in slices for long lists). */
+  parse?(raw: unknown): ParseOutcome<S> | Promise<ParseOutcome<S>>;
+  /** The fields a Failed result carries besides Status and Errors (e.g. `Items: []`). */
+  failed?: Record<string, unknown>;
+  /** The route to store with the settlement (Dispatch). */
+  stored?(spec: S, result: R, call: Call): Promise<import('../store/types.js').NewRoute | undefined>;
+  handler(spec: S, call: Call): Promise<R | Refusal>;
+  /** Encodes the result for JSON (default: `result.encode(r, { enums })`). */
+  encode?(result: R, enums: 'int' | 'name'): unknown;
+  /** HTTP status and headers of a successful answer (default 200). */
+  respond?(result: R): { status?: number; headers?: Record<string, string> };
+  /** The handler returns a stream of results (server-sent events on HTTP faces). */
+  stream?: boolean;
 }
 
-const op = (o: ServiceOperation): ServiceOperation => o;
+const op = <S, R>(o: ServiceOperation<S, R>): ServiceOperation<S, R> => o;
+const len = (x: readonly unknown[] | undefined | null): number => (Array.isArray(x) ? x.length : 0);
+const failed = (r: { Status?: string }): boolean => r.Status === 'Failed';
 
-export const SERVICE_OPERATIONS = {
-  Dispatch: op({ name: 'Dispatch', rest: 'dispatch', summary: 'Assign and sequence stops over vehicles; the result is stored (GetRouteList/GetRoute).', spec: DispatchSpecificationSchema, result: DispatchResultSchema, engine: 'Dispatch', auth: true }),
-  CalculateRoute: op({ name: 'CalculateRoute', rest: 'route', summary: 'Turn-by-turn directions (and maps) through locations in the given order.', spec: RouteSpecificationSchema, result: RouteResultSchema, engine: 'CalculateRoute', auth: true }),
-  CalculateRoutes: op({ name: 'CalculateRoutes', rest: 'routes', summary: 'Many routes at once, with one overall map.', spec: RoutesSpecificationSchema, result: RoutesResultSchema, engine: 'CalculateRoutes', auth: true }),
-  Geocode: op({ name: 'Geocode', rest: 'geocode', summary: 'Candidate locations (latitude, longitude) for addresses.', spec: GeocodeSpecificationSchema, result: GeocodeResultSchema, engine: 'Geocode', auth: true }),
-  CalculateDistance: op({ name: 'CalculateDistance', rest: 'distance', summary: 'Driving distance and time from a start to a finish location.', spec: DistanceSpecificationSchema, result: DistanceResultSchema, engine: 'CalculateDistance', auth: true }),
-  CreditRemaining: op({ name: 'CreditRemaining', rest: 'credit', summary: "The account's credit balance (an empty body is fine).", spec: null, result: CreditResultSchema, engine: null, auth: true }),
-  GetRouteList: op({ name: 'GetRouteList', rest: 'routelist', summary: "The account's stored dispatches, newest first (filters: FromDate, ToDate, Owner, RouteName).", spec: RouteListSpecificationSchema, result: RouteListResultSchema, engine: null, auth: true }),
-  GetRoute: op({ name: 'GetRoute', rest: 'getroute', summary: 'A stored dispatch by RouteID: its DispatchResult.', spec: GetRouteSpecificationSchema, result: DispatchResultSchema, engine: null, auth: true }),
-  GetTrack: op({ name: 'GetTrack', rest: 'track', summary: 'GPS points of a track in a UTC range, ordered by time.', spec: TrackSpecificationSchema, result: TrackResultSchema, engine: null, auth: true }),
-  TrackPoints: op({ name: 'TrackPoints', rest: 'trackpoints', summary: 'Extension: record GPS points (a JSON array of TrackPoints, or a TrackPointsSpecification).', spec: TrackPointsSpecificationSchema, result: TrackPointsResultSchema, engine: null, auth: true, extension: true }),
-  Login: op({ name: 'Login', rest: 'login', summary: 'A session key for a user name and password, valid 4 hours after its last use (legacy; the API key needs no Login).', spec: LoginSpecificationSchema, result: LoginResultSchema, engine: null, auth: false }),
-  Logout: op({ name: 'Logout', rest: 'logout', summary: 'Ends the session of the key sent (legacy).', spec: null, result: ResultSchema, engine: null, auth: true }),
+/** A route of more legs than this counts as one more route per this many legs (a route's price follows its work). */
+export const LEGS_PER_ROUTE_UNIT = 25;
+/** Units of one route through `n` locations. */
+export function routeUnits(n: number): number {
+  return Math.max(1, Math.ceil(Math.max(1, n - 1) / LEGS_PER_ROUTE_UNIT));
+}
+/** Geocodes of at most this many addresses are instant (charged after the work, see Service). */
+export const INSTANT_GEOCODE = 16;
+/** Stops of a dispatch: its Locations other than Start and Finish entries. */
+export function dispatchStops(s: DispatchSpecification): number {
+  return (s.Locations ?? []).filter((l) => l && l.LocationType !== 'Start' && l.LocationType !== 'Finish').length;
+}
+
+export const OPERATIONS = {
+  // ---------------------------------------------------------------- the engine's operations
+  Dispatch: op<DispatchSpecification, DispatchResult>({
+    name: 'Dispatch', summary: 'Assign and sequence stops over vehicles; the result is stored (GetRouteList/GetRoute).',
+    faces: { rest: { method: 'POST', path: 'dispatch' }, soap: 'specification', page: true, job: true, cli: 'dispatch' },
+    spec: DispatchSpecificationSchema, result: DispatchResultSchema, auth: true, runsOn: 'executor', limit: 'dispatch', engine: 'Dispatch',
+    price: { unit: 'stop', default: 1 },
+    maxUnits: dispatchStops,
+    // stops dispatched: the stops less those reported as not dispatched (each has one Error)
+    units: (s, r) => (failed(r) ? 0 : Math.max(0, dispatchStops(s) - len(r.Errors))),
+    failed: { Items: [] },
+    stored: async (_s, r, call) => (failed(r) ? undefined : storedRoute(r, call)),
+    handler: engineHandler('Dispatch'),
+  }),
+  CalculateRoute: op<RouteSpecification, RouteResult>({
+    name: 'CalculateRoute', summary: 'Turn-by-turn directions (and maps) through locations in the given order.',
+    faces: { rest: { method: 'POST', path: 'route' }, soap: 'specification', page: true, cli: 'route' },
+    spec: RouteSpecificationSchema, result: RouteResultSchema, auth: true, runsOn: 'executor', limit: 'operation', engine: 'CalculateRoute',
+    price: { unit: 'route', default: 1 },
+    maxUnits: (s) => routeUnits(len(s.Locations)),
+    units: (s, r) => (failed(r) ? 0 : routeUnits(len(s.Locations))),
+    handler: engineHandler('CalculateRoute'),
+  }),
+  CalculateRoutes: op<RoutesInput, RoutesResult>({
+    name: 'CalculateRoutes', summary: 'Many routes at once, with one overall map.',
+    faces: { rest: { method: 'POST', path: 'routes' }, soap: 'specification', page: true, job: true, cli: 'routes' },
+    spec: RoutesSpecificationSchema, result: RoutesResultSchema, auth: true, runsOn: 'executor', limit: 'operation', engine: 'CalculateRoutes',
+    price: { unit: 'route', default: 1 },
+    // each Specification is its own route (one may fail while the others succeed): counted one by one
+    parse: routesFromRaw,
+    maxUnits: (s) => s.locations.reduce((a, n) => a + routeUnits(n), 0),
+    units: (s, r) => (r.Results ?? []).reduce((a, x, i) => a + (x && !failed(x) ? routeUnits(s.locations[i] ?? 0) : 0), 0),
+    failed: { Results: [] },
+    handler: engineHandler('CalculateRoutes', (s) => s.raw),
+  }),
+  Geocode: op<import('../records/index.js').GeocodeSpecification, GeocodeResult>({
+    name: 'Geocode', summary: 'Candidate locations (latitude, longitude) for addresses.',
+    faces: { rest: { method: 'POST', path: 'geocode' }, soap: 'specification', page: true, job: true, cli: 'geocode' },
+    spec: GeocodeSpecificationSchema, result: GeocodeResultSchema, auth: true, runsOn: 'executor', limit: 'operation', engine: 'Geocode',
+    price: { unit: 'address', default: 1 },
+    maxUnits: (s) => len(s.Addresses),
+    units: (s, r) => (failed(r) ? 0 : len(s.Addresses)),
+    instant: (s) => len(s.Addresses) <= INSTANT_GEOCODE,
+    failed: { Items: [] },
+    handler: engineHandler('Geocode'),
+  }),
+  CalculateDistance: op({
+    name: 'CalculateDistance', summary: 'Driving distance and time from a start to a finish location.',
+    faces: { rest: { method: 'POST', path: 'distance' }, soap: 'specification', page: true, cli: 'distance' },
+    spec: DistanceSpecificationSchema, result: DistanceResultSchema, auth: true, runsOn: 'caller', limit: 'operation', engine: 'CalculateDistance',
+    price: { unit: 'request', default: 1 },
+    maxUnits: () => 1,
+    units: (_s, r: { Status?: string }) => (failed(r) ? 0 : 1),
+    instant: () => true,
+    failed: { Distance: 0, Time: 0 },
+    handler: engineHandler('CalculateDistance'),
+  }),
+
+  // ---------------------------------------------------------------- the account's operations
+  CreditRemaining: op({
+    name: 'CreditRemaining', summary: "The account's credit balance (an empty body is fine).",
+    faces: { rest: { method: 'POST', path: 'credit' }, soap: 'none', http: true, page: true },
+    spec: null, result: CreditResultSchema, auth: true, runsOn: 'store', limit: 'none', handler: creditRemaining,
+  }),
+  GetRouteList: op({
+    name: 'GetRouteList', summary: "The account's stored dispatches, newest first (filters: FromDate, ToDate, Owner, RouteName).",
+    faces: { rest: { method: 'POST', path: 'routelist' }, soap: 'specification', page: true },
+    spec: RouteListSpecificationSchema, result: RouteListResultSchema, auth: true, runsOn: 'store', limit: 'none', handler: getRouteList,
+  }),
+  GetRoute: op({
+    name: 'GetRoute', summary: 'A stored dispatch by RouteID: its DispatchResult.',
+    faces: { rest: { method: 'POST', path: 'getroute' }, soap: 'specification', page: true },
+    spec: GetRouteSpecificationSchema, result: DispatchResultSchema, auth: true, runsOn: 'store', limit: 'none', handler: getRoute,
+  }),
+  GetTrack: op({
+    name: 'GetTrack', summary: 'GPS points of a track in a UTC range, ordered by time.',
+    faces: { rest: { method: 'POST', path: 'track' }, soap: 'specification', page: true },
+    spec: TrackSpecificationSchema, result: TrackResultSchema, auth: true, runsOn: 'store', limit: 'none', handler: getTrack,
+  }),
+  TrackPoints: op<TrackPointsInput, { Status: string; Count: number }>({
+    name: 'TrackPoints', summary: 'Extension: record GPS points (a JSON array of TrackPoints, or a TrackPointsSpecification).', extension: true,
+    faces: { rest: { method: 'POST', path: 'trackpoints' }, soap: 'specification', page: true },
+    spec: TrackPointsSpecificationSchema, result: TrackPointsResultSchema, auth: true, runsOn: 'store', limit: 'none',
+    price: { unit: 'point', default: 0 },
+    parse: parseTrackPoints,
+    maxUnits: (s) => s.points.length,
+    units: (s, r) => (failed(r) ? 0 : s.points.length),
+    failed: { Count: 0 },
+    handler: trackPoints,
+  }),
+  Login: op({
+    name: 'Login', summary: 'A session key for a user name and password, valid 4 hours after its last use (legacy; the API key needs no Login).',
+    faces: { rest: { method: 'POST', path: 'login' }, soap: 'login', http: true },
+    spec: LoginSpecificationSchema, result: LoginResultSchema, auth: false, runsOn: 'store', limit: 'none', handler: login,
+  }),
+  Logout: op({
+    name: 'Logout', summary: 'Ends the session of the key sent (legacy).',
+    faces: { rest: { method: 'POST', path: 'logout' }, soap: 'none', soapVoid: true, http: true },
+    spec: null, result: ResultSchema, auth: true, runsOn: 'store', limit: 'none', handler: logout,
+  }),
+
+  // ---------------------------------------------------------------- jobs
+  SubmitJob: op({
+    name: 'SubmitJob', summary: 'Extension: run Dispatch, Geocode or CalculateRoutes asynchronously; answers 202 with the JobID.', extension: true,
+    faces: { rest: { method: 'POST', path: 'jobs' }, page: true },
+    spec: JobSubmissionSchema, result: JobSubmittedSchema, auth: true, runsOn: 'store', limit: 'none', handler: submitJob,
+    respond: (r: { JobID?: string }) => ({ status: 202, headers: { Location: `/rest/jobs/${r.JobID}` } }),
+  }),
+  GetJob: op({
+    name: 'GetJob', summary: "Extension: a job's state, progress and (once completed) result.", extension: true,
+    faces: { rest: { method: 'GET', path: 'jobs/:id' }, page: true },
+    spec: JobReferenceSchema, result: JobViewSchema, auth: true, runsOn: 'store', limit: 'none', handler: getJob, encode: encodeJobView,
+  }),
+  CancelJob: op({
+    name: 'CancelJob', summary: 'Extension: cancels a job (its credit refunded); a finished job stays as it ended.', extension: true,
+    faces: { rest: { method: 'DELETE', path: 'jobs/:id' }, page: true },
+    spec: JobReferenceSchema, result: JobViewSchema, auth: true, runsOn: 'store', limit: 'none', handler: cancelJob, encode: encodeJobView,
+  }),
+  WatchJob: op({
+    name: 'WatchJob', summary: "Extension: the job's changes as server-sent events (`event: update`, data as GetJob answers) until it ends.", extension: true,
+    faces: { rest: { method: 'GET', path: 'jobs/:id/events' }, page: true },
+    spec: JobReferenceSchema, result: JobViewSchema, auth: true, runsOn: 'store', limit: 'none', handler: watchJob, encode: encodeJobView as never, stream: true,
+  }),
+
+  // ---------------------------------------------------------------- what the page draws
+  DatasetInfo: op({
+    name: 'DatasetInfo', summary: 'Extension: the dataset the service answers on (name, attribution, extent).', extension: true,
+    faces: { rest: { method: 'GET', path: 'dataset' }, page: true },
+    // the page draws its map before anyone signs in: no key (rate-limited per address)
+    spec: null, result: DatasetInfoSchema, auth: false, runsOn: 'caller', limit: 'none', handler: datasetInfo,
+  }),
+  Roads: op({
+    name: 'Roads', summary: "Extension: the dataset's roads in a box, styled for a map at a zoom level (GeoJSON).", extension: true,
+    faces: { rest: { method: 'GET', path: 'roads' }, page: true },
+    spec: RoadsSpecificationSchema, result: GeoJsonResultSchema, auth: false, runsOn: 'executor', limit: 'operation', handler: roads,
+  }),
+  PlanGeoJson: op({
+    name: 'PlanGeoJson', summary: 'Extension: a dispatch plan drawn on the roads (each vehicle\'s path and its stops, GeoJSON).', extension: true,
+    faces: { rest: { method: 'POST', path: 'plan' }, page: true },
+    spec: PlanSpecificationSchema, result: GeoJsonResultSchema, auth: true, runsOn: 'executor', limit: 'operation', handler: planGeoJson,
+  }),
 } as const satisfies Record<string, ServiceOperation>;
 
-export type ServiceOperationName = keyof typeof SERVICE_OPERATIONS;
+export type ServiceOperationName = keyof typeof OPERATIONS;
 
-export const SERVICE_OPERATION_NAMES = Object.keys(SERVICE_OPERATIONS) as ServiceOperationName[];
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as ServiceOperationName[];
 
-/** The operation behind a REST path segment (case-insensitive), or undefined. */
-export function operationByRestPath(segment: string): ServiceOperation | undefined {
-  const s = segment.toLowerCase();
-  return Object.values(SERVICE_OPERATIONS).find((o) => o.rest === s);
+/** Every row, as the faces iterate them. */
+export function operations(): ServiceOperation[] {
+  return OPERATION_NAMES.map((n) => OPERATIONS[n] as ServiceOperation);
+}
+
+/** The row of a contract name (case-insensitive), or undefined. */
+export function operationNamed(name: string): ServiceOperation | undefined {
+  const k = OPERATION_NAMES.find((n) => n.toLowerCase() === String(name).toLowerCase());
+  return k ? (OPERATIONS[k] as ServiceOperation) : undefined;
+}
+
+/** The operations a job may run. */
+export function jobOperations(): ServiceOperation[] {
+  return operations().filter((o) => o.faces.job);
+}
+
+/**
+ * Validates a request for `row`: its own parse, or its record's (an absent body is an empty one),
+ * long lists item by item between turns of the event loop (records/json-sliced.ts).
+ */
+export async function parseRequest<S>(row: ServiceOperation<S>, raw: unknown): Promise<ParseOutcome<S>> {
+  if (row.parse) return row.parse(raw);
+  if (row.spec === null) return { ok: true, value: undefined as S };
+  return (await safeParseSliced(row.spec, raw ?? {})) as ParseOutcome<S>;
 }

@@ -1,14 +1,15 @@
 /**
- * The published price list: what each operation costs in credit, per unit of work actually done.
- * Credit is reserved before the work (the most the request can cost: {@link maxUnits}) and
- * settled for what was done (the operation table's `credit` count); a failed operation costs 0.
+ * The published price list: what each priced operation of the operation table costs, in whole
+ * credits per unit of work. A call is priced from its validated record (never from raw JSON) by
+ * its row's `maxUnits` (what is reserved before the work) and `units` (what the work done costs,
+ * from the record and its result) — one function each per operation, in `operations.ts`.
  * See docs/service.md ("Credit").
  */
 import { readFileSync } from 'node:fs';
 import { EngineError } from '../core/errors.js';
-import type { ServiceOperationName } from './operations.js';
+import { OPERATIONS, OPERATION_NAMES, type PriceUnit, type ServiceOperation, type ServiceOperationName } from './operations.js';
 
-export type PriceUnit = 'request' | 'stop' | 'address' | 'route' | 'point';
+export type { PriceUnit };
 
 export interface Price {
   /** Whole credits per unit (0 = free). */
@@ -16,23 +17,16 @@ export interface Price {
   unit: PriceUnit;
 }
 
-export type PriceList = Record<ServiceOperationName, Price>;
+/** Prices of the priced operations (the rows with a `price`). */
+export type PriceList = Partial<Record<ServiceOperationName, Price>>;
 
-/** The default price list (docs/service.md): one credit per unit of work, account operations free. */
-export const DEFAULT_PRICES: Readonly<PriceList> = Object.freeze({
-  CalculateDistance: { price: 1, unit: 'request' },
-  CalculateRoute: { price: 1, unit: 'route' },
-  CalculateRoutes: { price: 1, unit: 'route' },
-  Geocode: { price: 1, unit: 'address' },
-  Dispatch: { price: 1, unit: 'stop' },
-  CreditRemaining: { price: 0, unit: 'request' },
-  GetRouteList: { price: 0, unit: 'request' },
-  GetRoute: { price: 0, unit: 'request' },
-  GetTrack: { price: 0, unit: 'request' },
-  TrackPoints: { price: 0, unit: 'point' },
-  Login: { price: 0, unit: 'request' },
-  Logout: { price: 0, unit: 'request' },
-});
+/** The default price list (docs/service.md), from the operation table. */
+export const DEFAULT_PRICES: Readonly<PriceList> = Object.freeze(Object.fromEntries(
+  OPERATION_NAMES.flatMap((n) => {
+    const p = (OPERATIONS[n] as ServiceOperation).price;
+    return p ? [[n, { price: p.default, unit: p.unit }]] : [];
+  }),
+) as PriceList);
 
 /**
  * A price list from a JSON file `{ "<Operation>": <credits per unit>, … }` (or `{ price, unit }`
@@ -56,35 +50,35 @@ export function pricesFrom(raw: unknown): PriceList {
   const names = Object.keys(DEFAULT_PRICES) as ServiceOperationName[];
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
     const name = names.find((n) => n.toLowerCase() === k.toLowerCase());
-    if (!name) throw new EngineError('InvalidInput', `prices.${k}: no such operation (one of ${names.join(', ')})`, { path: `prices.${k}` });
+    if (!name) throw new EngineError('InvalidInput', `prices.${k}: no such priced operation (one of ${names.join(', ')})`, { path: `prices.${k}` });
     const price = typeof v === 'object' && v !== null ? (v as { price?: unknown }).price : v;
     if (typeof price !== 'number' || !Number.isInteger(price) || price < 0 || price > 1e9) {
       throw new EngineError('InvalidInput', `prices.${k}: must be a whole number of credits ≥ 0 (got ${JSON.stringify(price)})`, { path: `prices.${k}` });
     }
-    out[name] = { unit: DEFAULT_PRICES[name].unit, price };
+    out[name] = { unit: DEFAULT_PRICES[name]!.unit, price };
   }
   return out;
 }
 
-const len = (x: unknown): number => (Array.isArray(x) ? x.length : 0);
-/** A property of a raw (unvalidated) specification, bound case-insensitively as the records bind. */
-function prop(spec: unknown, name: string): unknown {
-  if (typeof spec !== 'object' || spec === null) return undefined;
-  const lower = name.toLowerCase();
-  for (const [k, v] of Object.entries(spec as Record<string, unknown>)) if (k.toLowerCase() === lower) return v;
-  return undefined;
+/** What a call may cost before the work: the units its validated record asks for, and their price. */
+export interface Quote {
+  units: number;
+  unitPrice: number;
+  /** units × unitPrice: what is reserved (0: nothing to reserve). */
+  amount: number;
 }
 
-/**
- * The most units a request can cost, read from its raw specification (before validation): what
- * is reserved. Every stop of a dispatch, every address, every route specification, every point.
- */
-export function maxUnits(op: ServiceOperationName, spec: unknown): number {
-  switch (op) {
-    case 'Dispatch': return len(prop(spec, 'Locations'));
-    case 'Geocode': return len(prop(spec, 'Addresses'));
-    case 'CalculateRoutes': return len(prop(spec, 'Specifications'));
-    case 'TrackPoints': return Array.isArray(spec) ? spec.length : len(prop(spec, 'TrackPoints'));
-    default: return 1;
-  }
+/** The most `spec` (validated for `row`) can cost under `prices`. */
+export function quote<S>(row: ServiceOperation<S>, prices: PriceList, spec: S): Quote {
+  const p = prices[row.name as ServiceOperationName];
+  if (!p || !row.maxUnits) return { units: 0, unitPrice: 0, amount: 0 };
+  const units = Math.max(0, Math.floor(row.maxUnits(spec)));
+  return { units, unitPrice: p.price, amount: units * p.price };
+}
+
+/** What the work done costs: the units of the result, at most the quoted ones (0 for a Failed result). */
+export function costOf<S, R>(row: ServiceOperation<S, R>, q: Quote, spec: S, result: R): { units: number; cost: number } {
+  if (q.unitPrice === 0 || !row.units) return { units: 0, cost: 0 };
+  const units = Math.min(q.units, Math.max(0, Math.floor(row.units(spec, result))));
+  return { units, cost: units * q.unitPrice };
 }

@@ -54,6 +54,24 @@ export async function closeWithin(closing: Promise<unknown>, ms = CONNECTION_CLO
   return done;
 }
 
+/** How long a server's presence on its queue lasts without being renewed (it renews it every few seconds). */
+export const PRESENCE_TTL_MS = 15_000;
+const presenceKey = (prefix: string | undefined): string => `${prefix ?? 'dk'}:${QUEUE_NAME}:server-seen`;
+
+/** Whether a server (`serve --redis`) used this queue prefix in the last {@link PRESENCE_TTL_MS}. */
+export async function serverSeen(url: string, prefix?: string): Promise<boolean> {
+  const r = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    return (await r.exists(presenceKey(prefix))) === 1;
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
 /** The servers' side: enqueue, progress, removal of cancelled waiting jobs, and the reconciler. */
 export class RedisJobBackend implements JobBackend {
   readonly kind = 'redis';
@@ -77,9 +95,14 @@ export class RedisJobBackend implements JobBackend {
     this.queue.on('error', () => { /* reconnects by itself */ });
   }
 
-  /** Starts the reconciler (every `everyMs`, jobs pending for `graceMs` without a sign of life). */
+  /**
+   * Starts the reconciler (every `everyMs`, jobs pending for `graceMs` without a sign of life) and
+   * the server's presence on its queue (workers look for it, see {@link serverSeen}).
+   */
   start(everyMs = 3000, graceMs = 10_000): void {
-    this.timer = setInterval(() => { void this.reconcile(graceMs).catch(() => {}); }, everyMs);
+    const beat = (): void => { void this.conn.set(presenceKey(this.opts.prefix), String(Date.now()), 'PX', PRESENCE_TTL_MS).catch(() => {}); };
+    beat();
+    this.timer = setInterval(() => { beat(); void this.reconcile(graceMs).catch(() => {}); }, everyMs);
     this.timer.unref();
   }
 

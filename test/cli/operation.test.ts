@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { operations as serviceOperations } from '../../src/service/operations.js';
 import { OPERATIONS } from '../../src/ops/table.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { fixtureDatasetFile } from '../helpers/datasets.js';
@@ -38,8 +39,10 @@ describe('dispatch --geojson', () => {
 });
 
 describe('operation commands', () => {
-  it('every operation of the table has exactly one command', () => {
-    for (const op of Object.values(OPERATIONS)) expect(COMMANDS.filter((c) => c.name === op.command)).toHaveLength(1);
+  it('every engine operation of the operation table has exactly one command, named by its row', () => {
+    const rows = serviceOperations().filter((o) => o.engine);
+    expect(rows.map((o) => o.engine).sort()).toEqual(Object.keys(OPERATIONS).sort());
+    for (const op of rows) expect(COMMANDS.filter((c) => c.name === op.faces.cli)).toHaveLength(1);
   });
 
   it('distance answers a DistanceSpecification (integers on the wire, names with --names)', () => {

@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
 import { calculateRoute } from '../../src/ops/route.js';
-import { CalculateRoute, CalculateRoutes } from '../../src/ops/table.js';
 import type { TravelProvider } from '../../src/route/travel.js';
 import { fixtureDataset } from '../helpers/datasets.js';
 import { A, B, C, loc, reachablePool, type LL } from '../helpers/monaco-stops.js';
@@ -108,12 +107,6 @@ describe('CalculateRoute', () => {
     expect(r.Route).toBeUndefined();
   });
 
-  it('counts one route per route, nothing for a failed one', async () => {
-    const spec = { Locations: [loc(A), loc(B)] };
-    expect(CalculateRoute.credit(spec, await engine.calculateRoute(spec))).toEqual({ unit: 'route', units: 1 });
-    const bad = { Locations: [loc(A)] };
-    expect(CalculateRoute.credit(bad, await engine.calculateRoute(bad))).toEqual({ unit: 'route', units: 0 });
-  });
 });
 
 describe('CalculateRoutes', () => {
@@ -138,7 +131,6 @@ describe('CalculateRoutes', () => {
     expect(many.Results).toEqual(individual);
     expect(await engine.calculateRoutes({ Specifications: list }, { offload: false })).toEqual(many);
     expect(await engine.calculateRoutes({ Specifications: list }, { offload: true })).toEqual(many);
-    expect(CalculateRoutes.credit({ Specifications: list }, many)).toEqual({ unit: 'route', units: list.length });
   });
 
   it('a failed specification does not fail the others; Errors name it', async () => {

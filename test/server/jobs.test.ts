@@ -1,7 +1,7 @@
 /**
  * Jobs through real HTTP with the in-process backend (no Redis): POST /rest/jobs → JobID, GET
  * /rest/jobs/{id} → state, progress and result, DELETE → cancelled; credit reserved at submission
- * and settled once at the end; the page's /ui/jobs with server-sent events. (Jobs on Redis with
+ * and settled once at the end; the page's /ui/rest/jobs with server-sent events. (Jobs on Redis with
  * worker processes and their faults: queue.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,7 +109,7 @@ describe('jobs over REST (in-process backend)', () => {
     expect(poor.json.Errors[0].Message).toContain('Not enough credit');
     const bad = await post(url, '/rest/jobs', { Operation: 'Login', Specification: {} }, key);
     expect(bad.status).toBe(400);
-    expect(bad.json.Errors[0].Message).toMatch(/^Operation: must be one of Dispatch, Geocode, CalculateRoutes/);
+    expect(bad.json.Errors[0].Message).toMatch(/^Operation: must be one of Dispatch, CalculateRoutes, Geocode/);
     const mine = await post(url, '/rest/jobs', { operation: 'geocode', specification: EXAMPLES.Geocode }, key);
     expect(mine.status).toBe(202);
     expect((await getJob(mine.json.JobID, poorKey)).status).toBe(404);
@@ -127,19 +127,19 @@ describe('jobs over REST (in-process backend)', () => {
 });
 
 describe('the page\'s jobs', () => {
-  it('/ui/jobs with the session cookie, and server-sent events until the job ends', async () => {
+  it('/ui/rest/jobs with the session cookie, and server-sent events until the job ends', async () => {
     const login = await fetch(`${url}/ui/login`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-DK-UI': '1' }, body: JSON.stringify({ UserName: 'demo', Password: 'demo' }) });
     expect(login.status).toBe(200);
     const cookie = login.headers.get('set-cookie')!;
     expect(cookie).toMatch(/dk_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict/);
     const session = cookie.split(';')[0];
     // without the anti-CSRF header: refused
-    const csrf = await fetch(`${url}/ui/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: session }, body: JSON.stringify({ Operation: 'Dispatch', Specification: EXAMPLES.Dispatch }) });
+    const csrf = await fetch(`${url}/ui/rest/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: session }, body: JSON.stringify({ Operation: 'Dispatch', Specification: EXAMPLES.Dispatch }) });
     expect(csrf.status).toBe(403);
-    const sub = await fetch(`${url}/ui/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: session, 'X-DK-UI': '1' }, body: JSON.stringify({ Operation: 'Dispatch', Specification: EXAMPLES.Dispatch }) });
+    const sub = await fetch(`${url}/ui/rest/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: session, 'X-DK-UI': '1' }, body: JSON.stringify({ Operation: 'Dispatch', Specification: EXAMPLES.Dispatch }) });
     expect(sub.status).toBe(202);
     const { JobID } = await sub.json() as { JobID: string };
-    const ev = await fetch(`${url}/ui/jobs/${JobID}/events`, { headers: { Cookie: session } });
+    const ev = await fetch(`${url}/ui/rest/jobs/${JobID}/events`, { headers: { Cookie: session } });
     expect(ev.headers.get('content-type')).toContain('text/event-stream');
     const text = await ev.text();
     const updates = [...text.matchAll(/event: update\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]));

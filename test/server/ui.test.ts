@@ -29,16 +29,17 @@ describe('/ui/me', () => {
   });
 });
 
-describe('/ui/dataset', () => {
+describe('/ui/rest/dataset', () => {
   it('the dataset\'s name, attribution and extent (its road graph\'s bounding box, west,south,east,north) and centre; the same answer twice', async () => {
-    const a = (await (await fetch(`${server.url}/ui/dataset`)).json()) as { Bounds: number[]; Center: number[]; Attribution: string };
+    const a = (await (await fetch(`${server.url}/ui/rest/dataset`)).json()) as { Bounds: number[]; Center: number[]; Attribution: string; Status: string };
+    expect(a.Status).toBe('Success');
     const b = server.engine.dataset.graph.bbox();
     expect(a.Bounds).toEqual([b.minLon, b.minLat, b.maxLon, b.maxLat]);
     expect(a.Center).toEqual([(b.minLat + b.maxLat) / 2, (b.minLon + b.maxLon) / 2]);
     expect(a.Bounds[0]).toBeGreaterThan(7.3);
     expect(a.Bounds[2]).toBeLessThan(7.5);
     expect(a.Attribution).toContain('OpenStreetMap');
-    expect(await (await fetch(`${server.url}/ui/dataset`)).json()).toEqual(a);
+    expect(await (await fetch(`${server.url}/ui/rest/dataset`)).json()).toEqual(a);
   });
 });
 

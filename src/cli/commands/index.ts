@@ -1,9 +1,11 @@
 /**
- * Registry of CLI sub-commands. Operations that take a JSON specification get their command from
- * the operation table (`operation.ts`); the rest are one file each, one line here.
+ * Registry of CLI sub-commands. The operations that run on a dataset without an account (the
+ * operation table's rows with a `cli` face) get their command from the table (`operation.ts`);
+ * the rest are one file each, one line here.
  */
 import type { Command } from '../command.js';
-import { OPERATIONS, type OperationName } from '../../ops/table.js';
+import type { OperationName } from '../../ops/table.js';
+import { operations } from '../../service/operations.js';
 import { accountsCommand } from './accounts.js';
 import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
@@ -22,7 +24,7 @@ const OWN_COMMAND: Partial<Record<OperationName, Command>> = { Geocode: geocodeC
 export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
-  ...(Object.keys(OPERATIONS) as OperationName[]).map((name) => OWN_COMMAND[name] ?? operationCommand(name)),
+  ...operations().filter((o) => o.faces.cli && o.engine).map((o) => OWN_COMMAND[o.engine!] ?? operationCommand(o.engine!, o.faces.cli!)),
   checkCommand,
   serveCommand,
   workerCommand,

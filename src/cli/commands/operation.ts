@@ -20,8 +20,8 @@ import { formatWarning } from './check.js';
 const LINTED: readonly string[] = ['Dispatch', 'Geocode', 'CalculateDistance'] satisfies LintKind[];
 const isLintKind = (n: string): n is LintKind => LINTED.includes(n);
 
-export function operationCommand(name: OperationName): Command {
-  const op = OPERATIONS[name] as unknown as Operation<{ Status: string }>;
+export function operationCommand(name: OperationName, command: string): Command {
+  const op = { ...(OPERATIONS[name] as unknown as Operation<{ Status: string }>), command };
   const long = op.runsOn === 'executor';
   const usage = `dispatchkit ${op.command} --data <dataset.dkds> <spec.json|-> [--names]${long ? ' [--seed N] [--time-limit S] [--workers N]' : ''} [--quiet]`;
   return {

@@ -12,7 +12,7 @@ import { Engine } from '../../engine.js';
 import { openStore } from '../../store/index.js';
 import { hashPassword, keyHash, newApiKey } from '../../store/hash.js';
 import type { Store } from '../../store/types.js';
-import { Service } from '../../service/service.js';
+import { DISPATCH_TIME_LIMIT_MS, JOB_TIME_LIMIT_MS, Service } from '../../service/service.js';
 import { loadPrices } from '../../service/prices.js';
 import { buildServer } from '../../server/http.js';
 import { Jobs, LocalJobBackend } from '../../service/jobs.js';
@@ -58,7 +58,7 @@ export const serveCommand: Command = {
     { flag: '--demo', description: "create the demo account (user 'demo', password 'demo', 1,000,000 credits) on first start and print its API key" },
     { flag: '--prices <file.json>', description: 'credits per unit of work, e.g. {"Dispatch": 2, "Geocode": 1}', default: 'docs/service.md' },
     { flag: '--rate-limit N', description: 'requests per second per account (bursts of 2N; 0 = no limit)', default: '1000' },
-    { flag: '--dispatch-time-limit S', description: 'a dispatch returns its best plan after this many seconds', default: '120' },
+    { flag: '--dispatch-time-limit S', description: 'a synchronous dispatch returns its best plan within this many seconds (keep it under your clients\' timeouts: .NET HttpClient waits 100 s; longer work runs as a job)', default: '85' },
     { flag: '--timeout S', description: 'other operations are cancelled after this many seconds (Status Failed)', default: '60' },
     { flag: '--body-limit MB', description: 'largest request body (413 past it)', default: '32' },
     { flag: '--stale-after S', description: 'refund the open reservations of instances silent for this long (crashed)', default: '30' },
@@ -66,6 +66,12 @@ export const serveCommand: Command = {
     { flag: '--soap-path PATH', description: 'where the SOAP endpoint answers (its WSDL at PATH?WSDL)', default: '/TrackService.asmx' },
     { flag: '--soap-namespace URI', description: 'the XML namespace of the SOAP records', default: 'http://TrackService.TrackRoad.com/ (the original service\'s)' },
     { flag: '--redis <url>', description: 'run jobs (POST /rest/jobs) on worker processes (`dispatchkit worker`) through this Redis instead of in this process' },
+    { flag: '--prefix P', description: 'Redis key prefix (deployments sharing one Redis): the same as the workers\' `worker --prefix`', default: 'dk' },
+    { flag: '--keep-routes-days D', description: 'stored routes are forgotten after D days (0 = the same day; "forever" keeps them)', default: '90' },
+    { flag: '--keep-jobs-days D', description: 'finished jobs are forgotten after D days', default: '30' },
+    { flag: '--keep-tracks-days D', description: 'GPS points are forgotten D days after their time stamp', default: '90' },
+    { flag: '--tasks-per-thread N', description: 'tasks a worker thread interleaves (fair sharing: a long dispatch never holds short requests back; 1 = one at a time)', default: '4' },
+    { flag: '--job-time-limit S', description: 'seconds a job may run (longer work than a synchronous call allows)', default: '600' },
     { flag: '--log-level LEVEL', description: 'fatal, error, warn, info, debug (keys are never logged)', default: 'info' },
   ],
   examples: [
@@ -79,15 +85,21 @@ export const serveCommand: Command = {
       threads: { type: 'string' }, demo: { type: 'boolean' }, prices: { type: 'string' }, 'rate-limit': { type: 'string' },
       'dispatch-time-limit': { type: 'string' }, timeout: { type: 'string' }, 'body-limit': { type: 'string' },
       cors: { type: 'string' }, 'log-level': { type: 'string' }, 'stale-after': { type: 'string' },
-      'soap-path': { type: 'string' }, 'soap-namespace': { type: 'string' }, redis: { type: 'string' },
+      'soap-path': { type: 'string' }, 'soap-namespace': { type: 'string' }, redis: { type: 'string' }, prefix: { type: 'string' },
+      'job-time-limit': { type: 'string' }, 'tasks-per-thread': { type: 'string' },
+      'keep-routes-days': { type: 'string' }, 'keep-jobs-days': { type: 'string' }, 'keep-tracks-days': { type: 'string' },
     });
     // every option is checked before any work starts
     const port = int(values.port, 8080, '--port', 0, 65535);
     const host = values.host ?? '127.0.0.1';
     const threads = values.threads !== undefined ? parseThreads(values.threads, 2) : undefined;
+    const tasksPerThread = values['tasks-per-thread'] !== undefined ? int(values['tasks-per-thread'], 4, '--tasks-per-thread', 1, 64) : undefined;
     const prices = values.prices ? loadPrices(values.prices) : undefined;
     const rate = int(values['rate-limit'], 1000, '--rate-limit', 0, 1e9);
-    const dispatchLimit = int(values['dispatch-time-limit'], 120, '--dispatch-time-limit', 1, 86400);
+    const dispatchLimit = int(values['dispatch-time-limit'], DISPATCH_TIME_LIMIT_MS / 1000, '--dispatch-time-limit', 1, 86400);
+    const jobLimit = int(values['job-time-limit'], JOB_TIME_LIMIT_MS / 1000, '--job-time-limit', 1, 7 * 86400);
+    if (values.prefix !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(values.prefix)) throw new EngineError('InvalidInput', `--prefix: 1 to 64 characters among A-Z a-z 0-9 . _ : - (got ${JSON.stringify(values.prefix)})`, { path: 'prefix' });
+    if (values.prefix !== undefined && !values.redis) throw new EngineError('InvalidInput', '--prefix names the Redis keys of --redis: give --redis too', { path: 'prefix' });
     const timeout = int(values.timeout, 60, '--timeout', 1, 86400);
     const staleS = int(values['stale-after'], 30, '--stale-after', 0, 86400);
     const bodyMb = int(values['body-limit'], 32, '--body-limit', 0.001, 1024);
@@ -97,8 +109,21 @@ export const serveCommand: Command = {
     if (soapPath !== undefined && !/^\/[A-Za-z0-9._~\/-]+$/.test(soapPath)) throw new EngineError('InvalidInput', `--soap-path: a path like /TrackService.asmx (got ${JSON.stringify(soapPath)})`, { path: 'soap-path' });
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new EngineError('InvalidInput', `--log-level: one of fatal, error, warn, info, debug, silent (got ${level})`, { path: 'log-level' });
 
+    const days = (flag: string, v: string | undefined): number | null | undefined => {
+      if (v === undefined) return undefined;
+      if (v === 'forever') return null;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > 36500) throw new EngineError('InvalidInput', `${flag}: a number of days from 0 to 36500, or "forever" (got ${JSON.stringify(v)})`, { path: flag.replace(/^-+/, '') });
+      return n;
+    };
+    const retention = {
+      routes: days('--keep-routes-days', values['keep-routes-days']),
+      jobs: days('--keep-jobs-days', values['keep-jobs-days']),
+      tracks: days('--keep-tracks-days', values['keep-tracks-days']),
+    };
+
     const dataPath = values.data ?? (await ensureDemoDataset());
-    const engine = await Engine.open(dataPath, { offload: true, ...(threads ? { threads } : {}) });
+    const engine = await Engine.open(dataPath, { offload: true, ...(threads ? { threads } : {}), ...(tasksPerThread ? { tasksPerThread } : {}) });
     const dbSpec = values.db ?? defaultDbFor(dataPath);
     let store: Store;
     try {
@@ -108,13 +133,13 @@ export const serveCommand: Command = {
       throw e;
     }
     const service = new Service(engine, store, {
-      ...(prices ? { prices } : {}), rateLimit: { perSecond: rate }, dispatchTimeLimitMs: dispatchLimit * 1000, operationTimeoutMs: timeout * 1000, staleMs: staleS * 1000,
+      ...(prices ? { prices } : {}), rateLimit: { perSecond: rate }, dispatchTimeLimitMs: dispatchLimit * 1000, operationTimeoutMs: timeout * 1000, jobTimeLimitMs: jobLimit * 1000, staleMs: staleS * 1000, retention,
     });
     await service.start();
     const demo = values.demo ? await ensureDemoAccount(store, `${dataPath}.demo-key`) : null;
     let jobs: Jobs;
     if (values.redis) {
-      const backend = new RedisJobBackend(service, { url: values.redis });
+      const backend = new RedisJobBackend(service, { url: values.redis, ...(values.prefix ? { prefix: values.prefix } : {}) });
       backend.start();
       jobs = new Jobs(service, backend);
     } else {

@@ -10,7 +10,7 @@ import { EngineError } from '../../core/errors.js';
 import { Engine } from '../../engine.js';
 import { openStore } from '../../store/index.js';
 import { Service } from '../../service/service.js';
-import { startWorker } from '../../service/redis.js';
+import { PRESENCE_TTL_MS, serverSeen, startWorker } from '../../service/redis.js';
 import { parseCommandArgs, parseThreads } from '../io.js';
 import { ensureDemoDataset } from './demo.js';
 import { defaultDbFor } from './accounts.js';
@@ -25,7 +25,7 @@ export const workerCommand: Command = {
     { flag: '--db <sqlite:file | postgres://…>', description: 'the service\'s database (PostgreSQL when workers run on other machines)', default: 'sqlite:<dataset>.db' },
     { flag: '--concurrency N', description: 'jobs at once in this process', default: '1' },
     { flag: '--threads N', description: 'worker threads of the engine', default: 'one per core' },
-    { flag: '--prefix P', description: 'Redis key prefix (deployments sharing one Redis)', default: 'dk' },
+    { flag: '--prefix P', description: 'Redis key prefix (deployments sharing one Redis): the same as the servers\' `serve --prefix`', default: 'dk' },
     { flag: '--lock-ms MS', description: 'a job whose worker is silent this long goes to another worker', default: '10000' },
   ],
   examples: [
@@ -55,13 +55,25 @@ export const workerCommand: Command = {
       ...(crashMarker ? { onStart: (job: { spec: string }) => { if (job.spec.includes(crashMarker)) process.kill(process.pid, 'SIGKILL'); } } : {}),
     });
     await w.worker.waitUntilReady();
-    process.stderr.write(`dispatchkit worker ${process.pid} taking jobs from ${values.redis.replace(/\/\/[^@]*@/, '//***@')} (dataset ${engine.dataset.meta.name}, database ${store.location})\n`);
+    const where = `${values.redis.replace(/\/\/[^@]*@/, '//***@')} prefix '${values.prefix ?? 'dk'}'`;
+    process.stderr.write(`dispatchkit worker ${process.pid} taking jobs from ${where} (dataset ${engine.dataset.meta.name}, database ${store.location})\n`);
+    // a worker on a queue no server fills waits for ever: say so (checked now and while no server shows up)
+    let warned = false;
+    const lookForServer = async (): Promise<void> => {
+      if (await serverSeen(values.redis!, values.prefix)) { if (warned) process.stderr.write(`a server now uses ${where}\n`); clearInterval(looking); return; }
+      if (!warned) process.stderr.write(`warning: no server has used ${where} in the last ${PRESENCE_TTL_MS / 1000} s: start it with \`serve --redis … --prefix ${values.prefix ?? 'dk'}\` (a worker and its servers must use the same prefix)\n`);
+      warned = true;
+    };
+    const looking = setInterval(() => { void lookForServer(); }, PRESENCE_TTL_MS);
+    looking.unref();
+    void lookForServer();
     return await new Promise<number>((resolve) => {
       let stopping = false;
       const stop = (signal: string): void => {
         if (stopping) process.exit(EXIT.failed);
         stopping = true;
         process.stderr.write(`${signal}: finishing the running job …\n`);
+        clearInterval(looking);
         (async () => {
           await w.close();
           await service.close();

@@ -7,12 +7,13 @@
  * → Service.call → encode; the records' schemas drive reading and writing (codec.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toErrorRecord } from '../../core/errors.js';
-import type { Refusal, Service } from '../../service/service.js';
-import { SERVICE_OPERATIONS, type ServiceOperation, type ServiceOperationName } from '../../service/operations.js';
+import type { Service } from '../../service/service.js';
+import { operations, type ServiceOperation } from '../../service/operations.js';
+import { REFUSALS, refusalOf, refusalRetryAfter, refusalStatus, type Refusal } from '../../service/refusals.js';
 import { readValue, writeFields } from './codec.js';
+import { sentContentType } from '../http-util.js';
 import { escapeText, parseXml, parseXmlYielding, XmlError, XmlWriter, XSI, type XmlElement, type XmlLimits } from './xml.js';
-import { DEFAULT_NAMESPACE, HTTP_OPERATIONS, soapParams, wsdlDocument } from './wsdl.js';
+import { DEFAULT_NAMESPACE, httpOperations, soapParams, wsdlDocument } from './wsdl.js';
 
 export const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
@@ -90,14 +91,15 @@ function sliceGate(): (text: string, limits?: XmlLimits) => Promise<XmlElement> 
 
 const child = (el: XmlElement | undefined, uri: string, local: string): XmlElement | undefined => el?.children.find((c) => c.uri === uri && c.local === local);
 
-function refusalStatus(r: Refusal): number {
-  return r.code === 'Unauthorized' ? 401 : r.code === 'Forbidden' ? 403 : 429;
+/** A refusal as a SOAP fault: the side the refusal table blames, its HTTP status and Retry-After. */
+function faultOf(r: Refusal, v: Version): Fault {
+  return new Fault(REFUSALS[r.code].soap, r.message, refusalStatus(r), v, refusalRetryAfter(r));
 }
 
 export function registerSoap(app: FastifyInstance, service: Service, opts: SoapOptions = {}): void {
   const path = opts.path ?? '/TrackService.asmx';
   const ns = opts.namespace ?? DEFAULT_NAMESPACE;
-  const ops = new Map<string, ServiceOperation>(Object.values(SERVICE_OPERATIONS).map((o) => [o.name, o]));
+  const ops = new Map<string, ServiceOperation>(operations().filter((o) => o.faces.soap).map((o) => [o.name, o]));
   const parseBody = sliceGate();
 
   const sendFault = (reply: FastifyReply, v: Version, f: Fault): FastifyReply => {
@@ -107,7 +109,7 @@ export function registerSoap(app: FastifyInstance, service: Service, opts: SoapO
   };
 
   app.post(path, async (req, reply) => {
-    const ct = String(req.headers['content-type'] ?? '').toLowerCase();
+    const ct = sentContentType(req).toLowerCase();
     const v: Version | null = ct.startsWith('application/soap+xml') ? 12 : ct.startsWith('text/xml') ? 11 : null;
     if (v === null) return sendFault(reply, 11, new Fault('client', `Content-Type must be text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2); got "${ct || 'none'}".`, 415));
     try {
@@ -129,7 +131,7 @@ export function registerSoap(app: FastifyInstance, service: Service, opts: SoapO
       const op = opEl.uri === ns ? ops.get(opEl.local) : undefined;
       if (!op) throw new Fault('client', `No operation {${opEl.uri}}${opEl.local}: the operations are ${[...ops.keys()].join(', ')} in the namespace ${ns}.`);
       // the action, when sent, must name the body's operation
-      const action = v === 11 ? String(req.headers.soapaction ?? '').trim().replace(/^"|"$/g, '') : (/;\s*action\s*=\s*"?([^";]+)"?/i.exec(String(req.headers['content-type'] ?? ''))?.[1] ?? '');
+      const action = v === 11 ? String(req.headers.soapaction ?? '').trim().replace(/^"|"$/g, '') : (/;\s*action\s*=\s*"?([^";]+)"?/i.exec(sentContentType(req))?.[1] ?? '');
       if (action !== '' && action !== `${ns}${op.name}`) throw new Fault('client', `The ${v === 11 ? 'SOAPAction' : 'action'} "${action}" does not match the body's operation ${op.name} (expected "${ns}${op.name}").`);
       const header = child(env, env.uri, 'Header');
       const key = child(child(header, ns, 'SessionIDHeader'), ns, 'SessionID')?.text;
@@ -145,17 +147,17 @@ export function registerSoap(app: FastifyInstance, service: Service, opts: SoapO
       reply.raw.on('close', onClose);
       let o;
       try {
-        o = await service.call(op.name as ServiceOperationName, input, { key: key?.trim() === '' ? undefined : key, signal: ac.signal });
+        o = await service.call(op.name, input, { key: key?.trim() === '' ? undefined : key, signal: ac.signal, client: req.ip });
       } finally {
         reply.raw.off('close', onClose);
       }
-      if (o.kind === 'refused') throw new Fault('client', o.message, refusalStatus(o), v, o.retryAfter);
+      if (o.kind === 'refused') throw faultOf(o, v);
       const w = new XmlWriter().raw(envelopeOpen(v));
-      if (op.name === 'Login' && o.result.Status === 'Success') {
+      if (op.faces.soap === 'login' && o.result.Status === 'Success') {
         w.open('soap:Header').open('SessionIDHeader', { xmlns: ns }).leaf('SessionID', String(o.result.Key)).close('SessionIDHeader').close('soap:Header');
       }
       w.open('soap:Body');
-      if (op.name === 'Logout') w.empty('LogoutResponse', { xmlns: ns });
+      if (op.faces.soapVoid) w.empty(`${op.name}Response`, { xmlns: ns });
       else {
         w.open(`${op.name}Response`, { xmlns: ns }).open(`${op.name}Result`);
         writeFields(w, o.result, o.schema);
@@ -166,9 +168,8 @@ export function registerSoap(app: FastifyInstance, service: Service, opts: SoapO
       return reply.code(200).type(CONTENT_TYPE(v)).send(w.toString());
     } catch (e) {
       if (e instanceof Fault) return sendFault(reply, v, e);
-      const r = toErrorRecord(e);
       req.log.error({ err: e }, 'SOAP internal error');
-      return sendFault(reply, v, new Fault('server', r.code === 'Storage' ? `The service's database is not available: ${r.message}` : `Internal error (request ${req.id}); the operation was not charged.`, r.code === 'Storage' ? 503 : 500));
+      return sendFault(reply, v, faultOf(refusalOf(e, req.id), v));
     }
   });
 
@@ -179,33 +180,35 @@ export function registerSoap(app: FastifyInstance, service: Service, opts: SoapO
     const proto = req.protocol ?? 'http';
     const location = `${proto}://${req.headers.host ?? 'localhost'}${path}`;
     if (wsdl) return reply.type('text/xml; charset=utf-8').send(wsdlDocument({ namespace: ns, location }));
-    const list = Object.values(SERVICE_OPERATIONS).map((o) => `<li><b>${o.name}</b>: ${o.summary.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</li>`).join('');
+    const list = [...ops.values()].map((o) => `<li><b>${o.name}</b>: ${o.summary.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</li>`).join('');
     return reply.type('text/html; charset=utf-8').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>TrackService</title></head><body><h1>TrackService</h1><p>SOAP 1.1 and 1.2 at this address; the service description is <a href="${path}?WSDL">${path}?WSDL</a>. Namespace: ${ns}.</p><ul>${list}</ul></body></html>`);
   });
 
   // ---------------------------------------------------------------- plain HTTP GET / POST
-  const plain = async (req: FastifyRequest, reply: FastifyReply, name: (typeof HTTP_OPERATIONS)[number]): Promise<FastifyReply> => {
+  const plain = async (req: FastifyRequest, reply: FastifyReply, name: string): Promise<FastifyReply> => {
     const params = new Map<string, string>();
     for (const [k, val] of Object.entries((req.query ?? {}) as Record<string, unknown>)) params.set(k.toLowerCase(), String(Array.isArray(val) ? val[0] : val));
     if (req.method === 'POST' && req.body !== undefined) {
-      const form = new URLSearchParams(bodyText(req.body, String(req.headers['content-type'] ?? '')));
+      const form = new URLSearchParams(bodyText(req.body, sentContentType(req)));
       for (const [k, val] of form) if (!params.has(k.toLowerCase())) params.set(k.toLowerCase(), val);
     }
     const headerKey = req.headers['x-api-key'];
     const key = (Array.isArray(headerKey) ? headerKey[0] : headerKey) ?? params.get('sessionid');
-    const input = name === 'Login' ? { UserName: params.get('username'), Password: params.get('password') } : undefined;
-    const o = await service.call(name, input, { key });
+    const input = ops.get(name)!.faces.soap === 'login' ? { UserName: params.get('username'), Password: params.get('password') } : undefined;
+    const o = await service.call(name, input, { key, client: req.ip });
     if (o.kind === 'refused') {
-      if (o.retryAfter !== undefined) reply.header('Retry-After', String(o.retryAfter));
+      const retry = refusalRetryAfter(o);
+      if (retry !== undefined) reply.header('Retry-After', String(retry));
       return reply.code(refusalStatus(o)).type('text/plain; charset=utf-8').send(o.message);
     }
-    if (name === 'Logout') return reply.code(200).send('');
-    const root = name === 'Login' ? 'LoginResult' : 'CreditResult';
+    const row = ops.get(name)!;
+    if (row.faces.soapVoid) return reply.code(200).send('');
+    const root = row.result.name;
     const w = new XmlWriter().raw('<?xml version="1.0" encoding="utf-8"?>').open(root, { 'xmlns:xsi': XSI, 'xmlns:xsd': 'http://www.w3.org/2001/XMLSchema', xmlns: ns });
     writeFields(w, o.result, o.schema);
     return reply.code(200).type('text/xml; charset=utf-8').send(w.close(root).toString());
   };
-  for (const name of HTTP_OPERATIONS) {
+  for (const name of httpOperations()) {
     app.get(`${path}/${name}`, (req, reply) => plain(req, reply, name));
     app.post(`${path}/${name}`, (req, reply) => plain(req, reply, name));
   }

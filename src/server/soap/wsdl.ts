@@ -10,19 +10,21 @@
  */
 import { ENUMS, RECORDS } from '../../records/contract.js';
 import { describeType, type AnyField, type EnumDef, type RecordDef, type Ty } from '../../records/schema.js';
-import { SERVICE_OPERATIONS, type ServiceOperation } from '../../service/operations.js';
+import { operations, type ServiceOperation } from '../../service/operations.js';
 import { itemName } from './codec.js';
 import { escapeAttr } from './xml.js';
 
 /** Records that are not part of the SOAP contract (REST-only shapes). */
 const REST_ONLY = new Set(['LoginSpecification', 'SessionIDHeader']);
 
-/** The operations with a plain HTTP GET/POST binding (primitive parameters only, as ASMX emits). */
-export const HTTP_OPERATIONS = ['Login', 'Logout', 'CreditRemaining'] as const;
+/** The operations with a plain HTTP GET/POST binding (primitive parameters only, as ASMX emits): the table's rows marked `http`. */
+export function httpOperations(): string[] {
+  return operations().filter((o) => o.faces.http).map((o) => o.name);
+}
 
-/** How an operation's request element carries its input. */
+/** How an operation's request element carries its input (the table's `faces.soap`). */
 export function soapParams(op: ServiceOperation): 'login' | 'none' | 'specification' {
-  return op.name === 'Login' ? 'login' : op.spec === null ? 'none' : 'specification';
+  return op.faces.soap ?? 'none';
 }
 
 function xsdType(ty: Ty<any, any>): string {
@@ -36,6 +38,12 @@ function xsdType(ty: Ty<any, any>): string {
 function fieldElement(name: string, f: AnyField): string {
   // the contract: "an element is optional unless the table says required"
   const min = f.presence === 'req' ? 1 : 0;
+  const d = describeType(f.ty);
+  if (d.xsd && (d.min !== undefined || d.max !== undefined)) {
+    // a bounded number (records/contract.ts, docs/limits.md): the bounds as facets
+    const facets = `${d.min !== undefined ? `<s:minInclusive value="${d.min}" />` : ''}${d.max !== undefined ? `<s:maxInclusive value="${d.max}" />` : ''}`;
+    return `<s:element minOccurs="${min}" maxOccurs="1" name="${name}"><s:simpleType><s:restriction base="s:${d.xsd}">${facets}</s:restriction></s:simpleType></s:element>`;
+  }
   return `<s:element minOccurs="${min}" maxOccurs="1" name="${name}" type="${xsdType(f.ty)}" />`;
 }
 
@@ -65,14 +73,14 @@ function arrayTypes(): string[] {
     `<s:complexType name="ArrayOf${n}"><s:sequence><s:element minOccurs="0" maxOccurs="unbounded" name="${n}" nillable="true" type="${xsdType(item)}" /></s:sequence></s:complexType>`);
 }
 
-const SOAP_OPS = (): ServiceOperation[] => Object.values(SERVICE_OPERATIONS);
+const SOAP_OPS = (): ServiceOperation[] => operations().filter((o) => o.faces.soap);
 
 function operationElements(op: ServiceOperation): string {
   const p = soapParams(op);
   const input = p === 'login'
     ? '<s:sequence><s:element minOccurs="0" maxOccurs="1" name="userName" type="s:string" /><s:element minOccurs="0" maxOccurs="1" name="password" type="s:string" /></s:sequence>'
     : p === 'specification' ? `<s:sequence><s:element minOccurs="0" maxOccurs="1" name="specification" type="tns:${op.spec!.name}" /></s:sequence>` : '';
-  const output = op.name === 'Logout' ? '' : `<s:sequence><s:element minOccurs="0" maxOccurs="1" name="${op.name}Result" type="tns:${op.result.name}" /></s:sequence>`;
+  const output = op.faces.soapVoid ? '' : `<s:sequence><s:element minOccurs="0" maxOccurs="1" name="${op.name}Result" type="tns:${op.result.name}" /></s:sequence>`;
   const el = (name: string, body: string): string => (body ? `<s:element name="${name}"><s:complexType>${body}</s:complexType></s:element>` : `<s:element name="${name}"><s:complexType /></s:element>`);
   return el(op.name, input) + el(`${op.name}Response`, output);
 }
@@ -93,7 +101,7 @@ export function wsdlDocument(o: WsdlOptions): string {
   const svc = o.service ?? 'TrackService';
   const loc = escapeAttr(o.location);
   const ops = SOAP_OPS();
-  const http = ops.filter((op) => (HTTP_OPERATIONS as readonly string[]).includes(op.name));
+  const http = ops.filter((op) => op.faces.http);
   const types = [
     ...ops.map(operationElements),
     ...RECORDS.filter((r) => !REST_ONLY.has(r.name)).map(complexType),
@@ -102,8 +110,7 @@ export function wsdlDocument(o: WsdlOptions): string {
     '<s:element name="SessionIDHeader" type="tns:SessionIDHeader" />',
     '<s:complexType name="SessionIDHeader"><s:sequence><s:element minOccurs="0" maxOccurs="1" name="SessionID" type="s:string" /></s:sequence><s:anyAttribute /></s:complexType>',
     // the roots of the plain HTTP responses
-    '<s:element name="LoginResult" nillable="true" type="tns:LoginResult" />',
-    '<s:element name="CreditResult" nillable="true" type="tns:CreditResult" />',
+    ...http.filter((op) => !op.faces.soapVoid).map((op) => `<s:element name="${op.result.name}" nillable="true" type="tns:${op.result.name}" />`),
   ].join('');
 
   const messages: string[] = [];
@@ -115,9 +122,9 @@ export function wsdlDocument(o: WsdlOptions): string {
   for (const verb of ['HttpGet', 'HttpPost']) {
     for (const op of http) {
       // the key of the plain HTTP calls: a SessionID parameter (or the X-API-Key header)
-      const parts = op.name === 'Login' ? '<wsdl:part name="userName" type="s:string" /><wsdl:part name="password" type="s:string" />' : '<wsdl:part name="SessionID" type="s:string" />';
+      const parts = soapParams(op) === 'login' ? '<wsdl:part name="userName" type="s:string" /><wsdl:part name="password" type="s:string" />' : '<wsdl:part name="SessionID" type="s:string" />';
       messages.push(`<wsdl:message name="${op.name}${verb}In">${parts}</wsdl:message>`);
-      const out = op.name === 'Login' ? '<wsdl:part name="Body" element="tns:LoginResult" />' : op.name === 'CreditRemaining' ? '<wsdl:part name="Body" element="tns:CreditResult" />' : '';
+      const out = op.faces.soapVoid ? '' : `<wsdl:part name="Body" element="tns:${op.result.name}" />`;
       messages.push(`<wsdl:message name="${op.name}${verb}Out">${out}</wsdl:message>`);
     }
   }
@@ -127,8 +134,8 @@ export function wsdlDocument(o: WsdlOptions): string {
 
   const soapBinding = (p: 'soap' | 'soap12', name: string): string => {
     const body = ops.map((op) => {
-      const inHeader = op.name === 'Login' ? '' : `<${p}:header message="tns:${op.name}SessionIDHeader" part="SessionIDHeader" use="literal" />`;
-      const outHeader = op.name === 'Login' ? `<${p}:header message="tns:${op.name}SessionIDHeader" part="SessionIDHeader" use="literal" />` : '';
+      const inHeader = !op.auth ? '' : `<${p}:header message="tns:${op.name}SessionIDHeader" part="SessionIDHeader" use="literal" />`;
+      const outHeader = soapParams(op) === 'login' ? `<${p}:header message="tns:${op.name}SessionIDHeader" part="SessionIDHeader" use="literal" />` : '';
       return `<wsdl:operation name="${op.name}"><${p}:operation soapAction="${ns}${op.name}" style="document" />` +
         `<wsdl:input><${p}:body use="literal" />${inHeader}</wsdl:input><wsdl:output><${p}:body use="literal" />${outHeader}</wsdl:output></wsdl:operation>`;
     }).join('');
@@ -137,7 +144,7 @@ export function wsdlDocument(o: WsdlOptions): string {
   const httpBinding = (verb: 'GET' | 'POST'): string => {
     const name = verb === 'GET' ? 'HttpGet' : 'HttpPost';
     const input = verb === 'GET' ? '<http:urlEncoded />' : '<mime:content type="application/x-www-form-urlencoded" />';
-    const body = http.map((op) => `<wsdl:operation name="${op.name}"><http:operation location="/${op.name}" /><wsdl:input>${input}</wsdl:input><wsdl:output>${op.name === 'Logout' ? '' : '<mime:mimeXml part="Body" />'}</wsdl:output></wsdl:operation>`).join('');
+    const body = http.map((op) => `<wsdl:operation name="${op.name}"><http:operation location="/${op.name}" /><wsdl:input>${input}</wsdl:input><wsdl:output>${op.faces.soapVoid ? '' : '<mime:mimeXml part="Body" />'}</wsdl:output></wsdl:operation>`).join('');
     return `<wsdl:binding name="${svc}${name}" type="tns:${svc}${name}"><http:binding verb="${verb}" />${body}</wsdl:binding>`;
   };
 

@@ -1,0 +1,68 @@
+/**
+ * TrackPoints (extension): records GPS points on a track of the caller's account. The body is a
+ * TrackPointsSpecification or a bare JSON array of TrackPoints; each point is checked on its own,
+ * so that every bad one is named at once.
+ */
+import { TrackPointSchema, TrackPointsSpecificationSchema, type Issue, type TrackPointsResult } from '../../records/index.js';
+import type { TrackPoint } from '../../store/types.js';
+import { Ticker } from '../../core/cancel.js';
+import type { Call } from '../call.js';
+import type { ParseOutcome } from '../operations.js';
+import { instantOf, MAX_NAME } from './common.js';
+
+/** Most track points one TrackPoints request may record. */
+export const MAX_POINTS = 100_000;
+
+export interface TrackPointsInput {
+  /** The track (default: the account's name). */
+  track: string | undefined;
+  points: TrackPoint[];
+}
+
+function prop(body: unknown, name: string): unknown {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(body)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+function withoutProp(body: unknown, name: string): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  const lower = name.toLowerCase();
+  return Object.fromEntries(Object.entries(body).filter(([k]) => k.toLowerCase() !== lower));
+}
+
+export async function parseTrackPoints(raw: unknown): Promise<ParseOutcome<TrackPointsInput>> {
+  const body = Array.isArray(raw) ? { TrackPoints: raw } : raw ?? {};
+  const list = prop(body, 'TrackPoints');
+  const given = Array.isArray(list) ? list : null;
+  const p = TrackPointsSpecificationSchema.safeParse(given ? withoutProp(body, 'TrackPoints') : body);
+  const issues: Issue[] = p.ok ? [] : p.issues;
+  if (p.ok && (p.value.Account?.length ?? 0) > MAX_NAME) issues.push({ path: 'Account', message: `at most ${MAX_NAME} characters (got ${p.value.Account!.length})` });
+  if (given && given.length > MAX_POINTS) return { ok: false, issues: [{ path: 'TrackPoints', message: `at most ${MAX_POINTS} points per request (got ${given.length})` }] };
+  const points: TrackPoint[] = [];
+  const ticker = new Ticker();
+  for (let i = 0; i < (given ?? []).length; i++) {
+    // many points: the event loop gets its turns
+    await ticker.tick();
+    const q = given![i];
+    const path = `TrackPoints[${i}]`;
+    const r = q === null || q === undefined ? null : TrackPointSchema.safeParse(q, path);
+    if (r === null) { issues.push({ path, message: 'is empty (null)' }); continue; }
+    if (!r.ok) { issues.push(...r.issues); continue; }
+    const ts = instantOf(r.value.TimeStamp);
+    if (ts === null) issues.push({ path: `${path}.TimeStamp`, message: `is not set (a date after 2012-01-01 is required; got ${r.value.TimeStamp})` });
+    if (!(Math.abs(r.value.Latitude) <= 90)) issues.push({ path: `${path}.Latitude`, message: `must be within ±90 (got ${r.value.Latitude})` });
+    if (!(Math.abs(r.value.Longitude) <= 180)) issues.push({ path: `${path}.Longitude`, message: `must be within ±180 (got ${r.value.Longitude})` });
+    points.push({ lat: r.value.Latitude, lon: r.value.Longitude, ts: ts ?? 0 });
+  }
+  if (issues.length > 0) return { ok: false, issues: issues.slice(0, 50) };
+  return { ok: true, value: { track: (p.ok && p.value.Account) || undefined, points } };
+}
+
+export async function trackPoints(spec: TrackPointsInput, call: Call): Promise<TrackPointsResult> {
+  const account = call.account!;
+  const n = spec.points.length === 0 ? 0
+    : await call.service.store.addTrackPoints({ accountId: account.id, track: spec.track || account.name, points: spec.points, now: call.service.clock() });
+  return { Status: 'Success', Errors: [], Count: n };
+}
