@@ -13,10 +13,10 @@
  * CalculateRoutes within its solo time + 0.5 s; the long dispatch loses ≤ 10 % of its quality
  * (total route time, its objective) at equal time.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startServer } from './lib/server.js';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Engine } from '../src/engine.js';
@@ -25,24 +25,7 @@ import { keyHash, newApiKey } from '../src/store/hash.js';
 import { makePortoSpec } from './lib/porto-spec.js';
 import { median, percentile, table, writeSection } from './lib/report.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DATASET = fileURLToPath(new URL('out/porto.dkds', import.meta.url));
-
-async function startServer(data: string, db: string, extra: string[]): Promise<{ url: string; stop: () => Promise<void> }> {
-  // the sources (a dist/ from an earlier build could be stale)
-  const args = ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')];
-  const child = spawn(process.execPath, [...args, 'serve', '--data', data, '--db', db, '--port', '0', '--rate-limit', '0', '--log-level', 'warn', '--threads', '2', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /serving .* on (http:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (c) => reject(new Error(`server exited ${c}: ${err}`)));
-  });
-  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
-}
 
 async function post(url: string, path: string, body: unknown, key: string): Promise<{ ms: number; json: any }> {
   const t = performance.now();
@@ -90,7 +73,7 @@ async function main(): Promise<void> {
     const key = newApiKey();
     await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e12, now: Date.now() });
     await store.close();
-    const server = await startServer(DATASET, db, ['--dispatch-time-limit', String(limitS), ...v.args]);
+    const server = await startServer(DATASET, db, ['--threads', '2', '--dispatch-time-limit', String(limitS), ...v.args], { built: false });
     try {
       // warm-up, then solo times
       for (let i = 0; i < 3; i++) { await post(server.url, '/rest/dispatch', short, key); await post(server.url, '/rest/routes', routes, key); }

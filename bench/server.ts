@@ -7,39 +7,19 @@
  *
  *   node --import tsx bench/server.ts [--seconds 10] [--connections 50] [--only distance,soap,geocode,dispatch]
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { median, table, writeSection } from './lib/report.js';
 import { ensureDemoDataset, DEMO_PLACES } from '../src/cli/commands/demo.js';
+import { startServer } from './lib/server.js';
 import { openStore } from '../src/store/index.js';
 import { keyHash, newApiKey } from '../src/store/hash.js';
 
-const ROOT = new URL('../', import.meta.url).pathname;
 
 interface Row { name: string; connections: number; seconds: number; rps: number; p50: number; p99: number; max: number; ok: number; errors: number; non2xx: number }
-
-async function startServer(data: string, db: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const built = join(ROOT, 'dist/cli/main.js');
-  const args = existsSync(built) ? [built] : ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')];
-  const child = spawn(process.execPath, [...args, 'serve', '--data', data, '--db', db, '--port', '0', '--rate-limit', '0', '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /serving .* on (http:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (c) => reject(new Error(`server exited ${c}: ${err}`)));
-  });
-  return {
-    url,
-    stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }),
-  };
-}
 
 async function load(name: string, url: string, path: string, body: unknown, key: string, connections: number, seconds: number, headers?: Record<string, string>): Promise<Row> {
   const r = await autocannon({

@@ -96,36 +96,9 @@ async function typed(w: Writer, ty: Ty<any, any>, v: unknown): Promise<void> {
     return;
   }
   if (d.list && Array.isArray(v)) {
-    w.push('[');
     const item = d.list;
     const itemRec = describeType(item).record;
-    // small items in batches of about NODES nodes, each batch by one native stringify
-    let batch: unknown[] = [];
-    let nodes = 0;
-    let first = true;
-    const flush = (): void => {
-      if (batch.length === 0) return;
-      w.push(`${first ? '' : ','}${JSON.stringify(batch).slice(1, -1)}`);
-      first = false;
-      batch = [];
-      nodes = 0;
-    };
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (x !== null && typeof x === 'object' && hasLong(x)) {
-        flush();
-        if (!first) w.push(',');
-        first = false;
-        await typed(w, item, x);
-      } else {
-        batch.push(x === null || x === undefined ? null : itemRec ? itemRec.encode(x as never, w.o) : item.encode(x as never, w.o));
-        nodes += x !== null && typeof x === 'object' ? Object.keys(x).length + 1 : 1;
-        if (nodes >= NODES) flush();
-      }
-      await w.tick();
-    }
-    flush();
-    w.push(']');
+    await list(w, v, (x) => (itemRec ? itemRec.encode(x as never, w.o) : item.encode(x as never, w.o)), (x) => typed(w, item, x));
     return;
   }
   // the service's JSON fields (records/service.ts) pass any value through
@@ -133,38 +106,46 @@ async function typed(w: Writer, ty: Ty<any, any>, v: unknown): Promise<void> {
   w.push(JSON.stringify(ty.encode(v as never, w.o)));
 }
 
+/**
+ * A list: its small items in batches of about {@link NODES} nodes, each batch by one native
+ * stringify of its items as `encode` gives them; a large item by `big` (piece by piece).
+ */
+async function list(w: Writer, v: unknown[], encode: (x: unknown) => unknown, big: (x: unknown) => Promise<void>): Promise<void> {
+  w.push('[');
+  let batch: unknown[] = [];
+  let nodes = 0;
+  let first = true;
+  const flush = (): void => {
+    if (batch.length === 0) return;
+    w.push(`${first ? '' : ','}${JSON.stringify(batch).slice(1, -1)}`);
+    first = false;
+    batch = [];
+    nodes = 0;
+  };
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i] === undefined ? null : v[i];
+    if (x !== null && typeof x === 'object' && hasLong(x)) {
+      flush();
+      if (!first) w.push(',');
+      first = false;
+      await big(x);
+    } else {
+      batch.push(x === null ? null : encode(x));
+      nodes += x !== null && typeof x === 'object' ? Object.keys(x).length + 1 : 1;
+      if (nodes >= NODES) flush();
+    }
+    await w.tick();
+  }
+  flush();
+  w.push(']');
+}
+
 /** Any JSON value (GeoJSON, a job's result), long arrays item by item. */
 async function raw(w: Writer, v: unknown): Promise<void> {
   if (v instanceof RawJson) { w.push(v.text); return; }
   if (!hasLong(v, 4)) { w.push(JSON.stringify(v) ?? 'null'); return; }
   if (Array.isArray(v)) {
-    w.push('[');
-    let batch: unknown[] = [];
-    let nodes = 0;
-    let first = true;
-    const flush = (): void => {
-      if (batch.length === 0) return;
-      w.push(`${first ? '' : ','}${JSON.stringify(batch).slice(1, -1)}`);
-      first = false;
-      batch = [];
-      nodes = 0;
-    };
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i] === undefined ? null : v[i];
-      if (x !== null && typeof x === 'object' && hasLong(x)) {
-        flush();
-        if (!first) w.push(',');
-        first = false;
-        await raw(w, x);
-      } else {
-        batch.push(x);
-        nodes += x !== null && typeof x === 'object' ? Object.keys(x).length + 1 : 1;
-        if (nodes >= NODES) flush();
-      }
-      await w.tick();
-    }
-    flush();
-    w.push(']');
+    await list(w, v, (x) => x, (x) => raw(w, x));
     return;
   }
   w.push('{');
