@@ -1,6 +1,7 @@
 /** A trivial task kind used by the executors' own tests. */
 import { EngineError } from '../core/errors.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
+import { Ticker } from '../core/cancel.js';
 
 export interface EchoTask {
   value?: unknown;
@@ -10,6 +11,10 @@ export interface EchoTask {
   sharedKey?: string;
   /** Report this many progress events first. */
   progressSteps?: number;
+  /** Build about this many megabytes of objects and buffers first, then drop them (the memory tests). */
+  garbageMb?: number;
+  /** Hold the thread this many milliseconds, handing it back every ~10 ms (the fairness and cancellation tests). */
+  busyMs?: number;
 }
 
 export interface EchoResult {
@@ -24,8 +29,20 @@ declare module '../core/executor.js' {
   }
 }
 
-export function echoTask(task: EchoTask, env: TaskEnv): EchoResult {
+export async function echoTask(task: EchoTask, env: TaskEnv): Promise<EchoResult> {
   if (task.fail) throw new EngineError('InvalidInput', task.fail, { path: 'value' });
+  if (task.garbageMb) {
+    const keep: unknown[] = [];
+    // half objects, half buffers, as a large dispatch leaves behind
+    for (let i = 0; i < task.garbageMb * 5000; i++) keep.push({ a: i, b: `x${i}`, c: [i, i + 1] });
+    keep.push(new Float64Array(task.garbageMb * 65_536));
+    if (keep.length < 0) return { value: keep };
+  }
+  if (task.busyMs) {
+    const ticker = new Ticker(10, env.signal);
+    const end = performance.now() + task.busyMs;
+    while (performance.now() < end) await ticker.tick();
+  }
   for (let i = 1; i <= (task.progressSteps ?? 0); i++) env.progress({ phase: 'echo', done: i, total: task.progressSteps! });
   if (task.sharedKey) {
     const buf = env.shared[task.sharedKey] as SharedArrayBuffer;

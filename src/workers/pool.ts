@@ -65,6 +65,10 @@ export class WorkerPool implements Executor {
       maxThreads: this.threads,
       idleTimeout: 60_000,
       concurrentTasksPerWorker: Math.max(1, Math.floor(opts.tasksPerThread ?? TASKS_PER_THREAD)),
+      // an idle thread waits on its event loop, not blocked in Atomics.wait: V8 then collects its
+      // garbage and gives the memory back (a large dispatch's 1+ GB within seconds, where a blocked
+      // thread kept it until its next task)
+      atomics: 'disabled',
       workerData: this.shared,
       execArgv: IS_TS ? ['--import', 'tsx'] : [],
     });

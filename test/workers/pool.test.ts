@@ -50,3 +50,66 @@ describe.each<[string, Executor]>([['WorkerPool', pool], ['InlineExecutor', inli
     expect(err.code).toBe('Cancelled');
   });
 });
+
+describe('WorkerPool: sharing, cancelling, giving memory back', () => {
+  it('a short task waits at most a slice behind long ones that share its thread (tasksPerThread 4); with one task per thread it waits for them', async () => {
+    const measure = async (p: WorkerPool): Promise<number> => {
+      const longs = [p.run('echo', { busyMs: 1500 }), p.run('echo', { busyMs: 1500 })];
+      await new Promise((r) => setTimeout(r, 200));
+      const t = performance.now();
+      await p.run('echo', { value: 1 });
+      const ms = performance.now() - t;
+      await Promise.all(longs);
+      return ms;
+    };
+    const shared4 = new WorkerPool({ threads: 2 });
+    const one = new WorkerPool({ threads: 2, tasksPerThread: 1 });
+    try {
+      await Promise.all([shared4.run('echo', {}), shared4.run('echo', {}), one.run('echo', {}), one.run('echo', {})]);
+      const fair = await measure(shared4);
+      const fifo = await measure(one);
+      console.log(`pool: a short task beside two long ones waited ${fair.toFixed(0)} ms (4 tasks per thread), ${fifo.toFixed(0)} ms (1 per thread)`);
+      expect(fair).toBeLessThan(200);
+      expect(fifo).toBeGreaterThan(1000);
+    } finally {
+      await shared4.close();
+      await one.close();
+    }
+  });
+
+  it('cancelling settles the caller at once and the task stops at its next check, without killing the tasks beside it', async () => {
+    const ac = new AbortController();
+    const neighbour = pool.run('echo', { busyMs: 800, value: 'kept' });
+    const victim = pool.run('echo', { busyMs: 5000 }, { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    const t = performance.now();
+    ac.abort();
+    await expect(victim).rejects.toMatchObject({ code: 'Cancelled' });
+    expect(performance.now() - t).toBeLessThan(50);
+    expect((await neighbour).value).toBe('kept');
+    // the cancelled task really stopped: the pool is free for new work
+    const t2 = performance.now();
+    await Promise.all([pool.run('echo', {}), pool.run('echo', {})]);
+    expect(performance.now() - t2).toBeLessThan(500);
+  });
+
+  it('a thread gives a large task\'s memory back within seconds once idle (it waits on its event loop, where V8 collects)', async () => {
+    const p = new WorkerPool({ threads: 2 });
+    try {
+      await Promise.all([p.run('echo', {}), p.run('echo', {})]);
+      const base = process.memoryUsage().rss;
+      await Promise.all([p.run('echo', { garbageMb: 300 }), p.run('echo', { garbageMb: 300 })]);
+      const peak = process.memoryUsage().rss;
+      let now = peak;
+      for (let i = 0; i < 30 && now - base > 0.3 * (peak - base); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        now = process.memoryUsage().rss;
+      }
+      console.log(`pool memory: ${(base / 1e6).toFixed(0)} MB idle, ${(peak / 1e6).toFixed(0)} MB after two 300 MB tasks, ${(now / 1e6).toFixed(0)} MB soon after`);
+      expect(peak - base).toBeGreaterThan(200e6);
+      expect(now - base).toBeLessThan(0.3 * (peak - base));
+    } finally {
+      await p.close();
+    }
+  });
+});
