@@ -65,36 +65,43 @@ export const SLICE_MS = 10;
 const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Hands the thread back to its event loop every `sliceMs` of work: call {@link tick} between
- * items of a long loop (it resolves at once until the slice is used up).
+ * The end of the thread's current slice: every sliced loop of the thread (any number may be
+ * running, each resumed in its turn of the event loop) shares it, so that together they hold the
+ * thread one slice at a time — loops each with a slice of their own, resumed one after another
+ * in the same turn, would hold it for the sum.
+ */
+let sliceEnd = 0;
+
+/**
+ * Hands the thread back to its event loop when the thread's slice (shared by every sliced loop
+ * of the thread, {@link sliceEnd}) is used up: call {@link tick} between items of a long loop (it
+ * resolves at once while the slice lasts).
  */
 export class Ticker {
-  private until: number;
   constructor(private readonly sliceMs = SLICE_MS, private readonly signal?: AbortSignal) {
-    this.until = performance.now() + sliceMs;
+    const now = performance.now();
+    if (sliceEnd < now) sliceEnd = now + sliceMs;
   }
   async tick(): Promise<void> {
-    if (performance.now() < this.until) return;
+    if (performance.now() < sliceEnd) return;
     await nextTurn();
     throwIfAborted(this.signal);
-    this.until = performance.now() + this.sliceMs;
+    // the first loop to resume in a turn opens the next slice; the others share it
+    const now = performance.now();
+    if (sliceEnd < now) sliceEnd = now + this.sliceMs;
   }
 }
 
 /**
- * Maps `items` through `fn` in slices of about {@link SLICE_MS}: between slices the thread's event
- * loop runs (other tasks sharing the thread, timers, an abort), and `signal` is checked
- * (Cancelled). The same results as a plain map, in order.
+ * Maps `items` through `fn` in slices of about {@link SLICE_MS} (the thread's shared slice,
+ * {@link Ticker}): between slices the thread's event loop runs (other tasks sharing the thread,
+ * timers, an abort), and `signal` is checked (Cancelled). The same results as a plain map, in order.
  */
 export async function sliced<T, R>(items: readonly T[], fn: (item: T, index: number) => R, signal?: AbortSignal, sliceMs = SLICE_MS): Promise<R[]> {
   const out: R[] = new Array(items.length);
-  let until = performance.now() + sliceMs;
+  const ticker = new Ticker(sliceMs, signal);
   for (let i = 0; i < items.length; i++) {
-    if (i > 0 && performance.now() >= until) {
-      await nextTurn();
-      throwIfAborted(signal);
-      until = performance.now() + sliceMs;
-    }
+    if (i > 0) await ticker.tick();
     out[i] = fn(items[i], i);
   }
   return out;

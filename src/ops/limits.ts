@@ -41,10 +41,15 @@ export const MAX_SHAPE_POINTS = 500;
 export const MAX_ZONE_SETS = 16;
 /** Locations of one CalculateRoute (legs are routed in the calling thread, one after another). */
 export const MAX_ROUTE_LOCATIONS = 1_000;
-/** Specifications of one CalculateRoutes. */
-export const MAX_ROUTES_SPECIFICATIONS = 1_000;
-/** Locations of all the Specifications of one CalculateRoutes together. */
-export const MAX_ROUTES_LOCATIONS = 10_000;
+/** Specifications of one CalculateRoutes (each a RouteResult with its directions: bench/stall.ts). */
+export const MAX_ROUTES_SPECIFICATIONS = 250;
+/**
+ * Locations of all the Specifications of one CalculateRoutes together: its answer (turn-by-turn
+ * directions of every leg, ~7 KB a leg) stays within ~8 MB, as one CalculateRoute's, which a
+ * server handles without holding its event loop over 50 ms (bench/stall.ts; 10,000 made a 70 MB
+ * answer, 2,000 over 500 routes still held it 35-85 ms).
+ */
+export const MAX_ROUTES_LOCATIONS = 1_000;
 /** Addresses of one Geocode (records, candidates and result live in memory at once). */
 export const MAX_GEOCODE_ADDRESSES = 100_000;
 /** At most this many trips per vehicle (two weeks of days; see ops/dispatch.ts, trips). */

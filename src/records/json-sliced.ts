@@ -60,22 +60,28 @@ class Writer extends Ticker {
  * validated) piece by piece; a small one in one native call.
  */
 function hasLong(v: unknown, _depth?: number): boolean {
-  let budget = NODES;
+  return sizeOf(v, NODES) > NODES;
+}
+
+/** Array elements and object properties of a value, counted up to `budget + 1` (RawJson: past the budget). */
+function sizeOf(v: unknown, budget: number): number {
+  let n = 0;
   const walk = (x: unknown): boolean => {
-    if (x instanceof RawJson) return true;
+    if (x instanceof RawJson) { n = budget + 1; return true; }
     if (x === null || typeof x !== 'object') return false;
     if (Array.isArray(x)) {
-      if ((budget -= x.length) < 0) return true;
+      if ((n += x.length) > budget) return true;
       for (const y of x) if (walk(y)) return true;
       return false;
     }
     for (const k in x as Record<string, unknown>) {
-      if (--budget < 0) return true;
+      if (++n > budget) return true;
       if (walk((x as Record<string, unknown>)[k])) return true;
     }
     return false;
   };
-  return walk(v);
+  walk(v);
+  return Math.min(n, budget + 1);
 }
 
 async function typed(w: Writer, ty: Ty<any, any>, v: unknown): Promise<void> {
@@ -124,15 +130,15 @@ async function list(w: Writer, v: unknown[], encode: (x: unknown) => unknown, bi
   };
   for (let i = 0; i < v.length; i++) {
     const x = v[i] === undefined ? null : v[i];
-    if (x !== null && typeof x === 'object' && hasLong(x)) {
+    const n = x !== null && typeof x === 'object' ? sizeOf(x, NODES) : 1;
+    if (n > NODES) {
       flush();
       if (!first) w.push(',');
       first = false;
       await big(x);
     } else {
       batch.push(x === null ? null : encode(x));
-      nodes += x !== null && typeof x === 'object' ? Object.keys(x).length + 1 : 1;
-      if (nodes >= NODES) flush();
+      if ((nodes += n + 1) >= NODES) flush();
     }
     await w.tick();
   }

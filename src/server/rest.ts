@@ -8,6 +8,7 @@
  * Refusals map through the one refusal table (status, Retry-After).
  */
 import { Readable } from 'node:stream';
+import { Ticker } from '../core/cancel.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerHead, answerJson, encodeAnswer, type Account, type Answer, type Service } from '../service/service.js';
 import { operations, type ServiceOperation } from '../service/operations.js';
@@ -101,7 +102,7 @@ export function registerOperations(app: FastifyInstance, service: Service, mount
           for (const [k, v] of Object.entries(head.headers)) reply.header(k, v);
           const text = await answerJson(o, enums);
           // a large answer goes out chunk by chunk (never one huge string to encode at once)
-          return reply.code(head.status).type('application/json; charset=utf-8').send(typeof text === 'string' ? text : Readable.from(text));
+          return reply.code(head.status).type('application/json; charset=utf-8').send(typeof text === 'string' ? text : Readable.from(bytesOf(text)));
         } catch (e) {
           const r = refusalOf(e, req.id);
           req.log.error({ err: e }, r.code === 'Unavailable' ? 'database error' : 'internal error');
@@ -120,6 +121,15 @@ export function registerOperations(app: FastifyInstance, service: Service, mount
       handler: async (req, reply) => reply.code(405).header('Allow', methods.join(', '))
         .send(errorBody(`${url} takes ${methods.join(' or ')}.`, mount.enums(req))),
     });
+  }
+}
+
+/** Chunks of an answer as bytes, one at a time with the event loop's turns between them (never megabytes encoded in one go). */
+async function* bytesOf(chunks: readonly string[]): AsyncGenerator<Buffer> {
+  const ticker = new Ticker();
+  for (const c of chunks) {
+    yield Buffer.from(c, 'utf8');
+    await ticker.tick();
   }
 }
 

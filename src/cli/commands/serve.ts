@@ -60,7 +60,7 @@ export const serveCommand: Command = {
     { flag: '--rate-limit N', description: 'requests per second per account (bursts of 2N; 0 = no limit)', default: '1000' },
     { flag: '--dispatch-time-limit S', description: 'a synchronous dispatch returns its best plan within this many seconds (keep it under your clients\' timeouts: .NET HttpClient waits 100 s; longer work runs as a job)', default: '85' },
     { flag: '--timeout S', description: 'other operations are cancelled after this many seconds (Status Failed)', default: '60' },
-    { flag: '--body-limit MB', description: 'largest request body (413 past it)', default: '32' },
+    { flag: '--body-limit MB', description: 'largest request body (413 past it)', default: '16' },
     { flag: '--stale-after S', description: 'refund the open reservations of instances silent for this long (crashed)', default: '30' },
     { flag: '--cors <origin,…>', description: 'browser origins allowed to call the API (exact matches)', default: 'none' },
     { flag: '--soap-path PATH', description: 'where the SOAP endpoint answers (its WSDL at PATH?WSDL)', default: '/TrackService.asmx' },
@@ -102,7 +102,7 @@ export const serveCommand: Command = {
     if (values.prefix !== undefined && !values.redis) throw new EngineError('InvalidInput', '--prefix names the Redis keys of --redis: give --redis too', { path: 'prefix' });
     const timeout = int(values.timeout, 60, '--timeout', 1, 86400);
     const staleS = int(values['stale-after'], 30, '--stale-after', 0, 86400);
-    const bodyMb = int(values['body-limit'], 32, '--body-limit', 0.001, 1024);
+    const bodyMb = int(values['body-limit'], 16, '--body-limit', 0.001, 1024);
     const level = values['log-level'] ?? 'info';
     const soapPath = values['soap-path'];
     if (values.redis !== undefined && !/^rediss?:\/\//.test(values.redis)) throw new EngineError('InvalidInput', `--redis: a redis://host:port URL (got ${JSON.stringify(values.redis)})`, { path: 'redis' });

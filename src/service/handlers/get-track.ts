@@ -12,7 +12,7 @@ import { failedAt, instantOf, MAX_NAME, utcDate } from './common.js';
 /** Most points one GetTrack answers (the earliest of the range). */
 export const MAX_TRACK_POINTS = 100_000;
 /** Points read from the database at once. */
-const PAGE = 5000;
+const PAGE = 2000;
 
 export async function getTrack(spec: Parsed<typeof TrackSpecificationSchema>, call: Call): Promise<TrackResult> {
   const from = instantOf(spec.FromDate) ?? 0, to = instantOf(spec.ToDate) ?? Number.MAX_SAFE_INTEGER;

@@ -6,8 +6,8 @@ import { RawJson, type Parsed, PlanSpecificationSchema } from '../../records/ind
 import type { Call } from '../call.js';
 import { failedAt } from './common.js';
 
-/** Most plan entries (vehicles × their locations) one request may draw. */
-export const MAX_PLAN_ENTRIES = 20_000;
+/** Most plan entries (the Locations of all its Items) one request may draw: ~30 MB of GeoJSON, written without holding the loop (bench/stall.ts). */
+export const MAX_PLAN_ENTRIES = 10_000;
 
 export async function planGeoJson(spec: Parsed<typeof PlanSpecificationSchema>, call: Call): Promise<object> {
   const entries = (spec.Result.Items ?? []).reduce((a: number, it) => a + (it.Locations?.length ?? 0), 0);

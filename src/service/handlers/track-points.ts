@@ -12,10 +12,10 @@ import { instantOf, MAX_NAME } from './common.js';
 
 /**
  * Most track points one TrackPoints request may record: they are written in one transaction,
- * which holds a server's event loop (SQLite) for as long as it takes — 10,000 points ≈ 20 ms here.
+ * which holds a server's event loop (SQLite) for as long as it takes — 5,000 points ≈ 25 ms here.
  * A vehicle sends a few at a time; a bulk import splits its points.
  */
-export const MAX_POINTS = 10_000;
+export const MAX_POINTS = 5_000;
 
 export interface TrackPointsInput {
   /** The track (default: the account's name). */
