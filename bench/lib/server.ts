@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * Starts `dispatchkit serve --data <data> --db <db> --port 0 --rate-limit 0 --log-level warn
  * <extra>`: from the built package when `built` and dist/ exists, else from the sources (tsx).
  */
-export async function startServer(data: string, db: string, extra: string[] = [], o: { built?: boolean } = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startServer(data: string, db: string, extra: string[] = [], o: { built?: boolean } = {}): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const main = join(ROOT, 'dist/cli/main.js');
   const args = o.built !== false && existsSync(main) ? [main] : ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')];
   const child = spawn(process.execPath, [...args, 'serve', '--data', data, '--db', db, '--port', '0', '--rate-limit', '0', '--log-level', 'warn', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -23,5 +23,5 @@ export async function startServer(data: string, db: string, extra: string[] = []
     });
     child.once('exit', (c) => reject(new Error(`server exited ${c}: ${err}`)));
   });
-  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+  return { url, pid: child.pid!, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
 }
