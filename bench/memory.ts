@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     '',
     table(['dispatch', 'answer', 'idle before', 'peak', '5 s after', '15 s after', '30 s after', '60 s after'], [row]),
     '',
-    `Issue #22 measured the peak at 1.9–2.7 GB and the idle server holding 1.1–2.0 GB for minutes after. An idle worker thread now waits on its event loop, where V8 collects and shrinks its heap, instead of blocking in Atomics.wait (workers/pool.ts; test/workers/pool.test.ts). Load average at end: ${loadavg()[0].toFixed(2)}.`,
+    `Issue #22 measured the peak at 1.9–2.7 GB and the idle server holding 1.1–2.0 GB for minutes after. Two changes give it back: an idle worker thread waits on its event loop, where V8 collects and shrinks its heap, instead of blocking in Atomics.wait (workers/pool.ts); and the matrices on shared memory — freed only once every thread has dropped its last reference, which idle isolates with small heaps of their own never collected — are let go by one full collection on each thread when it has been idle a moment after heavy work (workers/worker.ts, Engine). Tests: test/workers/pool.test.ts, test/engine/memory.test.ts. Load average at end: ${loadavg()[0].toFixed(2)}.`,
   ].join('\n'));
 }
 

@@ -20,6 +20,8 @@ import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { getMaxListeners, setMaxListeners } from 'node:events';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { EngineError, toErrorRecord, type ErrorRecord } from '../core/errors.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
@@ -134,4 +136,22 @@ export class WorkerPool implements Executor {
   async close(): Promise<void> {
     await this.piscina.destroy();
   }
+}
+
+let gcFn: (() => void) | null | undefined;
+/**
+ * A full garbage collection of the calling thread, where V8 lets one be asked for (a process not
+ * started with --expose-gc gets it through the flag set at run time); a no-op where it cannot.
+ * For giving memory back after heavy work (Engine, workers/worker.ts), never on a busy thread.
+ */
+export function fullCollection(): void {
+  if (gcFn === undefined) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      gcFn = vm.runInNewContext('gc') as () => void;
+    } catch {
+      gcFn = null;
+    }
+  }
+  gcFn?.();
 }

@@ -7,12 +7,33 @@ import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { ProgressEvent } from '../core/cancel.js';
-import type { TaskEnvelope, TaskReply } from './pool.js';
+import { fullCollection, type TaskEnvelope, type TaskReply } from './pool.js';
 import { handlerOf } from './tasks.js';
 
 const noProgress = (): void => {};
 
+/**
+ * Memory given back when the thread falls idle: a task's large data often lives on shared memory
+ * (a dispatch's matrices, hundreds of megabytes) whose last reference here is garbage the thread
+ * would otherwise keep — an idle isolate with a small heap of its own sees no reason to collect,
+ * and a SharedArrayBuffer's memory is freed only when every thread holding it has. So a full
+ * collection runs once the thread has been idle a moment after work (on this thread only: the
+ * server's event loop is not touched).
+ */
+let running = 0;
+let idleGc: ReturnType<typeof setTimeout> | null = null;
+function collectWhenIdle(): void {
+  if (idleGc) clearTimeout(idleGc);
+  idleGc = setTimeout(() => {
+    idleGc = null;
+    if (running === 0) fullCollection();
+  }, IDLE_GC_MS);
+  idleGc.unref();
+}
+const IDLE_GC_MS = 1000;
+
 export default async function run(task: TaskEnvelope): Promise<unknown> {
+  running++;
   try {
     const h = handlerOf(task.kind);
     const port = task.port;
@@ -41,6 +62,8 @@ export default async function run(task: TaskEnvelope): Promise<unknown> {
   } catch (e) {
     const reply: TaskReply = { ok: false, error: toErrorRecord(e) };
     return reply;
+  } finally {
+    if (--running === 0) collectWhenIdle();
   }
 }
 

@@ -1,0 +1,42 @@
+/**
+ * Memory given back after heavy work: a dispatch large enough for its travel matrix to live on
+ * shared memory (from 2,000 places) leaves the process near where it started within seconds —
+ * each thread collects once it has been idle a moment (Engine, workers/worker.ts), and the
+ * shared matrix is freed once every thread has.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../src/engine.js';
+import { fixtureDataset } from '../helpers/datasets.js';
+import { reachablePool } from '../helpers/monaco-stops.js';
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
+});
+afterAll(() => engine.close());
+
+describe('memory after big work', () => {
+  it('a 3,000-stop dispatch (its matrix on shared memory) gives its memory back within seconds', async () => {
+    const pool = reachablePool(engine);
+    await engine.dispatch({ MinimumOptimization: 1, Vehicles: [{ Name: 'V', StartLocation: { LatLong: pool[0] } }], Locations: [{ LatLong: pool[1] }] });
+    await new Promise((r) => setTimeout(r, 3000));
+    const base = process.memoryUsage().rss;
+    const spec = {
+      MinimumOptimization: 1,
+      Vehicles: Array.from({ length: 30 }, (_, v) => ({ Name: `V${v}`, StartLocation: { LatLong: pool[0] } })),
+      Locations: Array.from({ length: 3000 }, (_, i) => ({ Name: `S${i}`, LatLong: { Latitude: pool[i % pool.length].Latitude + ((i * 7) % 13) * 2e-5, Longitude: pool[i % pool.length].Longitude + ((i * 3) % 11) * 2e-5 } })),
+    };
+    let r: unknown = await engine.dispatch(spec);
+    const peak = process.memoryUsage().rss;
+    expect((r as { Status: string }).Status).not.toBe('Failed');
+    r = null;
+    let now = peak;
+    for (let i = 0; i < 40 && now - base > 0.4 * (peak - base); i++) {
+      await new Promise((res) => setTimeout(res, 250));
+      now = process.memoryUsage().rss;
+    }
+    console.log(`engine memory: ${(base / 1e6).toFixed(0)} MB before, ${(peak / 1e6).toFixed(0)} MB right after a 3,000-stop dispatch, ${(now / 1e6).toFixed(0)} MB soon after`);
+    expect(peak - base).toBeGreaterThan(60e6);
+    expect(now - base).toBeLessThan(0.4 * (peak - base));
+  }, 120_000);
+});
