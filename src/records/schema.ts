@@ -362,10 +362,20 @@ export class RecordDef<S extends Shape> extends Ty<Out<S>, In<S>> {
 
   /** Validates input; returns the parsed record or the list of issues. */
   safeParse(v: unknown, path = ''): { ok: true; value: Out<S> } | { ok: false; issues: Issue[] } {
+    // a record this schema validated a moment ago (the service validates, then its handler's
+    // operation would again) is not walked twice
+    if (path === '' && typeof v === 'object' && v !== null && this.validated.has(v)) return { ok: true, value: v as Out<S> };
     const issues: Issue[] = [];
     const value = this.parse(v, path, issues);
-    return value !== undefined && issues.length === 0 ? { ok: true, value } : { ok: false, issues };
+    if (value !== undefined && issues.length === 0) {
+      if (path === '') this.validated.add(value);
+      return { ok: true, value };
+    }
+    return { ok: false, issues };
   }
+
+  /** The values this schema's safeParse returned at the top level: passed to it again, they are known valid. */
+  private readonly validated = new WeakSet<object>();
 
   /** A record of this type with every default applied (required fields left out). */
   defaults(): Out<S> {

@@ -54,19 +54,11 @@ const require = createRequire(import.meta.url);
 /** Default {@link ServerOptions.bodyLimit}. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
-/**
- * Depth of JSON nesting, scanning the text (strings skipped) — before JSON.parse and the schemas
- * recurse; stops past `limit`. Hands the event loop back every 64 K characters (long bodies).
- */
-export async function jsonDepth(text: string, limit: number): Promise<number> {
-  const ticker = new Ticker();
-  let depth = 0, max = 0;
-  let check = 0x10000;
-  for (let i = 0; i < text.length; i++) {
-    if (i >= check) {
-      check = i + 0x10000;
-      await ticker.tick();
-    }
+/** One step of the JSON depth scan: from `i`, at most `n` characters; the state carried between steps. */
+function depthScan(text: string, limit: number, st: { i: number; depth: number; max: number }, n: number): void {
+  const end = Math.min(text.length, st.i + n);
+  let { i, depth, max } = st;
+  for (; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) { // "
       for (i++; i < text.length; i++) {
@@ -75,10 +67,28 @@ export async function jsonDepth(text: string, limit: number): Promise<number> {
         else if (d === 34) break;
       }
     } else if (c === 123 || c === 91) { // { [
-      if (++depth > max) { max = depth; if (max > limit) return max; }
+      if (++depth > max) { max = depth; if (max > limit) { i = text.length; break; } }
     } else if (c === 125 || c === 93) depth--;
   }
-  return max;
+  st.i = i; st.depth = depth; st.max = max;
+}
+
+/** Depth of JSON nesting, scanning the text (strings skipped) — before JSON.parse and the schemas recurse; stops past `limit`. */
+export function jsonDepthSync(text: string, limit: number): number {
+  const st = { i: 0, depth: 0, max: 0 };
+  depthScan(text, limit, st, text.length);
+  return st.max;
+}
+
+/** {@link jsonDepthSync} handing the event loop back every 64 K characters (long bodies). */
+export async function jsonDepth(text: string, limit: number): Promise<number> {
+  const ticker = new Ticker();
+  const st = { i: 0, depth: 0, max: 0 };
+  while (st.i < text.length) {
+    depthScan(text, limit, st, 0x10000);
+    await ticker.tick();
+  }
+  return st.max;
 }
 
 class BodyError extends Error {
@@ -120,19 +130,32 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
   // ------------------------------------------------------------------ bodies: JSON with depth limit, empty allowed
   app.removeAllContentTypeParsers();
   const soapPath = (opts.soapPath ?? '/TrackService.asmx').toLowerCase();
-  const parseJson = async (req: FastifyRequest, body: Buffer): Promise<unknown> => {
+  /** Bodies from this many characters are checked and parsed in slices (records/json-sliced.ts). */
+  const SLICED_FROM = 64 * 1024;
+  const parseJson = (req: FastifyRequest, body: Buffer, done: (err: Error | null, v?: unknown) => void): void => {
     // the SOAP face reads its own bodies (XML, forms)
-    if (req.url.toLowerCase().startsWith(soapPath)) return body;
+    if (req.url.toLowerCase().startsWith(soapPath)) { done(null, body); return; }
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.trim() === '') return undefined;
-    // a long body is checked and parsed in slices: the event loop keeps answering meanwhile
-    if ((await jsonDepth(text, maxDepth)) > maxDepth) throw new BodyError(400, `The JSON body is nested deeper than ${maxDepth} levels.`);
-    try {
-      return await parseJsonSliced(text);
-    } catch (e) {
-      throw new BodyError(400, `The body is not valid JSON: ${(e as Error).message}`);
+    if (text.trim() === '') { done(null, undefined); return; }
+    if (text.length < SLICED_FROM) {
+      if (jsonDepthSync(text, maxDepth) > maxDepth) { done(new BodyError(400, `The JSON body is nested deeper than ${maxDepth} levels.`)); return; }
+      try {
+        done(null, JSON.parse(text));
+      } catch (e) {
+        done(new BodyError(400, `The body is not valid JSON: ${(e as Error).message}`));
+      }
+      return;
     }
+    // a long body is checked and parsed in slices: the event loop keeps answering meanwhile
+    void (async () => {
+      if ((await jsonDepth(text, maxDepth)) > maxDepth) throw new BodyError(400, `The JSON body is nested deeper than ${maxDepth} levels.`);
+      try {
+        return await parseJsonSliced(text);
+      } catch (e) {
+        throw new BodyError(400, `The body is not valid JSON: ${(e as Error).message}`);
+      }
+    })().then((v) => done(null, v), (e: Error) => done(e));
   };
   app.addContentTypeParser('*', { parseAs: 'buffer' }, parseJson);
 

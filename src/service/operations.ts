@@ -274,10 +274,12 @@ export function operations(): ServiceOperation[] {
   return OPERATION_NAMES.map((n) => OPERATIONS[n] as ServiceOperation);
 }
 
+const BY_NAME = new Map<string, ServiceOperation>(OPERATION_NAMES.map((n) => [n, OPERATIONS[n] as ServiceOperation]));
+const BY_LOWER = new Map<string, ServiceOperation>(OPERATION_NAMES.map((n) => [n.toLowerCase(), OPERATIONS[n] as ServiceOperation]));
+
 /** The row of a contract name (case-insensitive), or undefined. */
 export function operationNamed(name: string): ServiceOperation | undefined {
-  const k = OPERATION_NAMES.find((n) => n.toLowerCase() === String(name).toLowerCase());
-  return k ? (OPERATIONS[k] as ServiceOperation) : undefined;
+  return BY_NAME.get(name) ?? BY_LOWER.get(String(name).toLowerCase());
 }
 
 /** The operations a job may run. */

@@ -33,6 +33,9 @@ import type { Jobs } from './jobs.js';
 export type { Refusal } from './refusals.js';
 export type { Account } from '../store/types.js';
 
+/** A signal that never aborts (instant calls without a caller's own). */
+const NEVER = new AbortController().signal;
+
 /** Default time limit of a synchronous Dispatch: under common client timeouts (.NET's HttpClient waits 100 s). */
 export const DISPATCH_TIME_LIMIT_MS = 85_000;
 /** Default time limit of the other synchronous operations. */
@@ -307,9 +310,10 @@ export class Service {
    */
   async work(row: ServiceOperation, spec: unknown, account: Account | null, opts: CallOptions, q: Quote, instant: boolean, job = false): Promise<Work | Refusal> {
     const limitMs = instant ? Infinity : this.limitOf(row, job);
-    const limit = new CallLimit(limitMs, opts.signal);
+    // an instant call (microseconds) runs under its caller's signal alone: no timer, no controller
+    const limit = instant ? null : new CallLimit(limitMs, opts.signal);
     const call: Call = {
-      service: this, row, account, key: opts.key, client: opts.client, signal: limit.signal, limitMs,
+      service: this, row, account, key: opts.key, client: opts.client, signal: limit?.signal ?? opts.signal ?? NEVER, limitMs,
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       ...(opts.routeName !== undefined ? { routeName: opts.routeName } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
     };
@@ -318,20 +322,20 @@ export class Service {
       try {
         out = await row.handler(spec, call);
       } catch (e) {
-        if (toErrorRecord(e).code !== 'Cancelled' || !(limit.timedOut || limit.cancelledByCaller)) throw e;
+        if (toErrorRecord(e).code !== 'Cancelled' || !(limit?.timedOut || limit?.cancelledByCaller || opts.signal?.aborted)) throw e;
         out = { Status: 'Failed', Errors: [] };
       }
       if (isRefusal(out)) return out;
       if (row.stream) return { result: {}, stream: out as AsyncIterable<Record<string, unknown>>, units: 0, cost: 0 };
       let result = out as Record<string, unknown>;
-      if (result.Status === 'Failed' && limit.timedOut) {
+      if (result.Status === 'Failed' && limit?.timedOut) {
         result = failedFromIssues([{ path: '', message: `${row.name} did not finish within its time limit (${fmtSeconds(limitMs)}); nothing was charged.${row.faces.job && !job ? ' Longer work runs as a job: POST /rest/jobs.' : ''}` }], row.failed);
       }
       const { units, cost } = costOf(row, q, spec, result);
       const route = await row.stored?.(spec, result as never, call);
       return { result, units, cost, ...(route ? { route } : {}) };
     } finally {
-      limit.dispose();
+      limit?.dispose();
     }
   }
 
