@@ -13,15 +13,12 @@
  * CalculateRoutes within its solo time + 0.5 s; the long dispatch loses ≤ 10 % of its quality
  * (total route time, its objective) at equal time.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startServer } from './lib/server.js';
+import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { benchServer } from './lib/server.js';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Engine } from '../src/engine.js';
-import { openStore } from '../src/store/index.js';
-import { keyHash, newApiKey } from '../src/store/hash.js';
 import { makePortoSpec } from './lib/porto-spec.js';
 import { median, percentile, table, writeSection } from './lib/report.js';
 
@@ -67,13 +64,8 @@ async function main(): Promise<void> {
   const rows: (string | number)[][] = [];
   const verdicts: string[] = [];
   for (const v of variants) {
-    const dir = mkdtempSync(join(tmpdir(), 'dk-bench-fair-'));
-    const db = `sqlite:${join(dir, 'bench.db')}`;
-    const store = await openStore(db);
-    const key = newApiKey();
-    await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e12, now: Date.now() });
-    await store.close();
-    const server = await startServer(DATASET, db, ['--threads', '2', '--dispatch-time-limit', String(limitS), ...v.args], { built: false });
+    const server = await benchServer(DATASET, ['--threads', '2', '--dispatch-time-limit', String(limitS), ...v.args]);
+    const key = server.key;
     try {
       // warm-up, then solo times
       for (let i = 0; i < 3; i++) { await post(server.url, '/rest/dispatch', short, key); await post(server.url, '/rest/routes', routes, key); }
@@ -116,7 +108,6 @@ async function main(): Promise<void> {
       console.log(v.name, JSON.stringify(rows[rows.length - 1]));
     } finally {
       await server.stop();
-      rmSync(dir, { recursive: true, force: true });
     }
   }
   const body = [

@@ -7,16 +7,13 @@
  *
  *   node --import tsx bench/limits.ts [--calls 200] [--limit 5] [--clients 2]
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Engine } from '../src/engine.js';
-import { openStore } from '../src/store/index.js';
-import { keyHash, newApiKey } from '../src/store/hash.js';
 import { makePortoSpec } from './lib/porto-spec.js';
-import { startServer } from './lib/server.js';
+import { benchServer } from './lib/server.js';
 import { median, percentile, table, writeSection } from './lib/report.js';
 
 const DATASET = fileURLToPath(new URL('out/porto.dkds', import.meta.url));
@@ -31,13 +28,8 @@ async function main(): Promise<void> {
   const engine = await Engine.open(DATASET, { threads: 1 });
   const specs = Array.from({ length: 8 }, (_, i) => ({ ...makePortoSpec(engine, { name: 'heavy', stops: 200, vehicles: 8, timeLimitS: limitS, waitS: 300 }, 100 + i), MinimumOptimization: 10 }));
   await engine.close();
-  const dir = mkdtempSync(join(tmpdir(), 'dk-bench-limits-'));
-  const db = `sqlite:${join(dir, 'bench.db')}`;
-  const store = await openStore(db);
-  const key = newApiKey();
-  await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e12, now: Date.now() });
-  await store.close();
-  const server = await startServer(DATASET, db, ['--threads', '2', '--dispatch-time-limit', String(limitS)], { built: false });
+  const server = await benchServer(DATASET, ['--threads', '2', '--dispatch-time-limit', String(limitS)]);
+  const key = server.key;
   const times: number[] = [];
   const statuses = new Map<string, number>();
   let next = 0;
@@ -61,7 +53,6 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: clients }, worker));
   } finally {
     await server.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
   const bound = limitS * 1000 * 1.05;
   const over = times.filter((t) => t > bound).length;

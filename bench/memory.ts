@@ -6,16 +6,13 @@
  *
  *   node --import tsx bench/memory.ts [--stops 10000] [--limit 60]
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Engine } from '../src/engine.js';
-import { openStore } from '../src/store/index.js';
-import { keyHash, newApiKey } from '../src/store/hash.js';
 import { makePortoSpec } from './lib/porto-spec.js';
-import { startServer } from './lib/server.js';
+import { benchServer } from './lib/server.js';
 import { table, writeSection } from './lib/report.js';
 
 const DATASET = fileURLToPath(new URL('out/porto.dkds', import.meta.url));
@@ -31,13 +28,8 @@ async function main(): Promise<void> {
   const engine = await Engine.open(DATASET, { threads: 1 });
   const spec = makePortoSpec(engine, { name: 'big', stops, vehicles: Math.max(2, Math.round(stops / 100)), timeLimitS: limitS, waitS: 300 }, 2026);
   await engine.close();
-  const dir = mkdtempSync(join(tmpdir(), 'dk-bench-mem-'));
-  const db = `sqlite:${join(dir, 'bench.db')}`;
-  const store = await openStore(db);
-  const key = newApiKey();
-  await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e12, now: Date.now() });
-  await store.close();
-  const server = await startServer(DATASET, db, ['--threads', '2', '--dispatch-time-limit', String(limitS)], { built: false });
+  const server = await benchServer(DATASET, ['--threads', '2', '--dispatch-time-limit', String(limitS)]);
+  const key = server.key;
   let peak = 0;
   const sampler = setInterval(() => { peak = Math.max(peak, rssMb(server.pid)); }, 200);
   const row: (string | number)[] = [];
@@ -61,7 +53,6 @@ async function main(): Promise<void> {
   } finally {
     clearInterval(sampler);
     await server.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
   writeSection('memory', 'Server memory around big work (`bench/memory.ts`)', [
     `\`node --import tsx bench/memory.ts --stops ${stops} --limit ${limitS}\`: \`dispatchkit serve\` (own process, 2 worker threads, SQLite) on Porto answers one Dispatch; the process's resident memory (VmRSS: the main thread, the worker threads, the shared dataset) sampled every 200 ms.`,

@@ -6,6 +6,11 @@
  * same 2 cores, so the figures include the load generator's share of the machine.
  *
  *   node --import tsx bench/server.ts [--seconds 10] [--connections 50] [--only distance,soap,geocode,dispatch]
+ *                                     [--baseline <an earlier build's dist/>]
+ *
+ * With --baseline, the same cases run against a server of that build too (git worktree add ../old
+ * <rev>; cd ../old; npx tsc -p tsconfig.build.json), interleaved in every round: the ratio of the
+ * two, measured in the same run, is what to compare.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
@@ -33,24 +38,25 @@ async function load(name: string, url: string, path: string, body: unknown, key:
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, only: { type: 'string' }, rounds: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, only: { type: 'string' }, rounds: { type: 'string', default: '3' }, baseline: { type: 'string' } } });
   const seconds = Number(values.seconds), connections = Number(values.connections), nRounds = Number(values.rounds);
   const only = values.only ? new Set(values.only.split(',')) : null;
   const data = await ensureDemoDataset(true);
   const dir = mkdtempSync(join(tmpdir(), 'dk-bench-server-'));
-  const db = `sqlite:${join(dir, 'bench.db')}`;
-  const store = await openStore(db);
   const key = newApiKey();
-  await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e12, now: Date.now() });
-  await store.close();
-  const server = await startServer(data, db);
+  /** A server of this build or of the baseline's, on a fresh database made by that build's own store. */
+  const serverOf = async (label: string, dist: string | null): Promise<{ label: string; url: string; stop: () => Promise<void> }> => {
+    const db = `sqlite:${join(dir, `${label}.db`)}`;
+    const open = dist ? ((await import(join(dist, 'store/index.js'))) as { openStore: typeof openStore }).openStore : openStore;
+    const store = await open(db);
+    await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e12, now: Date.now() });
+    await store.close();
+    return { label, ...(await startServer(data, db, [], dist ? { main: join(dist, 'cli/main.js') } : {})) };
+  };
+  const servers = [await serverOf('this build', null), ...(values.baseline ? [await serverOf('baseline', values.baseline)] : [])];
   const runs = new Map<string, Row[]>();
   try {
     const p = (i: number) => ({ LatLong: { Latitude: DEMO_PLACES[i].lat, Longitude: DEMO_PLACES[i].lon } });
-    // warm-up (JIT, worker threads)
-    await load('warm-up', server.url, '/rest/distance', { StartLocation: p(0), FinishLocation: p(3), DistanceUnit: 1 }, key, connections, 2);
-    const cases: { id: string; run: () => Promise<Row> }[] = [];
-    cases.push({ id: 'distance', run: () => load('REST CalculateDistance', server.url, '/rest/distance', { StartLocation: p(0), FinishLocation: p(3), DistanceUnit: 1 }, key, connections, seconds) });
     const a = p(0).LatLong, b = p(3).LatLong;
     const env = '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">' +
       `<soap:Header><SessionIDHeader xmlns="http://TrackService.TrackRoad.com/"><SessionID>${key}</SessionID></SessionIDHeader></soap:Header>` +
@@ -58,39 +64,49 @@ async function main(): Promise<void> {
       `<StartLocation><LatLong><Latitude>${a.Latitude}</Latitude><Longitude>${a.Longitude}</Longitude></LatLong></StartLocation>` +
       `<FinishLocation><LatLong><Latitude>${b.Latitude}</Latitude><Longitude>${b.Longitude}</Longitude></LatLong></FinishLocation>` +
       '<DistanceUnit>Kilometer</DistanceUnit></specification></CalculateDistance></soap:Body></soap:Envelope>';
-    cases.push({ id: 'soap', run: () => load('SOAP 1.1 CalculateDistance', server.url, '/TrackService.asmx', env, key, connections, seconds,
-      { 'content-type': 'text/xml; charset=utf-8', soapaction: '"http://TrackService.TrackRoad.com/CalculateDistance"' }) });
-    cases.push({ id: 'geocode', run: () => load('REST Geocode (1 address)', server.url, '/rest/geocode', { Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }] }, key, connections, seconds) });
     const spec = {
       CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 1, MinimumOptimization: 4,
       Vehicles: [{ Name: 'V1', StartLocation: p(1) }, { Name: 'V2', StartLocation: p(1) }],
       Locations: DEMO_PLACES.map((q, i) => ({ Name: `S${i}`, LatLong: { Latitude: q.lat, Longitude: q.lon }, Wait: 120 })),
     };
-    cases.push({ id: 'dispatch', run: () => load('REST Dispatch (7 stops, 2 vehicles)', server.url, '/rest/dispatch', spec, key, 4, Math.max(seconds, 20)) });
-    // rounds, the cases interleaved within each, so that a noisy minute does not fall on one case only
+    const cases: { id: string; run: (url: string) => Promise<Row> }[] = [
+      { id: 'distance', run: (url) => load('REST CalculateDistance', url, '/rest/distance', { StartLocation: p(0), FinishLocation: p(3), DistanceUnit: 1 }, key, connections, seconds) },
+      { id: 'soap', run: (url) => load('SOAP 1.1 CalculateDistance', url, '/TrackService.asmx', env, key, connections, seconds, { 'content-type': 'text/xml; charset=utf-8', soapaction: '"http://TrackService.TrackRoad.com/CalculateDistance"' }) },
+      { id: 'geocode', run: (url) => load('REST Geocode (1 address)', url, '/rest/geocode', { Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }] }, key, connections, seconds) },
+      { id: 'dispatch', run: (url) => load('REST Dispatch (7 stops, 2 vehicles)', url, '/rest/dispatch', spec, key, 4, Math.max(seconds, 20)) },
+    ];
+    // warm-up (JIT, worker threads)
+    for (const server of servers) await load('warm-up', server.url, '/rest/distance', { StartLocation: p(0), FinishLocation: p(3), DistanceUnit: 1 }, key, connections, 2);
+    // rounds, the cases (and the servers) interleaved within each, so that a noisy minute does not fall on one only
     for (let round = 1; round <= nRounds; round++) {
       for (const c of cases) {
         if (only && !only.has(c.id)) continue;
-        const r = await c.run();
-        if (!runs.has(r.name)) runs.set(r.name, []);
-        runs.get(r.name)!.push(r);
-        console.log(`round ${round} ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ${r.ok} ok, ${r.non2xx} non-2xx, ${r.errors} errors`);
+        for (const server of servers) {
+          const r = await c.run(server.url);
+          const k = `${r.name}\u0000${server.label}`;
+          if (!runs.has(k)) runs.set(k, []);
+          runs.get(k)!.push(r);
+          console.log(`round ${round} ${server.label} ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ${r.ok} ok, ${r.non2xx} non-2xx, ${r.errors} errors`);
+        }
       }
     }
   } finally {
-    await server.stop();
+    for (const server of servers) await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const rows = [...runs.values()].map((rs) => {
+  const rows = [...runs].map(([k, rs]) => {
+    const label = k.split('\u0000')[1];
     const m = (f: (r: Row) => number): number => median(rs.map(f));
     const rps = (x: number): string => (rs[0].name.includes('Dispatch') ? `${x.toFixed(1)} (${(x * 60).toFixed(0)}/min)` : x.toFixed(0));
-    return [rs[0].name, rs[0].connections, rs[0].seconds, `**${rps(m((r) => r.rps))}**`, m((r) => r.p50), `**${m((r) => r.p99)}**`, m((r) => r.max),
-      rs.map((r) => `${rps(r.rps)} / ${r.p99}`).join(', '), rs.reduce((x, r) => x + r.ok, 0), rs.reduce((x, r) => x + r.non2xx, 0), rs.reduce((x, r) => x + r.errors, 0)];
+    const base = servers.length > 1 && label === servers[0].label ? runs.get(`${rs[0].name}\u0000baseline`) : undefined;
+    const ratio = base ? `${(m((r) => r.rps) / median(base.map((r) => r.rps))).toFixed(2)}×` : '';
+    return [rs[0].name, label, rs[0].connections, rs[0].seconds, `**${rps(m((r) => r.rps))}**`, m((r) => r.p50), `**${m((r) => r.p99)}**`, m((r) => r.max),
+      rs.map((r) => `${rps(r.rps)} / ${r.p99}`).join(', '), ratio, rs.reduce((x, r) => x + r.ok, 0), rs.reduce((x, r) => x + r.non2xx, 0), rs.reduce((x, r) => x + r.errors, 0)];
   });
   const body = [
-    `\`node --import tsx bench/server.ts\`: \`dispatchkit serve\` (own process, SQLite with synchronous=FULL, every call authenticated and charged: a reservation and a settlement per paid request, group-committed) on the Monaco dataset; autocannon in the bench process on the same 2 cores. ${nRounds} rounds, the cases interleaved in each; requests/s (autocannon's mean over a run) and latencies (ms) are medians over the rounds.`,
+    `\`node --import tsx bench/server.ts${values.baseline ? ' --baseline <the baseline\'s dist>' : ''}\`: \`dispatchkit serve\` (own process, SQLite with synchronous=FULL, every call authenticated and charged — a reservation and a settlement, or one charge for an instant call, with its usage record — group-committed) on the Monaco dataset; autocannon in the bench process on the same 2 cores. ${nRounds} rounds, the cases${servers.length > 1 ? ' and the two servers' : ''} interleaved in each; requests/s (autocannon's mean over a run) and latencies (ms) are medians over the rounds.${values.baseline ? ` Baseline: ${process.env.DK_BASELINE_NAME ?? 'an earlier build'}, its own server on its own database, in the same run; "vs baseline" is the ratio of the medians.` : ''}`,
     '',
-    table(['case', 'connections', 's', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'each round: req/s / p99', '2xx', 'non-2xx', 'errors'], rows),
+    table(['case', 'server', 'connections', 's', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'each round: req/s / p99', 'vs baseline', '2xx', 'non-2xx', 'errors'], rows),
     '',
     `Targets: REST CalculateDistance ≥ 3,000 requests/s with p99 ≤ 20 ms, Geocode ≥ 1,500/s (issue #11); SOAP 1.1 CalculateDistance ≥ 1,500/s with p99 ≤ 30 ms (issue #12). Load average at end: ${loadavg()[0].toFixed(2)}.`,
   ].join('\n');
