@@ -102,6 +102,8 @@ export interface Answer {
   account?: string;
   /** Streaming operations: the results, one after the other. */
   stream?: AsyncIterable<Record<string, unknown>>;
+  /** Known to be small (an instant call's): written in one go, without sizing it first. */
+  small?: boolean;
 }
 
 export type Outcome = Answer | Refusal;
@@ -113,6 +115,7 @@ export function encodeAnswer(row: ServiceOperation, result: unknown, enums: 'int
 
 /** An answer's JSON text, as its row encodes it; a large one is written in slices and comes as consecutive chunks (records/json-sliced.ts). */
 export function answerJson(o: Answer, enums: 'int' | 'name'): Promise<string | string[]> {
+  if (o.small) return Promise.resolve(JSON.stringify(encodeAnswer(o.row, o.result, enums)));
   if (o.row.encode) return rawJsonSliced(o.row.encode(o.result, enums));
   return jsonSliced(o.row.result, o.result, { enums });
 }
@@ -364,7 +367,7 @@ export class Service {
     if (w.cost > 0 && (await this.store.charge({ accountId: account.id, amount: w.cost, operation: row.name, now: this.clock(), usage: this.usage(row, q, w) })) === null) {
       return this.creditRefusal(account, row, { ...q, units: w.units, amount: w.cost });
     }
-    return this.answer(row, account, w.result, w.cost);
+    return { ...this.answer(row, account, w.result, w.cost), small: true };
   }
 
   private usage(row: ServiceOperation, q: Quote, w: { units: number }): { operation: string; units: number; unitPrice: number } {
