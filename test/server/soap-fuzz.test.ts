@@ -41,7 +41,8 @@
  * a slow one is measured, then judged against the 10 s bound).
  * Memory: the child's peak VmRSS (and VmHWM) must stay under RSS_BOUND_MB = 2,048 MB: about
  * 260 MB at rest (engine, Monaco dataset, tsx), the server holds a whole body at once (up to
- * 32 MiB, then its text and element tree), and the bulk item keeps 8 × 31 MiB in flight.
+ * the body limit, 16 MiB by default, then its text and element tree), and the bulk item keeps
+ * 8 bodies 1 MiB under the limit in flight.
  *
  * DK_SOAP_FUZZ_RUNS=<n> changes the number of fuzzed envelopes (default 10,240).
  */
@@ -59,6 +60,7 @@ import { OPERATIONS as SERVICE_OPERATIONS, operations } from '../../src/service/
 import { describeType, type AnyField, type Ty } from '../../src/records/schema.js';
 import { itemName } from '../../src/server/soap/codec.js';
 import { parseXml, type XmlElement } from '../../src/server/soap/xml.js';
+import { DEFAULT_BODY_LIMIT } from '../../src/server/http.js';
 import { fixtureDatasetFile } from '../helpers/datasets.js';
 import { startServer, type ServerProcess } from '../helpers/service.js';
 
@@ -68,7 +70,11 @@ const SEED = 20_260_512;
 const ENVELOPES = Number(process.env.DK_SOAP_FUZZ_RUNS ?? 10_240);
 const IN_FLIGHT = 16;
 const REQUEST_TIMEOUT_MS = 10_000;
-const BODY_LIMIT = 32 * 1024 * 1024; // the server's default (--body-limit 32)
+const BODY_LIMIT = DEFAULT_BODY_LIMIT; // the server's default (--body-limit)
+const MIB = 1 << 20;
+const LIMIT_MIB = BODY_LIMIT / MIB;
+/** A body 1 MiB under the limit. */
+const NEAR_LIMIT = BODY_LIMIT - MIB;
 const MAX_TEXT = 1 << 20; // xml.ts default
 const MAX_DEPTH = 64; // xml.ts default
 const RSS_BOUND_MB = 2048;
@@ -946,14 +952,14 @@ describe('the SOAP face under hostile input (a child server)', () => {
     { name: '50 MB declared (Content-Length), nothing sent until the answer', ct: ct11, expect: '413', body: () => Buffer.alloc(0), send: { mode: 'declared-wait', declared: 50 * 1000 * 1000 } },
     { name: '50 MB sent in full with its Content-Length, without waiting', ct: ct11, expect: '413', receiving50MB: true, body: () => sized(1 << 20, ' '), send: { mode: 'stream', declared: 50 * 1000 * 1000, timeoutMs: 60_000 } },
     { name: '50 MB chunked (no Content-Length)', ct: ct12, expect: '413', receiving50MB: true, body: () => Buffer.alloc(1 << 20, 'B'), send: { mode: 'stream', declared: 50 * 1000 * 1000, chunked: true, timeoutMs: 60_000 } },
-    { name: 'one byte over the limit (32 MiB + 1), sent after a 300 ms head start', ct: ct11, expect: '413', body: () => sized(1 << 20, ' '), send: { mode: 'stream', declared: BODY_LIMIT + 1, headStartMs: 300, timeoutMs: 60_000 } },
-    { name: 'just under the limit (32 MiB − 1 KiB): one huge text node', ct: ct11, expect: 'fault', body: () => sized(BODY_LIMIT - 1024) },
-    { name: 'exactly the limit (32 MiB): one huge text node', ct: ct12, expect: 'fault', body: () => sized(BODY_LIMIT, 'A', 12) },
-    { name: '8 bodies of 31 MiB at once (memory)', ct: ct11, expect: 'fault', parallel: 8, bulk: true, body: () => sized(31 << 20) },
-    { name: 'a 31 MiB attribute value', ct: ct11, expect: 'any', op: 'CreditRemaining', body: () => { const s = envelope(11, `<CreditRemaining xmlns="${NS}" big="@"/>`); const [a, b] = s.split('@'); return Buffer.concat([Buffer.from(a), Buffer.alloc(31 << 20, 'v'), Buffer.from(b)]); } },
-    { name: 'a 31 MiB comment', ct: ct11, expect: 'any', op: 'CreditRemaining', body: () => { const s = envelope(11, `<!--@-->${credit}`); const [a, b] = s.split('@'); return Buffer.concat([Buffer.from(a), Buffer.alloc(31 << 20, 'c'), Buffer.from(b)]); } },
+    { name: `one byte over the limit (${LIMIT_MIB} MiB + 1), sent after a 300 ms head start`, ct: ct11, expect: '413', body: () => sized(1 << 20, ' '), send: { mode: 'stream', declared: BODY_LIMIT + 1, headStartMs: 300, timeoutMs: 60_000 } },
+    { name: `just under the limit (${LIMIT_MIB} MiB − 1 KiB): one huge text node`, ct: ct11, expect: 'fault', body: () => sized(BODY_LIMIT - 1024) },
+    { name: `exactly the limit (${LIMIT_MIB} MiB): one huge text node`, ct: ct12, expect: 'fault', body: () => sized(BODY_LIMIT, 'A', 12) },
+    { name: `8 bodies of ${LIMIT_MIB - 1} MiB at once (memory)`, ct: ct11, expect: 'fault', parallel: 8, bulk: true, body: () => sized(NEAR_LIMIT) },
+    { name: `a ${LIMIT_MIB - 1} MiB attribute value`, ct: ct11, expect: 'any', op: 'CreditRemaining', body: () => { const s = envelope(11, `<CreditRemaining xmlns="${NS}" big="@"/>`); const [a, b] = s.split('@'); return Buffer.concat([Buffer.from(a), Buffer.alloc(NEAR_LIMIT, 'v'), Buffer.from(b)]); } },
+    { name: `a ${LIMIT_MIB - 1} MiB comment`, ct: ct11, expect: 'any', op: 'CreditRemaining', body: () => { const s = envelope(11, `<!--@-->${credit}`); const [a, b] = s.split('@'); return Buffer.concat([Buffer.from(a), Buffer.alloc(NEAR_LIMIT, 'c'), Buffer.from(b)]); } },
     {
-      name: '6,000,000 character references (30 MB) in one text node', ct: ct11, expect: 'fault', body: utf8(() => envelope(11, `<Login xmlns="${NS}"><userName>${'&#65;'.repeat(6_000_000)}</userName></Login>`)),
+      name: `${Math.floor(NEAR_LIMIT / 5).toLocaleString('en')} character references (${(NEAR_LIMIT / 1e6).toFixed(0)} MB) in one text node`, ct: ct11, expect: 'fault', body: utf8(() => envelope(11, `<Login xmlns="${NS}"><userName>${'&#65;'.repeat(Math.floor(NEAR_LIMIT / 5))}</userName></Login>`)),
       limitStopsEarly: { what: '1,200,000 of them (6 MB, past the 1 MiB text limit too)', body: utf8(() => envelope(11, `<Login xmlns="${NS}"><userName>${'&#65;'.repeat(1_200_000)}</userName></Login>`)) },
     },
     { name: '1,000,000 attributes on one element', ct: ct11, expect: 'any', op: 'CreditRemaining', body: utf8(() => envelope(11, `<CreditRemaining xmlns="${NS}"${repeatJoin(1_000_000, (i) => ` a${i}=""`)}/>`)) },

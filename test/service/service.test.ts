@@ -241,24 +241,24 @@ describe('GPS tracks', () => {
 });
 
 describe('limits and odd input', () => {
-  it('binds TrackPoints case-insensitively; refuses a track name over 200 characters and over 10,000 points', async () => {
+  it('binds TrackPoints case-insensitively; refuses a track name over 200 characters and over 5,000 points', async () => {
     const r = answer(await service.call('TrackPoints', { account: 'lc', trackpoints: [{ latitude: 1, longitude: 2, timestamp: '2026-05-01T00:00:00Z' }] }, { key: keys.other }));
     expect(r.result).toMatchObject({ Status: 'Success', Count: 1 });
     const t = answer(await service.call('GetTrack', { Account: 'lc', FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.other }));
     expect((t.result.TrackPoints as unknown[]).length).toBe(1);
     const long = answer(await service.call('TrackPoints', { Account: 'T'.repeat(201), TrackPoints: [{ Latitude: 1, Longitude: 2, TimeStamp: '2026-05-01T00:00:00Z' }] }, { key: keys.other }));
     expect(long.result).toMatchObject({ Status: 'Failed', Count: 0, Errors: [{ Message: expect.stringContaining('Account: at most 200') }] });
-    const many = Array.from({ length: 10_001 }, () => ({ Latitude: 1, Longitude: 2, TimeStamp: '2026-05-01T00:00:00Z' }));
-    expect(answer(await service.call('TrackPoints', many, { key: keys.other })).result).toMatchObject({ Status: 'Failed', Errors: [{ Message: expect.stringContaining('at most 10000 points') }] });
+    const many = Array.from({ length: 5_001 }, () => ({ Latitude: 1, Longitude: 2, TimeStamp: '2026-05-01T00:00:00Z' }));
+    expect(answer(await service.call('TrackPoints', many, { key: keys.other })).result).toMatchObject({ Status: 'Failed', Errors: [{ Message: expect.stringContaining('at most 5000 points') }] });
   });
 
   it('GetTrack reads a long track in pages: every point once, in time order, also when pages end inside a run of equal time stamps', async () => {
-    // 12,345 points on 'pages': runs of equal time stamps longer than a page (5,000) among single ones
+    // 12,345 points on 'pages': runs of equal time stamps longer than a page (2,000) among single ones
     const ts = (s: number): string => new Date(Date.UTC(2026, 4, 2) + s * 1000).toISOString();
     const all: { Latitude: number; Longitude: number; TimeStamp: string }[] = [];
     for (let i = 0; i < 12_345; i++) all.push({ Latitude: i / 1e5, Longitude: 7, TimeStamp: ts(i < 6000 ? 0 : i < 6500 ? i : i < 12_000 ? 7000 : i) });
-    for (let i = 0; i < all.length; i += 10_000) {
-      expect(answer(await service.call('TrackPoints', { Account: 'pages', TrackPoints: all.slice(i, i + 10_000) }, { key: keys.other })).result.Status).toBe('Success');
+    for (let i = 0; i < all.length; i += 5_000) {
+      expect(answer(await service.call('TrackPoints', { Account: 'pages', TrackPoints: all.slice(i, i + 5_000) }, { key: keys.other })).result.Status).toBe('Success');
     }
     const t = answer(await service.call('GetTrack', { Account: 'pages', FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.other }));
     const got = t.result.TrackPoints as { Latitude: number }[];
