@@ -110,6 +110,20 @@ function dayStart(t: number, s: string): number {
 
 const words = (s: string | undefined): string[] => (s ?? '').split(',').map((w) => w.trim()).filter((w) => w !== '');
 
+/**
+ * A stop's service window from one pair of its time constraints, in seconds on the dispatch clock
+ * (semantics: service starts at or after TimeConstraintArrival and ends — the vehicle departs — at
+ * or before TimeConstraintDeparture; one bound alone is only that bound; CanArriveEarly changes
+ * where the vehicle waits, not the window). The solver's window is on the start of service:
+ * [A, D − Wait], in whole seconds rounded inwards. null: no constraint; 'empty': no start fits.
+ */
+export function serviceWindow(a: number | null, d: number | null, service: number): [number, number] | null | 'empty' {
+  if (a === null && d === null) return null;
+  const open = a === null ? -Infinity : Math.ceil(a);
+  const close = d === null ? Infinity : Math.floor(d) - service;
+  return close >= open ? [open, close] : 'empty';
+}
+
 function nameOf(l: Location, i: number): string {
   return l.Name ? `'${l.Name}' (Locations[${i}])` : `Locations[${i}]`;
 }
@@ -671,20 +685,10 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     const service = l.Wait ?? 0;
     const windows: [number, number][] = [];
     let badWindows = 0;
-    const early = l.CanArriveEarly ?? true;
     for (const [af, df] of [['TimeConstraintArrival', 'TimeConstraintDeparture'], ['TimeConstraintArrival2', 'TimeConstraintDeparture2']] as const) {
-      const a = rel(l[af]);
-      const d = rel(l[df]);
-      if (early) {
-        if (a !== null) windows.push([-Infinity, a]); // reach it by A; departure ignored
-      } else if (a !== null || d !== null) {
-        // served inside [A, D]: start ≥ A and start + Wait ≤ D; arrival alone = exactly that time
-        // (in whole seconds, rounded inwards as the solver rounds windows)
-        const open = a === null ? -Infinity : Math.ceil(a);
-        const close = d !== null ? Math.floor(d) - service : open;
-        if (close >= open) windows.push([open, close]);
-        else badWindows++;
-      }
+      const w = serviceWindow(rel(l[af]), rel(l[df]), service);
+      if (w === 'empty') badWindows++;
+      else if (w !== null) windows.push(w);
     }
     if (windows.length === 0 && badWindows > 0) {
       errors.push(`${nameOf(l, i)} was not dispatched: ${REASON_TEXT.timeWindow} (it closes before the Wait of ${service} s can end)`);
@@ -745,16 +749,11 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     for (const i of dropLocs) {
       const l = locs[i]!;
       if (opts.unplaced?.has(i)) { errors.push(`${nameOf(l, i)}: the MidwayDrop could not be placed (${opts.unplaced.get(i)}); it was ignored`); continue; }
-      const a = rel(l.TimeConstraintArrival);
-      const d = rel(l.TimeConstraintDeparture);
       const service = l.Wait ?? 0;
       const st: VrpStop = { place: placeOfLoc.get(i)!, service, reload: true, optional: true, label: l.Name };
-      if (a !== null || d !== null) {
-        // open from A to D: unloading starts at A or later and ends by D (whole seconds, inwards)
-        const win: [number, number] = [a === null ? -Infinity : Math.ceil(a), d !== null ? Math.floor(d) - service : Infinity];
-        if (win[1] < win[0]) { errors.push(`${nameOf(l, i)}: the MidwayDrop closes before its Wait can end; it was ignored`); continue; }
-        st.windows = [win];
-      }
+      const win = serviceWindow(rel(l.TimeConstraintArrival), rel(l.TimeConstraintDeparture), service);
+      if (win === 'empty') { errors.push(`${nameOf(l, i)}: the MidwayDrop closes before its Wait can end; it was ignored`); continue; }
+      if (win !== null) st.windows = [win];
       if (anyZones) {
         const z = zoneSkill(l, i);
         if (z === null) continue;
@@ -927,32 +926,37 @@ function toResult(spec: DispatchSpecification, b: Bookkeeping, sol: Solution): D
   for (const r of routes) {
     const out: Location[] = [];
     const sl = b.startLoc[r.vehicle];
-    if (sl) out.push({ ...sl, TimeEstimatedArrival: when(r.startTime), Distance: 0, Time: 0 });
+    // A vehicle's first and last entries are typed Start and Finish, whatever the request said.
+    if (sl) out.push({ ...sl, LocationType: 'Start', TimeEstimatedArrival: when(r.startTime), Distance: 0, Time: 0 });
     // Breaks without a place appear where they were taken, with the LatLong of that place; one
-    // taken on arrival at a stop carries the leg to it (and the stop a leg of 0).
-    const placedBreaks = (at: number, before: boolean, where: LatLong | undefined, leg: { d: number; t: number } | null): boolean => {
-      let gave = false;
+    // taken on arrival at a stop carries the leg to it (and the stop a leg of 0). Returns when the
+    // last of them ends (null: none there).
+    const placedBreaks = (at: number, before: boolean, where: LatLong | undefined, leg: { d: number; t: number } | null): number | null => {
+      let end: number | null = null;
       for (const x of r.breaks) {
         if (x.at !== at || x.beforeService !== before) continue;
         const li = b.breakLoc[r.vehicle][x.index];
-        const first = leg !== null && !gave;
+        const first = leg !== null && end === null;
         out.push({ ...(locs[li] as Location), ...(where ? { LatLong: where } : {}), TimeEstimatedArrival: when(x.start), Distance: first ? dist(leg.d) : 0, Time: first ? Math.round(leg.t) : 0 });
-        gave = true;
+        end = Math.max(end ?? -Infinity, x.end);
       }
-      return gave;
+      return end;
     };
     placedBreaks(-1, false, sl?.LatLong ?? (r.stops.length > 0 ? (locs[b.stopLoc[r.stops[0].stop]] as Location).LatLong : undefined), null);
     r.stops.forEach((s, i) => {
       const li = b.stopLoc[s.stop];
       const loc = locs[li] as Location;
-      const legGiven = placedBreaks(i, true, loc.LatLong, { d: s.legDistance, t: s.legTime });
-      // The estimate is when service starts: a vehicle early for a closed window is expected at the
-      // door when it opens (the wait happens before the stop), so estimates always lie in the window.
-      out.push({ ...loc, TimeEstimatedArrival: when(s.start), Distance: legGiven ? 0 : dist(s.legDistance), Time: legGiven ? 0 : Math.round(s.legTime) });
+      const breakEnd = placedBreaks(i, true, loc.LatLong, { d: s.legDistance, t: s.legTime });
+      // CanArriveEarly (default true): the estimate is when the vehicle gets there (after a break
+      // taken on arriving, when that ends), perhaps before its window opens: it waits at the door.
+      // False: it leaves the previous place late enough to get there no earlier than the opening,
+      // so the estimate is when service starts.
+      const eta = loc.CanArriveEarly === false ? s.start : Math.max(s.arrival, breakEnd ?? -Infinity);
+      out.push({ ...loc, TimeEstimatedArrival: when(eta), Distance: breakEnd !== null ? 0 : dist(s.legDistance), Time: breakEnd !== null ? 0 : Math.round(s.legTime) });
       placedBreaks(i, false, loc.LatLong, null);
     });
     const fl = b.finishLoc[r.vehicle];
-    if (fl) out.push({ ...fl, TimeEstimatedArrival: when(r.endTime), Distance: dist(r.endLegDistance), Time: Math.round(r.endLegTime) });
+    if (fl) out.push({ ...fl, LocationType: 'Finish', TimeEstimatedArrival: when(r.endTime), Distance: dist(r.endLegDistance), Time: Math.round(r.endLegTime) });
     const veh = b.vehicles[b.modelOf[r.vehicle]];
     items.push({ Vehicle: b.tripOf[r.vehicle] === 1 && tripName.get(r.vehicle) === veh.Name ? veh : { ...veh, Name: tripName.get(r.vehicle) }, Locations: out });
   }

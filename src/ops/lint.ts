@@ -1,7 +1,7 @@
 /**
  * The specification linter: warnings about a request that is valid (or not) but probably not
- * what its author meant — a misspelt property that binding silently ignores, a departure time
- * that CanArriveEarly makes meaningless, a window that closes before it opens, two stops with one
+ * what its author meant — a misspelt property that binding silently ignores, time constraints on
+ * a depot (the vehicle's hours apply), a window that closes before it opens, two stops with one
  * Name, a Delivery or pre-assigned Vehicle naming nothing, a stop too far from any road.
  *
  * Warnings never change an operation's answer: the operations ignore this file. Validation
@@ -23,7 +23,7 @@ export type LintCode =
   | 'UnknownProperty'
   /** The same field given twice under different spellings of its name: only the first is used. */
   | 'DuplicateProperty'
-  /** A field that is set but has no effect (e.g. TimeConstraintDeparture under CanArriveEarly true). */
+  /** A field that is set but has no effect (e.g. a time constraint on a vehicle's StartLocation). */
   | 'IgnoredField'
   /** A time window (or a vehicle's Tin/Tout shift) that closes before it opens, or is shorter than the stop's Wait. */
   | 'EmptyWindow'
@@ -224,23 +224,14 @@ const seconds = (schema: AnyRecord, v: Obj, field: string): number | null => {
 
 /** Time windows of a stop (Locations[i] of a dispatch other than Start/Finish). */
 function lintStopWindows(l: Obj, path: string, out: LintWarning[]): void {
-  const early = value(LocationSchema, l, 'CanArriveEarly') !== false;
   const wait = value(LocationSchema, l, 'Wait');
   const service = typeof wait === 'number' ? wait : 0;
   for (const [af, df] of WINDOWS) {
     const a = seconds(LocationSchema, l, af);
     const d = seconds(LocationSchema, l, df);
-    if (early) {
-      if (d !== null) {
-        out.push({
-          path: join(path, df), code: 'IgnoredField',
-          message: `is ignored because CanArriveEarly is true (the stop only has to be reached by ${af}); set CanArriveEarly to false to serve it inside [${af}, ${df}]`,
-        });
-      }
-    } else if (a !== null && d !== null) {
-      if (d < a) out.push({ path: join(path, df), code: 'EmptyWindow', message: `closes before the window opens (${af}): the window is empty` });
-      else if (d - service < a) out.push({ path: join(path, df), code: 'EmptyWindow', message: `leaves less than the stop's Wait of ${service} s after ${af}: the window is too short to serve the stop` });
-    }
+    if (d === null) continue;
+    if (a !== null && d < a) out.push({ path: join(path, df), code: 'EmptyWindow', message: `closes before the window opens (${af}): the window is empty` });
+    else if (a !== null && d - service < a) out.push({ path: join(path, df), code: 'EmptyWindow', message: `leaves less than the stop's Wait of ${service} s after ${af}: the window is too short to serve the stop` });
   }
 }
 
@@ -275,7 +266,7 @@ function lintRoad(ctx: OpsContext | undefined, l: Obj, path: string, out: LintWa
 
 /**
  * Warnings about a DispatchSpecification (raw JSON): unknown and duplicate properties; for each
- * Location, TimeConstraintDeparture(2) ignored under CanArriveEarly true, empty windows, time
+ * Location, empty windows (or shorter than the stop's Wait), time
  * constraints ignored on Start/Finish locations, a Delivery naming no Location, a Vehicle naming
  * no vehicle; vehicles whose Tout comes before Tin; duplicate Location or Vehicle Names; and, with
  * `ctx` (a dataset), LatLongs too far from any road. Never throws; never changes the dispatch.

@@ -18,7 +18,7 @@ beforeAll(async () => {
 const DEPOT = { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } };
 const spec = {
   DistanceUnit: 'Kilometer', MinimumOptimization: 1,
-  Vehicles: [{ Name: 'V1', MaxWeigth: 10, StartLocation: DEPOT }],
+  Vehicles: [{ Name: 'V1', MaxWeigth: 10, StartLocation: { ...DEPOT, TimeConstraintArrival: '2026-12-01T07:00:00' } }],
   Locations: [
     { Name: 'Casino', LatLong: { Latitude: 43.7395, Longitude: 7.428 }, TimeConstraintArrival: '2026-12-01T12:00:00', TimeConstraintDeparture: '2026-12-01T13:00:00' },
     { Name: 'Stade', LatLong: { Latitude: 43.7276, Longitude: 7.4155 } },
@@ -38,7 +38,7 @@ describe('dispatchkit check', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^Vehicles\[0\]\.MaxWeigth: .*did you mean MaxWeight\? \[UnknownProperty\]$/);
-    expect(lines[1]).toMatch(/^Locations\[0\]\.TimeConstraintDeparture: .*CanArriveEarly is true.* \[IgnoredField\]$/);
+    expect(lines[1]).toMatch(/^Vehicles\[0\]\.StartLocation\.TimeConstraintArrival: .*Tin and Tout.* \[IgnoredField\]$/);
     const j = cli(['check', '--json', '-'], JSON.stringify(spec));
     expect(j.status).toBe(0);
     const out = JSON.parse(j.stdout);
@@ -79,7 +79,7 @@ describe('dispatchkit check', () => {
     expect(loud.status).toBe(0);
     expect(quiet.status).toBe(0);
     expect(loud.stderr).toMatch(/^warning: Vehicles\[0\]\.MaxWeigth: .*\[UnknownProperty\]$/m);
-    expect(loud.stderr).toMatch(/^warning: Locations\[0\]\.TimeConstraintDeparture: .*\[IgnoredField\]$/m);
+    expect(loud.stderr).toMatch(/^warning: Vehicles\[0\]\.StartLocation\.TimeConstraintArrival: .*\[IgnoredField\]$/m);
     expect(quiet.stderr).not.toMatch(/warning:/);
     expect(loud.stdout).toBe(quiet.stdout);
     expect(JSON.parse(loud.stdout).Status).toBe('Success');

@@ -6,6 +6,7 @@
 import { dispatchOnMatrix, dispatchPlaces, type DispatchOptions, type DispatchTravel } from '../../src/ops/dispatch.js';
 import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecification, type DispatchSpecificationInput } from '../../src/records/index.js';
 import { validateSolution } from '../../src/vrp/validate.js';
+import { checkServiceWindows } from '../../src/ops/dispatch/check.js';
 
 export const ll = (lat: number, lon: number) => ({ Latitude: lat, Longitude: lon });
 
@@ -30,9 +31,12 @@ export function planeSetup(raw: DispatchSpecificationInput): { spec: DispatchSpe
 /** How many solutions the checker has accepted in this process. */
 export const checks = { count: 0 };
 
-/** dispatchOnMatrix with every solution checked (and the caller's onSolution after). */
-export function checkedDispatch(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): Promise<DispatchResult> {
-  return dispatchOnMatrix(spec, travel, {
+/**
+ * dispatchOnMatrix with every solution checked by the solver's checker (and the caller's
+ * onSolution after), and the answer by the contract's window checker.
+ */
+export async function checkedDispatch(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): Promise<DispatchResult> {
+  const result = await dispatchOnMatrix(spec, travel, {
     ...opts,
     onSolution: (input, sol) => {
       const rep = validateSolution(input, sol);
@@ -41,6 +45,9 @@ export function checkedDispatch(spec: DispatchSpecification, travel: DispatchTra
       opts.onSolution?.(input, sol);
     },
   });
+  const late = checkServiceWindows(result);
+  if (late.length > 0) throw new Error(late.join('; '));
+  return result;
 }
 
 /** A raw spec dispatched on the plane with seed 1 (unless `opts` says otherwise), checked. */

@@ -40,39 +40,49 @@ describe('dispatchOnMatrix', () => {
     expect(L.length).toBe(2); // no FinishLocation: the route ends at the last stop
   });
 
-  it('estimates at closed windows lie inside the window even when the vehicle has to wait', async () => {
-    const { spec, travel } = setup({
-      CurrentTime: '2026-12-01T08:00:00',
-      Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00' }],
-      Locations: [
-        { Name: 'First', LatLong: ll(0, 0.01), TimeConstraintArrival: '2026-12-01T08:05:00' }, // deadline: forces an early start
-        { Name: 'Later', LatLong: ll(0, 0.02), CanArriveEarly: false, TimeConstraintArrival: '2026-12-01T10:00:00', TimeConstraintDeparture: '2026-12-01T11:00:00' },
-      ],
-    });
-    const res = await dispatchOnMatrix(spec, travel);
-    const L = res.Items![0].Locations!;
-    expect(L.map((l) => l.Name)).toEqual(['Depot', 'First', 'Later']);
-    // leaves as late as the finish allows (08:03:20): First just by its deadline
-    expect(L[0].TimeEstimatedArrival).toBe('2026-12-01T08:03:20');
-    expect(L[1].TimeEstimatedArrival).toBe('2026-12-01T08:05:00');
-    expect(L[2].TimeEstimatedArrival).toBe('2026-12-01T10:00:00'); // arrives 08:06:40, served at 10:00
-    expect(L[2].Time).toBe(100); // the leg's driving time
+  it('service windows (semantics): an early vehicle waits at the door (estimate = arrival) unless CanArriveEarly is false (estimate = the opening)', async () => {
+    for (const early of [true, false]) {
+      const { spec, travel } = setup({
+        CurrentTime: '2026-12-01T08:00:00',
+        Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00' }],
+        Locations: [
+          { Name: 'First', LatLong: ll(0, 0.01), TimeConstraintDeparture: '2026-12-01T08:05:00' }, // served by 08:05: forces an early start
+          { Name: 'Later', LatLong: ll(0, 0.02), Wait: 120, CanArriveEarly: early, TimeConstraintArrival: '2026-12-01T10:00:00', TimeConstraintDeparture: '2026-12-01T11:00:00' },
+        ],
+      });
+      const res = await dispatchOnMatrix(spec, travel);
+      const L = res.Items![0].Locations!;
+      expect(L.map((l) => l.Name)).toEqual(['Depot', 'First', 'Later']);
+      // leaves as late as the finish allows (08:03:20): First just by its deadline
+      expect(L[0].TimeEstimatedArrival).toBe('2026-12-01T08:03:20');
+      expect(L[1].TimeEstimatedArrival).toBe('2026-12-01T08:05:00');
+      // gets there at 08:06:40 and waits for 10:00 (early), or leaves First late enough to be there at 10:00
+      expect(L[2].TimeEstimatedArrival).toBe(early ? '2026-12-01T08:06:40' : '2026-12-01T10:00:00');
+      expect(L[2].Time).toBe(100); // the leg's driving time
+    }
   });
 
-  it('CanArriveEarly (default) is only a deadline; a missed deadline is reported', async () => {
+  it('a window is where service happens whatever CanArriveEarly says: neither before the Arrival nor ending after the Departure; a missed window is reported', async () => {
     const { spec, travel } = setup({
       CurrentTime: '2026-12-01T08:00:00',
       Vehicles: [{ Name: 'V', StartLocation: depot, FinishLocation: depot }],
       Locations: [
-        { Name: 'Near', LatLong: ll(0, 0.01), TimeConstraintArrival: '2026-12-01T08:05:00' },
-        { Name: 'Far', LatLong: ll(0, 0.5), TimeConstraintArrival: '2026-12-01T08:05:00' }, // 50 km at 10 m/s
+        { Name: 'Near', LatLong: ll(0, 0.01), Wait: 60, TimeConstraintArrival: '2026-12-01T09:00:00', TimeConstraintDeparture: '2026-12-01T09:05:00' },
+        { Name: 'Far', LatLong: ll(0, 0.5), TimeConstraintDeparture: '2026-12-01T08:05:00' }, // 50 km at 10 m/s
+        { Name: 'Short', LatLong: ll(0, 0.02), Wait: 600, TimeConstraintArrival: '2026-12-01T09:00:00', TimeConstraintDeparture: '2026-12-01T09:05:00' }, // the Wait cannot end in it
       ],
     });
     const res = await dispatchOnMatrix(spec, travel);
     expect(res.Status).toBe('SuccessWithErrors');
-    expect(res.Errors).toHaveLength(1);
-    expect(res.Errors![0].Message).toMatch(/'Far'.*time window/);
+    expect(res.Errors!.map((e) => e.Message)).toEqual([
+      expect.stringMatching(/'Short'.*time window.*Wait of 600/),
+      expect.stringMatching(/'Far'.*time window/),
+    ]);
     expect(names(res)).toEqual([['Depot', 'Near', 'Depot']]);
+    // the vehicle leaves so as to be at Near when it opens (no avoidable wait), served 09:00-09:01
+    const L = res.Items![0].Locations!;
+    expect(L[1].TimeEstimatedArrival).toBe('2026-12-01T09:00:00');
+    expect(L[2].TimeEstimatedArrival).toBe('2026-12-01T09:02:40');
   });
 
   it('no CurrentTime and no Tin: the clock starts at 00:00 of the earliest time given, in its zone', async () => {
@@ -80,7 +90,7 @@ describe('dispatchOnMatrix', () => {
       Vehicles: [{ Name: 'V', StartLocation: depot, FinishLocation: depot }],
       Locations: [
         { Name: 'Closed', LatLong: ll(0, 0.01), CanArriveEarly: false, TimeConstraintArrival: '2026-12-01T09:00:00', TimeConstraintDeparture: '2026-12-01T09:30:00' },
-        { Name: 'Deadline', LatLong: ll(0, 0.02), TimeConstraintArrival: '2026-12-01T10:00:00' },
+        { Name: 'Deadline', LatLong: ll(0, 0.02), TimeConstraintDeparture: '2026-12-01T10:00:00' },
         { Name: 'Free', LatLong: ll(0, 0.03) },
       ],
     });
@@ -103,7 +113,7 @@ describe('dispatchOnMatrix', () => {
     // A deadline the vehicle cannot meet from midnight is still reported.
     const late = setup({
       Vehicles: [{ Name: 'V', StartLocation: depot }],
-      Locations: [{ Name: 'Far', LatLong: ll(0, 0.5), TimeConstraintArrival: '2026-12-01T00:05:00' }],
+      Locations: [{ Name: 'Far', LatLong: ll(0, 0.5), TimeConstraintDeparture: '2026-12-01T00:05:00' }],
     });
     const rl = await dispatchOnMatrix(late.spec, late.travel);
     expect(rl.Errors![0].Message).toMatch(/'Far'.*time window/);
@@ -158,9 +168,9 @@ describe('dispatchOnMatrix', () => {
     const other = await msgs({
       Vehicles: [{ Name: 'V', StartLocation: depot, Tin: '2026-12-01T08:00:00', Tout: '2026-12-01T08:20:00' }],
       Locations: [
-        { Name: 'Due', LatLong: ll(0, 0.01), Wait: 600, TimeConstraintArrival: '2026-12-01T08:02:00' },
+        { Name: 'Due', LatLong: ll(0, 0.01), Wait: 600, TimeConstraintDeparture: '2026-12-01T08:12:00' },
         { Name: 'Free', LatLong: ll(0, -0.01), Wait: 600, Vehicle: 'V' },
-        { Name: 'Due2', LatLong: ll(0, 0.02), TimeConstraintArrival: '2026-12-01T08:14:00' },
+        { Name: 'Due2', LatLong: ll(0, 0.02), TimeConstraintDeparture: '2026-12-01T08:14:00' },
       ],
     });
     expect(other).toHaveLength(1);

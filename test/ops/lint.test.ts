@@ -73,7 +73,7 @@ describe('lintDispatchSpecification', () => {
     expect(codesAt(lintDispatchSpecification(s))).toEqual(['Locations[0].NAME DuplicateProperty']);
   });
 
-  it('IgnoredField: TimeConstraintDeparture under CanArriveEarly true (the default), and times on a depot', () => {
+  it('IgnoredField: times on a depot; a Departure is never ignored (the service window, whatever CanArriveEarly says)', () => {
     const s = clean();
     const l = (s.Locations as Record<string, unknown>[])[0];
     l.TimeConstraintDeparture = '2026-12-01T13:00:00';
@@ -82,13 +82,10 @@ describe('lintDispatchSpecification', () => {
     (s.Vehicles as Record<string, unknown>[])[0].StartLocation = { ...DEPOT, TimeConstraintArrival: '2026-12-01T07:00:00' };
     (s.Locations as Record<string, unknown>[]).push({ ...DEPOT, Name: 'End', LocationType: 'Finish', TimeConstraintDeparture: '2026-12-01T18:00:00', CanArriveEarly: false });
     expect(codesAt(lintDispatchSpecification(s)).sort()).toEqual([
-      'Locations[0].TimeConstraintDeparture IgnoredField',
-      'Locations[0].TimeConstraintDeparture2 IgnoredField',
-      'Locations[1].TimeConstraintDeparture IgnoredField',
       'Locations[2].TimeConstraintDeparture IgnoredField',
       'Vehicles[0].StartLocation.TimeConstraintArrival IgnoredField',
     ]);
-    expect(lintDispatchSpecification(s).find((w) => w.path === 'Locations[0].TimeConstraintDeparture')!.message).toMatch(/CanArriveEarly is true/);
+    expect(lintDispatchSpecification(s).find((w) => w.path === 'Locations[2].TimeConstraintDeparture')!.message).toMatch(/Tin and Tout/);
   });
 
   it('EmptyWindow: a window that closes before it opens, one shorter than the Wait, Tout before Tin', () => {
@@ -154,13 +151,13 @@ describe('lintDispatchSpecification', () => {
   it('warnings never change Status: the dispatch of a warned specification equals the clean one where the warning is about an ignored thing', async () => {
     const s = clean();
     const warned = structuredClone(s);
-    (warned.Locations as Record<string, unknown>[])[0].TimeConstraintDeparture = '2026-12-01T09:00:00'; // ignored (CanArriveEarly true)
+    (warned.Vehicles as Record<string, unknown>[])[0].StartLocation = { ...DEPOT, TimeConstraintDeparture: '2026-12-01T09:00:00' }; // ignored (the vehicle's Tin/Tout apply)
     (warned.Vehicles as Record<string, unknown>[])[0].MaxWeigth = 0.5; // ignored (unknown)
     expect(lintDispatchSpecification(warned).map((w) => w.code).sort()).toEqual(['IgnoredField', 'UnknownProperty']);
     const a = await engine.dispatch(s, { seed: 3 });
     const b = await engine.dispatch(warned, { seed: 3 });
     expect(a.Status).toBe('Success');
-    // the only difference is the ignored departure carried through on the returned stop
+    // the only difference is the ignored departure carried through on the returned start
     const strip = (r: typeof a) => JSON.stringify(r, (k, v) => (k === 'TimeConstraintDeparture' ? undefined : v));
     expect(strip(b)).toBe(strip(a));
   });
