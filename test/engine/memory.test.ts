@@ -31,7 +31,8 @@ describe('memory after big work', () => {
     expect((r as { Status: string }).Status).not.toBe('Failed');
     r = null;
     let now = peak;
-    for (let i = 0; i < 40 && now - base > 0.4 * (peak - base); i++) {
+    // idle collections come a moment after the work, later on a loaded machine: wait up to 30 s
+    for (let i = 0; i < 120 && now - base > 0.4 * (peak - base); i++) {
       await new Promise((res) => setTimeout(res, 250));
       now = process.memoryUsage().rss;
     }

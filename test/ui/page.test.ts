@@ -96,7 +96,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
       // the map drops its roads request when the view moves again
       if (r.failure()?.errorText === 'net::ERR_ABORTED' && new URL(r.url()).pathname === '/ui/rest/roads') return;
       // a job's event stream is closed by the page once the job has ended
-      if (/\/ui\/jobs\/[^/]+\/events$/.test(new URL(r.url()).pathname)) return;
+      if (/^\/ui\/rest\/jobs\/[^/]+\/events$/i.test(new URL(r.url()).pathname)) return;
       problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
     });
     return p;
