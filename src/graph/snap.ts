@@ -13,6 +13,7 @@ import { EngineError } from '../core/errors.js';
 import { haversine, metresPerDegree } from '../core/geo.js';
 import type { BinFile, BinWriter } from '../core/binfile.js';
 import type { RoadGraph } from './road-graph.js';
+import { EdgeFlag } from '../osm/car-profile.js';
 
 /** A graph node reachable from (or reaching) a snapped point, with the partial arc cost. */
 export interface RouteEntry {
@@ -72,7 +73,28 @@ export interface SnapOptions {
   radiusM?: number;
   /** Field path named in errors (e.g. `Locations[2].LatLong`). */
   path?: string;
+  /**
+   * Open roads first (default true): when the nearest road is covered (a tunnel, a covered way,
+   * below ground: EdgeFlag.Covered), the nearest open road is taken instead if it is at most
+   * {@link SURFACE_MARGIN_M} farther. false: the nearest road, whatever it is.
+   */
+  surfaceFirst?: boolean;
+  /** The margin of {@link surfaceFirst} (default {@link SURFACE_MARGIN_M}). */
+  surfaceMarginM?: number;
 }
+
+/**
+ * How much farther an open road may be than the nearest covered one and still be preferred
+ * (metres). Decided from data (docs/road-graph.md, "Open roads first"): of points placed within
+ * 60 m of a covered road whose nearest road is covered, 99 % in Monaco and Porto have an open
+ * road at most 100 m farther; the page's depot on Monaco's Rock needs 76 m.
+ */
+export const SURFACE_MARGIN_M = 100;
+/**
+ * A point this close to a covered road (metres) is on it — coordinates taken from the road itself
+ * (its OSM nodes, a junction): it stays there whatever is near.
+ */
+export const ON_ROAD_M = 1;
 
 export const DEFAULT_SNAP_RADIUS_M = 1000;
 
@@ -189,15 +211,21 @@ export class Snapper {
     checkLatLon(lat, lon, opts.path);
     const radiusM = opts.radiusM ?? this.radiusM;
     if (!(radiusM > 0)) throw new EngineError('InvalidInput', `The snap radius must be a positive number of metres, got ${radiusM}.`, { path: 'radiusM' });
-    const seg = this.nearest(lat, lon, radiusM);
+    const seg = this.nearest(lat, lon, radiusM, 0);
     if (seg < 0) return null;
-    return this.makeSnap(lat, lon, seg, this.lastT, Math.sqrt(this.lastD2));
+    const t = this.lastT;
+    const d = Math.sqrt(this.lastD2);
+    if (opts.surfaceFirst !== false && d > ON_ROAD_M && (this.graph.edgeFlags[this.segEdge[seg]] & EdgeFlag.Covered) !== 0) {
+      const open = this.nearest(lat, lon, Math.min(radiusM, d + (opts.surfaceMarginM ?? SURFACE_MARGIN_M)), EdgeFlag.Covered);
+      if (open >= 0) return this.makeSnap(lat, lon, open, this.lastT, Math.sqrt(this.lastD2));
+    }
+    return this.makeSnap(lat, lon, seg, t, d);
   }
 
   /** Distance in metres from (lat, lon) to the nearest segment (no radius), as the snap measures it. */
   nearestDistanceM(lat: number, lon: number): number {
     checkLatLon(lat, lon);
-    return this.nearest(lat, lon, Infinity) < 0 ? Infinity : Math.sqrt(this.lastD2);
+    return this.nearest(lat, lon, Infinity, 0) < 0 ? Infinity : Math.sqrt(this.lastD2);
   }
 
   /**
@@ -218,8 +246,12 @@ export class Snapper {
   private lastT = 0;
   private lastD2 = Infinity;
 
-  /** Best-first search; returns the nearest segment within radiusM (or -1); sets lastT/lastD2. */
-  private nearest(qlat: number, qlon: number, radiusM: number): number {
+  /**
+   * Best-first search; returns the nearest segment within radiusM (or -1) whose edge has none of
+   * the `skip` flags; sets lastT/lastD2.
+   */
+  private nearest(qlat: number, qlon: number, radiusM: number, skip: number): number {
+    const edgeFlags = this.graph.edgeFlags;
     const ky = M_PER_DEG;
     const kx = M_PER_DEG * Math.cos(qlat * RAD); // = core/geo metresPerDegree(qlat)
     const boxes = this.boxes;
@@ -278,6 +310,7 @@ export class Snapper {
         if (bd2 > bestD2) continue;
         const child = indices[p >> 2];
         if (isLeafLevel) {
+          if (skip !== 0 && (edgeFlags[segEdge[child]] & skip) !== 0) continue;
           // Exact distance to the segment (same formula as core/geo projectOnSegment).
           const g = child + segEdge[child];
           const ax = (lo[g] - qlon) * kx;
@@ -515,7 +548,7 @@ export class Snapper {
     if (Math.abs(lon) <= 90 && lat !== lon) {
       const bb = this.bbox();
       const inside = lon >= bb.minLat && lon <= bb.maxLat && lat >= bb.minLon && lat <= bb.maxLon;
-      swapped = inside || this.nearest(lon, lat, radiusM) >= 0;
+      swapped = inside || this.nearest(lon, lat, radiusM, 0) >= 0;
       if (swapped) msg += ` The coordinates look swapped: (${fmtCoord(lon)}, ${fmtCoord(lat)}) is on the road network; give the latitude first.`;
     }
     return new EngineError('NoSegment', msg, { path, details: { lat, lon, nearestRoadM: Math.round(nearest), radiusM, swapped } });

@@ -80,6 +80,12 @@ export const EdgeFlag = {
   Oneway: 1 << 8,
   /** service=parking_aisle / driveway / alley / drive-through: kept, slowed (× 0.5). */
   MinorService: 1 << 9,
+  /**
+   * Not open to the sky: tunnel=* (building_passage included), covered=* (not no), layer < 0 or
+   * location=underground. A point is snapped to such a road only when no open road is near
+   * (graph/snap.ts, SURFACE_MARGIN_M).
+   */
+  Covered: 1 << 10,
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -444,6 +450,8 @@ export function carWayProfile(tags: Tags): CarWay | null {
   if (bridge !== undefined && bridge !== 'no') flags |= EdgeFlag.Bridge;
   const tunnel = tags.tunnel;
   if (tunnel !== undefined && tunnel !== 'no') flags |= EdgeFlag.Tunnel;
+  const layer = Number.parseInt(tags.layer ?? '', 10);
+  if ((flags & EdgeFlag.Tunnel) || (tags.covered !== undefined && tags.covered !== 'no') || layer < 0 || tags.location === 'underground') flags |= EdgeFlag.Covered;
 
   return {
     cls,

@@ -29,7 +29,7 @@ describe('snapping vs Turf nearestPointOnLine', () => {
     while (checked < 40) {
       const lat = 43.726 + rng.next() * 0.02;
       const lon = 7.412 + rng.next() * 0.025;
-      const snap = ds.snapper.trySnap(lat, lon);
+      const snap = ds.snapper.trySnap(lat, lon, { surfaceFirst: false });
       if (!snap) continue;
       let best = Infinity;
       const p = point([lon, lat]);

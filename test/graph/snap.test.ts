@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildRoadGraph } from '../../src/graph/build.js';
-import { Snapper, fmtDistance } from '../../src/graph/snap.js';
+import { ON_ROAD_M, Snapper, SURFACE_MARGIN_M, fmtDistance } from '../../src/graph/snap.js';
+import { EdgeFlag } from '../../src/osm/car-profile.js';
 import { RoadGraph } from '../../src/graph/road-graph.js';
 import { OsmElements } from '../../src/osm/xml.js';
 import { BinFile, BinWriter } from '../../src/core/binfile.js';
@@ -103,6 +104,33 @@ describe('Snapper on a tiny network', () => {
     expect(snapper.sameArcDirect(a, q)).toBeNull(); // different edges
   });
 
+  it('open roads first: a tunnel under the point loses to an open road within the margin, keeps it beyond; covered/layer/underground count too', () => {
+    // an open street 50 m north of a tunnel (and of the point above it), another 150 m south of a second tunnel
+    const dy = (m: number) => m / M_PER_DEG_LAT;
+    for (const tags of [{ tunnel: 'yes' }, { covered: 'yes' }, { layer: '-1' }, { location: 'underground' }, { tunnel: 'building_passage' }] as Record<string, string>[]) {
+      const osm = new OsmElements()
+        .node(1, 45, 7).node(2, 45, 7.004).node(3, 45 + dy(50), 7).node(4, 45 + dy(50), 7.004)
+        .node(5, 45.01, 7).node(6, 45.01, 7.004).node(7, 45.01 - dy(150), 7).node(8, 45.01 - dy(150), 7.004)
+        .way(1, [1, 2], { highway: 'primary', name: 'Under', ...tags })
+        .way(2, [3, 4], { highway: 'residential', name: 'Open' })
+        .way(3, [1, 3], { highway: 'residential', name: 'Link' })
+        .way(4, [5, 6], { highway: 'primary', name: 'Deep', ...tags })
+        .way(5, [7, 8], { highway: 'residential', name: 'Far' })
+        .way(6, [5, 7], { highway: 'residential', name: 'Link2' })
+        .way(7, [3, 7], { highway: 'residential', name: 'Link3' });
+      const { graph } = buildRoadGraph(osm);
+      const sn = Snapper.build(graph);
+      const name = (s: { edge: number }) => graph.string(graph.edgeNameId[s.edge]);
+      const above = sn.snap(45 + dy(2), 7.002);
+      expect(name(above), JSON.stringify(tags)).toBe('Open');
+      expect(above.distanceM).toBeCloseTo(48, 0);
+      expect(name(sn.snap(45 + dy(2), 7.002, { surfaceFirst: false }))).toBe('Under');
+      expect(name(sn.snap(45 + dy(2), 7.002, { surfaceMarginM: 40 }))).toBe('Under');
+      expect(name(sn.snap(45.01 - dy(2), 7.002))).toBe('Deep'); // the open road is 148 m farther
+      expect(name(sn.snap(45, 7.002))).toBe('Under'); // on the covered road itself: it stays
+    }
+  });
+
   it('nothing within the radius → NoSegment naming the place and distances', () => {
     const lat = 45 - 1800 / M_PER_DEG_LAT;
     const err = expectEngineError(() => snapper.snap(lat, 7, { path: 'Locations[2].LatLong' }), 'NoSegment', 'is 1.8 km from the nearest road; the limit is 1 km', `(${Math.round(lat * 1e6) / 1e6}, 7)`);
@@ -163,13 +191,62 @@ describe('Snapper on Monaco', () => {
         const want = bruteForce(lat, lon);
         const got = snapper.nearestDistanceM(lat, lon);
         expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-6 * Math.max(1, want));
-        const s = snapper.trySnap(lat, lon, { radiusM: Infinity })!;
+        const s = snapper.trySnap(lat, lon, { radiusM: Infinity, surfaceFirst: false })!;
         expect(Math.abs(s.distanceM - want)).toBeLessThanOrEqual(1e-6 * Math.max(1, want));
         // The snapped point is on its edge, and the reported distance is to it.
         expect(haversine(lat, lon, s.lat, s.lon)).toBeCloseTo(s.distanceM, 0);
       }),
       { seed: 20260322, numRuns: 150 },
     );
+  });
+
+  it('property: open roads first — the nearest road unless it is covered and an open one is at most SURFACE_MARGIN_M farther (brute force)', () => {
+    const openBrute = (lat: number, lon: number): number => {
+      let best = Infinity;
+      for (let e = 0; e < g.numEdges; e++) {
+        if (g.edgeFlags[e] & EdgeFlag.Covered) continue;
+        for (let p = g.edgeGeomStart[e]; p < g.edgeGeomStart[e + 1] - 1; p++) {
+          const r = projectOnSegment(lat, lon, g.geomLat[p], g.geomLon[p], g.geomLat[p + 1], g.geomLon[p + 1]);
+          if (r.dist < best) best = r.dist;
+        }
+      }
+      return best;
+    };
+    // points near covered roads, where the rule matters
+    const covered: number[] = [];
+    for (let e = 0; e < g.numEdges; e++) if (g.edgeFlags[e] & EdgeFlag.Covered) covered.push(e);
+    expect(covered.length).toBeGreaterThan(50);
+    let moved = 0;
+    fc.assert(
+      fc.property(fc.nat(covered.length - 1), fc.double({ min: -8e-4, max: 8e-4, noNaN: true }), fc.double({ min: -8e-4, max: 8e-4, noNaN: true }), (k, dy, dx) => {
+        const p = g.edgeGeomStart[covered[k]];
+        const lat = g.geomLat[p] + dy, lon = g.geomLon[p] + dx;
+        const nearest = bruteForce(lat, lon);
+        const open = openBrute(lat, lon);
+        const s = snapper.trySnap(lat, lon, { radiusM: Infinity })!;
+        const isCovered = (g.edgeFlags[s.edge] & EdgeFlag.Covered) !== 0;
+        if (nearest > ON_ROAD_M && open <= nearest + SURFACE_MARGIN_M) {
+          expect(isCovered).toBe(false);
+          expect(Math.abs(s.distanceM - open)).toBeLessThanOrEqual(1e-6 * Math.max(1, open));
+          if (open > nearest + 1e-6) moved++;
+        } else {
+          // the nearest road (a covered one, unless an open one is as near: a portal, a junction)
+          expect(Math.abs(s.distanceM - nearest)).toBeLessThanOrEqual(1e-6 * Math.max(1, nearest));
+          if (open > nearest + 1e-6) expect(isCovered).toBe(true);
+        }
+      }),
+      { seed: 20261126, numRuns: 200 },
+    );
+    expect(moved).toBeGreaterThan(5); // the rule did change snaps
+  });
+
+  it("the page's default depot on Monaco's Rock snaps to a road in the open, not into the tunnel under it", () => {
+    const plain = snapper.trySnap(43.7314, 7.42, { surfaceFirst: false })!;
+    expect(g.string(g.edgeNameId[plain.edge])).toBe('Tunnel Rocher Palais');
+    const s = snapper.trySnap(43.7314, 7.42)!;
+    expect(g.edgeFlags[s.edge] & EdgeFlag.Covered).toBe(0);
+    expect(g.string(g.edgeNameId[s.edge])).toBe('Avenue de la Porte Neuve');
+    expect(s.distanceM).toBeLessThan(100);
   });
 
   it('entries match the arcs: sources are heads, targets are tails, offsets add up to the arc cost', () => {
