@@ -20,7 +20,7 @@ import type { Placement, TravelMatrix } from './route/travel.js';
 import type { Snap } from './graph/snap.js';
 import type { OpOptions, OpsContext } from './ops/context.js';
 import { calculateDistance } from './ops/distance.js';
-import type { DispatchOpOptions } from './ops/dispatch.js';
+import type { DispatchOpOptions } from './ops/dispatch/index.js';
 import { placeLocation, profileFor } from './ops/locations.js';
 import { OPERATIONS, type OperationName } from './ops/table.js';
 import { dispatchResultToGeoJson, planGeoJsonOffThread, roadsOffThread } from './ops/plan-geojson.js';

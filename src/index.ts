@@ -15,7 +15,7 @@ export { type OpsContext, type OpOptions, geocoderContext } from './ops/context.
 export { calculateDistance } from './ops/distance.js';
 export { calculateRoute } from './ops/route.js';
 export { routesOp as calculateRoutes, ROUTES_INLINE_MAX } from './ops/routes.js';
-export { dispatchOp, dispatchOnMatrix, dispatchPlaces, buildDispatchInput, type DispatchOptions, type DispatchOpOptions, type DispatchTravel, type DispatchPlace } from './ops/dispatch.js';
+export { dispatchOp, dispatchOnMatrix, dispatchPlaces, buildDispatchInput, type DispatchOptions, type DispatchOpOptions, type DispatchTravel, type DispatchPlace } from './ops/dispatch/index.js';
 export { routeResultToGeoJson, routePolyline, type GeoJsonFeature, type GeoJsonFeatureCollection } from './ops/geojson.js';
 export { encodePolyline, decodePolyline, type PolylinePrecision } from './core/polyline.js';
 export { geocodeOp, geocodeOperation, geocodeItems, validateGeocodeSpecification, candidateToLocation, type GeocodeOpOptions } from './ops/geocode.js';

@@ -52,7 +52,7 @@ export const MAX_ROUTES_SPECIFICATIONS = 250;
 export const MAX_ROUTES_LOCATIONS = 1_000;
 /** Addresses of one Geocode (records, candidates and result live in memory at once). */
 export const MAX_GEOCODE_ADDRESSES = 100_000;
-/** At most this many trips per vehicle (two weeks of days; see ops/dispatch.ts, trips). */
+/** At most this many trips per vehicle (two weeks of days; see ops/dispatch/trips.ts). */
 export const MAX_TRIPS = 14;
 /**
  * From this many places a dispatch's travel matrix is computed in whole seconds and metres on

@@ -15,7 +15,7 @@ import type { TravelProfile } from '../route/travel.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import { roadLayer } from '../render/index.js';
 import { contextInTask, taskSource, type OpsContext, type TaskSource } from './context.js';
-import { vehicleZones } from './dispatch.js';
+import { vehicleZones } from './dispatch/index.js';
 import type { GeoJsonFeature, GeoJsonFeatureCollection } from './geojson.js';
 import { profileFor } from './locations.js';
 

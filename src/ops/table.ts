@@ -13,7 +13,7 @@ import {
 } from '../records/index.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { distanceOp } from './distance.js';
-import { dispatchOp, type DispatchOpOptions } from './dispatch.js';
+import { dispatchOp, type DispatchOpOptions } from './dispatch/index.js';
 import { geocodeOp, type GeocodeOpOptions } from './geocode.js';
 import { routeOp } from './route.js';
 import { routesOp } from './routes.js';

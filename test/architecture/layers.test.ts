@@ -49,7 +49,7 @@ describe('layers', () => {
     }
     // Allowed directions pass.
     expect(checkSource(SRC, join(SRC, 'ops/x.ts'), "import { solve } from '../vrp/solve.js';")).toEqual([]);
-    expect(checkSource(SRC, join(SRC, 'workers/x.ts'), "import { dispatchPrepareTask } from '../ops/dispatch.js';")).toEqual([]);
+    expect(checkSource(SRC, join(SRC, 'workers/x.ts'), "import { dispatchPrepareTask } from '../ops/dispatch/index.js';")).toEqual([]);
     expect(checkSource(SRC, join(SRC, 'vrp/x.ts'), "import Flatbush from 'flatbush';")).toEqual([]);
     expect(checkSource(SRC, join(SRC, 'workers/x.ts'), "import { Piscina } from 'piscina';")).toEqual([]);
     expect(checkSource(SRC, join(SRC, 'server/x.ts'), "import { Service } from '../service/service.js';")).toEqual([]);

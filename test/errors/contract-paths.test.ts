@@ -579,8 +579,8 @@ function sourceFiles(dir: string): string[] {
  * arguments of programming interfaces, never a request's field.
  */
 const ALLOWED_LOWERCASE: Record<string, string> = {
-  'ops/dispatch.ts travel.time': "dispatchOnMatrix's `travel` argument (a caller's matrices), not a record field",
-  'ops/dispatch.ts travel.distance': "dispatchOnMatrix's `travel` argument (a caller's matrices), not a record field",
+  'ops/dispatch/parse.ts travel.time': "dispatchOnMatrix's `travel` argument (a caller's matrices), not a record field",
+  'ops/dispatch/parse.ts travel.distance': "dispatchOnMatrix's `travel` argument (a caller's matrices), not a record field",
 };
 
 /** The error paths written as literals in a source file: `path: '…'`, `invalidInput('…'`, `tooBig('…'`, `issue('…'`. */

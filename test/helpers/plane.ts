@@ -3,7 +3,7 @@
  * the Locations' LatLongs (1° = 100 km, 10 m/s; a place without LatLong is 0 from everything),
  * and every solution through the independent checker (a violation throws).
  */
-import { dispatchOnMatrix, dispatchPlaces, type DispatchOptions, type DispatchTravel } from '../../src/ops/dispatch.js';
+import { dispatchOnMatrix, dispatchPlaces, type DispatchOptions, type DispatchTravel } from '../../src/ops/dispatch/index.js';
 import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecification, type DispatchSpecificationInput } from '../../src/records/index.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 import { checkServiceWindows } from '../../src/ops/dispatch/check.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
-import { buildDispatchInput, dispatchOp, inContractTerms } from '../../src/ops/dispatch.js';
+import { buildDispatchInput, dispatchOp, inContractTerms } from '../../src/ops/dispatch/index.js';
 import { invalidInput, isEngineError } from '../../src/core/errors.js';
 import type { DispatchSpecificationInput } from '../../src/records/index.js';
 import { fixtureDataset } from '../helpers/datasets.js';

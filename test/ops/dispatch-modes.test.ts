@@ -7,7 +7,7 @@ import { area, convex, featureCollection, intersect, point, union } from '@turf/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/rng.js';
 import { Engine } from '../../src/engine.js';
-import { chooseDispatchMode } from '../../src/ops/dispatch-modes.js';
+import { chooseDispatchMode } from '../../src/ops/dispatch/modes.js';
 import { DispatchSpecificationSchema, type DispatchResult, type DispatchSpecificationInput } from '../../src/records/index.js';
 import { fixtureDataset } from '../helpers/datasets.js';
 import { dispatchOnPlane, ll } from '../helpers/plane.js';

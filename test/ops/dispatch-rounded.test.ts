@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
-import { dispatchOp } from '../../src/ops/dispatch.js';
+import { dispatchOp } from '../../src/ops/dispatch/index.js';
 import { Rng } from '../../src/core/rng.js';
 import { fixtureDataset } from '../helpers/datasets.js';
 

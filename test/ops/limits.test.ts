@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
-import { dispatchOp } from '../../src/ops/dispatch.js';
+import { dispatchOp } from '../../src/ops/dispatch/index.js';
 import { routeOp } from '../../src/ops/route.js';
 import { routesOp } from '../../src/ops/routes.js';
 import { geocodeOp } from '../../src/ops/geocode.js';

@@ -13,16 +13,16 @@
  *   objective is time.
  * - EqualDistance (= Central): the same on distance. The objective is distance.
  * - SingleRegion / MultipleRegion: travel cost with every stop kept in a region (a compact
- *   cluster per vehicle / the region of its nearest vehicle; ops/dispatch-regions.ts); stops a
+ *   cluster per vehicle / the region of its nearest vehicle; ops/dispatch/regions.ts); stops a
  *   region cannot take go anywhere in a second solve.
  * - Auto: TimeWindow when any stop has a time window, else Optima ({@link chooseDispatchMode}).
  *
  * A term with a reference needs an Optima plan of the same input first: the dispatch runs it with
  * part of the budget ({@link REFERENCE_SHARE}), then solves with the term.
  */
-import { isDateSet, type DispatchModeName, type DispatchSpecification } from '../records/index.js';
-import type { VrpInput } from '../vrp/model.js';
-import { assignRegions, type RegionKind } from './dispatch-regions.js';
+import { isDateSet, type DispatchModeName, type DispatchSpecification } from '../../records/index.js';
+import type { VrpInput } from '../../vrp/model.js';
+import { assignRegions, type RegionKind } from './regions.js';
 
 /** What a term may read about the input. */
 export interface ModeContext {

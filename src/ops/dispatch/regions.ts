@@ -14,7 +14,7 @@
  *
  * Pure functions on the solver's input (records are mapped already); deterministic.
  */
-import { UNREACHABLE, type VrpInput, type VrpStop, type VrpVehicle } from '../vrp/model.js';
+import { UNREACHABLE, type VrpInput, type VrpStop, type VrpVehicle } from '../../vrp/model.js';
 
 export type RegionKind = 'nearest' | 'clusters';
 
