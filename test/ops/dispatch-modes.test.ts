@@ -146,6 +146,25 @@ describe('regions', () => {
     expect(s).toBeLessThanOrEqual(o);
     expect(plan(single).stops).toEqual([10, 10, 10]); // pie slices of a shared depot, balanced
   });
+  it('SingleRegion with two depots and two vans at each: stops to the nearer depot, slices per van there; no region overlaps another', async () => {
+    const west = { Name: 'Depot', LatLong: ll(0, -0.05) }, east = { Name: 'Depot', LatLong: ll(0, 0.05) };
+    const r = await run({
+      CurrentTime: '2026-12-01T08:00:00', DistanceUnit: 'Kilometer', DispatchMode: 'SingleRegion',
+      Vehicles: [west, east, west, east].map((d, v) => ({ Name: `V${v + 1}`, StartLocation: d, FinishLocation: d })),
+      Locations: LOCS.map((l) => ({ ...l, Weight: 0 })),
+    } as DispatchSpecificationInput);
+    const p = plan(r);
+    expect(p.stops.reduce((a, b) => a + b, 0)).toBe(30);
+    expect(hullOverlap(r)).toBeLessThanOrEqual(0.02);
+    // every van works (the slices are balanced within each depot's share)
+    expect((r.Items ?? []).length).toBe(4);
+    // a van's stops lie on its depot's side, but for the few the other depot had no room for
+    for (const it of r.Items ?? []) {
+      const side = Math.sign(it.Locations![0].LatLong!.Longitude);
+      const stops = it.Locations!.filter((l) => l.Name !== 'Depot');
+      expect(stops.filter((l) => Math.sign(l.LatLong!.Longitude) === side).length).toBeGreaterThanOrEqual(stops.length - 2);
+    }
+  });
   // Two cities 100 km apart, a van in each; 10 stops in each city; the van of A takes at most 8.
   const cityA = Array.from({ length: 10 }, (_, i) => ({ Name: `A${i}`, LatLong: ll((rng.next() - 0.5) * 0.05, (rng.next() - 0.5) * 0.05), Wait: 300, Weight: 1 }));
   const cityB = Array.from({ length: 10 }, (_, i) => ({ Name: `B${i}`, LatLong: ll((rng.next() - 0.5) * 0.05, 1 + (rng.next() - 0.5) * 0.05), Wait: 300, Weight: 1 }));

@@ -9,16 +9,17 @@
  * - MinimumVehicles: a fixed cost per used vehicle that outweighs any travel cost.
  * - EqualStop / BalanceLocation: each vehicle pays w·(jobs − J/V)², strong / soft.
  * - EqualHour / BalanceTime: each vehicle pays w·(time − T)²/T, time = driving + service,
- *   T = a reference (Optima) plan's total over the fleet's V vehicles; strong / soft. The
- *   objective is time.
+ *   T = a reference plan's total over the fleet's V vehicles (a plan with the stops shared
+ *   evenly, so that every vehicle works: solve.ts); strong / soft. The objective is time.
  * - EqualDistance (= Central): the same on distance. The objective is distance.
  * - SingleRegion / MultipleRegion: travel cost with every stop kept in a region (a compact
  *   cluster per vehicle / the region of its nearest vehicle; ops/dispatch/regions.ts); stops a
  *   region cannot take go anywhere in a second solve.
  * - Auto: TimeWindow when any stop has a time window, else Optima ({@link chooseDispatchMode}).
  *
- * A term with a reference needs an Optima plan of the same input first: the dispatch runs it with
- * part of the budget ({@link REFERENCE_SHARE}), then solves with the term.
+ * A term with a reference needs a reference plan of the same input first (EqualStop's term: the
+ * whole fleet at work): the dispatch runs it with part of the budget ({@link REFERENCE_SHARE}),
+ * then solves with the term, starting from it.
  */
 import { isDateSet, type DispatchModeName, type DispatchSpecification } from '../../records/index.js';
 import type { VrpInput } from '../../vrp/model.js';
@@ -41,8 +42,8 @@ export interface ModeTerm {
   /** The objective matrix the mode measures in, overriding RouteOptimize. */
   measure?: 'time' | 'distance';
   /**
-   * Needs a reference plan (Optima on the same input): the used routes' metric (time with
-   * service, or distance) is handed to {@link apply}.
+   * Needs a reference plan (the same input with the stops shared evenly): its routes' metric
+   * (time with service, or distance) is handed to {@link apply}.
    */
   reference?: boolean;
   /**
@@ -123,7 +124,7 @@ export const MODE_TERMS: Record<DispatchModeName, ModeTerm> = {
   MultipleRegion: regions('nearest', 'travel cost, each stop kept in the region of its nearest vehicle'),
 };
 
-/** Share of the budget the reference (Optima) plan of a balancing mode gets. */
+/** Share of the budget the reference plan of a balancing mode gets. */
 export const REFERENCE_SHARE = 0.35;
 
 /**

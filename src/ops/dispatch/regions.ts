@@ -8,6 +8,8 @@
  *   to the region of the vehicle nearest to it by travel time (start → stop, or stop → end).
  * - SingleRegion ('clusters'): one compact region per vehicle, with balanced sizes. Vehicles at
  *   different places: each keeps the stops nearest to it by travel time (at most ⌈1.2·J/V⌉).
+ *   Vehicles at a few depots, several at some: stops to the nearest depot (up to twice its
+ *   vehicles' share), then pie slices around each depot, one per vehicle there.
  *   Vehicles sharing a depot: sectors around the depot — the stops sorted by bearing from it,
  *   cut at the widest empty angle, then into V runs of ⌊J/V⌋ or ⌈J/V⌉ (pie slices, whose hulls
  *   do not overlap); without coordinates, balanced k-medoids on the travel-time matrix.
@@ -23,6 +25,12 @@ const REGION = 'region:';
 const SAME_PLACE_S = 60;
 /** Size bound of a SingleRegion cluster, relative to J/V. */
 const CLUSTER_SLACK = 1.2;
+/**
+ * Size bound of a depot's share in SingleRegion's mixed case, relative to its vehicles' share of J:
+ * loose, since a tighter one sends stops from beside one depot to the vans of another, across the
+ * first one's territory (Andorra, two depots: 47 % of stops inside another van's hull at 1.2).
+ */
+const DEPOT_SLACK = 2;
 
 function timeMatrix(input: VrpInput): ArrayLike<number> {
   const t = input.time as ArrayLike<number> | ReadonlyArray<ArrayLike<number>>;
@@ -131,6 +139,10 @@ function clusterRegions(m: ArrayLike<number>, n: number, stops: VrpStop[], vehic
     const x = tt(m, n, a, b), y = tt(m, n, b, a);
     return Number.isFinite(x) && Number.isFinite(y) ? (x + y) / 2 : Math.min(x, y);
   };
+  if (!shared && coords) {
+    const byDepot = depotRegions(m, n, stops, vehicles, coords, d2);
+    if (byDepot) return byDepot;
+  }
   const starts = starts0;
   const scattered = starts.every((a, i) => a >= 0 && starts.every((b, j) => i === j || !near(a, b)));
   // Seeds (places): the vehicles' own places when they all differ; else farthest-first, starting
@@ -179,6 +191,33 @@ function clusterRegions(m: ArrayLike<number>, n: number, stops: VrpStop[], vehic
   return region;
 }
 
+/**
+ * SingleRegion with vehicles at a few depots, several at some (the mixed case): the stops go to
+ * the nearest depot with room (sizes up to {@link DEPOT_SLACK} × its vehicles' share),
+ * then each depot's stops into pie slices around it, one per vehicle there. Region = the vehicle's
+ * index. null when a vehicle has no place or a coordinate is missing, or every depot has one vehicle.
+ */
+function depotRegions(m: ArrayLike<number>, n: number, stops: VrpStop[], vehicles: VrpVehicle[], coords: ReadonlyArray<{ lat: number; lon: number } | undefined>, d: (a: number, b: number) => number): number[] | null {
+  const keys = vehicleRegionKeys(m, n, vehicles);
+  if (keys.some((x) => x < 0)) return null;
+  const groups = new Map<number, number[]>();
+  keys.forEach((x, v) => groups.set(x, [...(groups.get(x) ?? []), v]));
+  const list = [...groups.entries()];
+  if (list.every(([, g]) => g.length === 1)) return null;
+  const J = stops.length, V = vehicles.length;
+  const group = balancedAssign(stops, list.map(([place]) => place), list.map(([, g]) => Math.ceil((DEPOT_SLACK * J * g.length) / V)), d);
+  const region = new Array<number>(J).fill(0);
+  for (let gi = 0; gi < list.length; gi++) {
+    const [place, vs] = list[gi];
+    const members = group.map((x, i) => (x === gi ? i : -1)).filter((i) => i >= 0);
+    if (members.length === 0) continue;
+    const sectors = vs.length === 1 ? members.map(() => 0) : sectorRegions(members.map((i) => stops[i]), Math.min(vs.length, members.length), coords, place);
+    if (!sectors) return null;
+    members.forEach((i, x) => { region[i] = vs[sectors[x]]; });
+  }
+  return region;
+}
+
 /** Pie slices around the depot place (null when a coordinate is missing). */
 function sectorRegions(stops: VrpStop[], k: number, coords: ReadonlyArray<{ lat: number; lon: number } | undefined>, depot: number): number[] | null {
   const c = coords[depot];
@@ -205,8 +244,8 @@ function sectorRegions(stops: VrpStop[], k: number, coords: ReadonlyArray<{ lat:
   return region;
 }
 
-/** Each stop to the nearest seed with room (pairs in order of travel time; ties by index). */
-function balancedAssign(stops: VrpStop[], seeds: number[], cap: number, d: (a: number, b: number) => number): number[] {
+/** Each stop to the nearest seed with room (pairs in order of travel time; ties by index); `cap` per seed or for all. */
+function balancedAssign(stops: VrpStop[], seeds: number[], cap: number | readonly number[], d: (a: number, b: number) => number): number[] {
   const J = stops.length;
   const k = seeds.length;
   const pairs: [number, number, number][] = [];
@@ -215,7 +254,7 @@ function balancedAssign(stops: VrpStop[], seeds: number[], cap: number, d: (a: n
   const region = new Array<number>(J).fill(-1);
   const size = new Array<number>(k).fill(0);
   for (const [, i, c] of pairs) {
-    if (region[i] >= 0 || size[c] >= cap) continue;
+    if (region[i] >= 0 || size[c] >= (typeof cap === 'number' ? cap : cap[c])) continue;
     region[i] = c;
     size[c]++;
   }

@@ -151,13 +151,18 @@ async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput,
   const term = MODE_TERMS[b.mode];
   const phases = modePhases(input, b);
   if (phases.reference) {
-    // A balancing mode's target comes from an Optima plan of the same input, made first with part of the budget.
+    // A balancing mode's target comes from a reference plan of the same input that uses the whole
+    // fleet — the stops shared evenly (EqualStop's term) — made first with part of the budget. (An
+    // Optima reference may use one van of five: its total ÷ V is then below what any plan with all
+    // five can reach, and the term pulls the wrong way.) The second solve starts from it.
     const [first, rest] = splitBudget(so);
-    const ref = await solve(input, first);
+    const refInput: VrpInput = { ...input };
+    MODE_TERMS.EqualStop.apply(refInput, b.modeCtx);
+    const ref = await solve(refInput, first);
     const measure = term.measure ?? input.objective ?? 'distance';
     const withService = measure === 'time';
     term.apply(input, b.modeCtx, ref.routes.map((r) => (measure === 'time' ? r.travelTime + (withService ? r.serviceTime : 0) : r.distance)));
-    so = rest;
+    so = { ...rest, initial: ref.routes.map((r) => ({ vehicle: r.vehicle, stops: r.stops.map((x) => x.stop) })) };
   }
   let sol: Solution;
   if (phases.regions) {
