@@ -11,6 +11,7 @@ import { checkServiceWindows } from '../../src/ops/dispatch/check.js';
 import type { DispatchResult, DispatchSpecificationInput, Location } from '../../src/records/index.js';
 import { dateToSeconds } from '../../src/records/index.js';
 import { fixtureDataset } from '../helpers/datasets.js';
+import { at, CASINO, SAMPLE_1, SAMPLE_3, sample2, STADE, WAREHOUSE } from '../helpers/client-samples.js';
 
 let engine: Engine;
 beforeAll(async () => {
@@ -18,22 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => engine.close());
 
-const DAY = '2026-12-01';
-const at = (hm: string): string => `${DAY}T${hm}:00`;
-const ll = (Latitude: number, Longitude: number) => ({ Latitude, Longitude });
-const WAREHOUSE = ll(43.7347, 7.4221); // Quai Albert 1er, Port Hercule
-const CASINO = ll(43.7395, 7.428);
-const STADE = ll(43.7276, 7.4155);
-const MUSEE = ll(43.7307, 7.4253); // Musée océanographique
-
-const truck = (extra: Record<string, unknown> = {}) => ({
-  Name: 'Truck 1', Speed: 45, MaxStops: 10, MaxWeight: 5000,
-  StartLocation: { Name: 'Warehouse', LocationType: 'Start', LatLong: WAREHOUSE },
-  FinishLocation: { Name: 'Warehouse', LocationType: 'Finish', LatLong: WAREHOUSE },
-  ...extra,
-});
-// enums as the client writes them on the wire (numbers: RoutingService.NetRoad = 0 — EngineOne here —,
-// DispatchMode.Auto = 0, DistanceUnit.Mile = 0, RouteOptimize.MinimizeTime = 0)
 const common = { RoutingService: 0, IsNeedMatchCode: true, CurrentTime: at('08:30'), DispatchMode: 0, MinimumOptimization: 4, DistanceUnit: 0, RouteOptimize: 0 };
 
 async function run(spec: Record<string, unknown>): Promise<{ r: DispatchResult; L: Location[] }> {
@@ -48,15 +33,7 @@ const secs = (l: Location): number => dateToSeconds(l.TimeEstimatedArrival)!;
 
 describe("the original client's samples", () => {
   it('example 1: one vehicle, lat/long stops — a route from the warehouse back to it, typed Start and Finish, matched, at 45 mph', async () => {
-    const { r, L } = await run({
-      ...common,
-      Vehicles: [truck()],
-      Locations: [
-        { Name: 'A', LocationType: 'Midway', LatLong: CASINO, Weight: 90, Volume: 8, Wait: 180 },
-        { Name: 'B', LocationType: 'Midway', LatLong: MUSEE, Weight: 120, Volume: 10, Wait: 300 },
-        { Name: 'C', LocationType: 'Midway', LatLong: STADE, Weight: 20, Volume: 1, Wait: 10 },
-      ],
-    });
+    const { r, L } = await run(SAMPLE_1);
     expect(r.Items![0].Vehicle!.Name).toBe('Truck 1');
     expect(L.map((l) => l.Name)[0]).toBe('Warehouse');
     expect(L.map((l) => l.Name).slice(1, 4).sort()).toEqual(['A', 'B', 'C']);
@@ -71,15 +48,7 @@ describe("the original client's samples", () => {
 
   it('example 2: time windows are service windows — service inside each window, B (15:00-19:00) last, the vehicle back after 15:00', async () => {
     for (const early of [true, false]) {
-      const { L } = await run({
-        ...common,
-        Vehicles: [truck({ Tin: at('09:00'), Tout: at('18:00') })],
-        Locations: [
-          { Name: 'A', LocationType: 'Midway', LatLong: MUSEE, Weight: 120, Volume: 10, Wait: 30, TimeConstraintArrival: at('10:00'), TimeConstraintDeparture: at('15:00'), CanArriveEarly: early },
-          { Name: 'B', LocationType: 'Midway', LatLong: STADE, Weight: 20, Volume: 1, Wait: 10, TimeConstraintArrival: at('15:00'), TimeConstraintDeparture: at('19:00'), CanArriveEarly: early },
-          { Name: 'C', LocationType: 'Midway', LatLong: CASINO, Weight: 90, Volume: 8, Wait: 50, TimeConstraintArrival: at('11:00'), TimeConstraintDeparture: at('14:00'), CanArriveEarly: early },
-        ],
-      });
+      const { L } = await run(sample2(early));
       const names = L.map((l) => l.Name);
       expect(names[3]).toBe('B');
       const byName = new Map(L.slice(1, 4).map((l) => [l.Name, l]));
@@ -99,16 +68,7 @@ describe("the original client's samples", () => {
   });
 
   it('example 3: no vehicles, Start and Finish among the stops — one route between them', async () => {
-    const { L } = await run({
-      RoutingService: 0, IsNeedMatchCode: true, CurrentTime: at('08:30'), DispatchMode: 8, DistanceUnit: 0, RouteOptimize: 0, // Optima = 8
-      Locations: [
-        { Name: 'Start', LocationType: 'Start', LatLong: WAREHOUSE },
-        { Name: 'Stop A', LocationType: 'Midway', LatLong: MUSEE, Wait: 120 },
-        { Name: 'Stop B', LocationType: 'Midway', LatLong: CASINO, Wait: 120 },
-        { Name: 'Stop C', LocationType: 'Midway', LatLong: STADE, Wait: 120 },
-        { Name: 'Finish', LocationType: 'Finish', LatLong: WAREHOUSE },
-      ],
-    });
+    const { L } = await run(SAMPLE_3);
     expect(L.map((l) => l.Name)[0]).toBe('Start');
     expect(L.map((l) => l.Name)[4]).toBe('Finish');
     expect(L.map((l) => l.LocationType)).toEqual(['Start', 'Midway', 'Midway', 'Midway', 'Finish']);

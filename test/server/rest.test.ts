@@ -20,6 +20,7 @@ import { buildServer, loggedUrl } from '../../src/server/http.js';
 import { EXAMPLES, openApiDocument } from '../../src/server/openapi.js';
 import { inProcessServer, post, type TestServer } from '../helpers/service.js';
 import { reachablePool } from '../helpers/monaco-stops.js';
+import { SAMPLE_1, SAMPLE_3, sample2 } from '../helpers/client-samples.js';
 
 let engine: Engine;
 let store: Store;
@@ -110,6 +111,43 @@ describe('the wire rules of the official REST client', () => {
     const d = await post(url, '/rest/Dispatch', EXAMPLES.Dispatch, key);
     for (const m of d.text.matchAll(/"(Time|Wait|Priority|Skids|MaxStops|MinimumOptimization)":(-?[\d.eE+-]+)/g)) expect(m[2], m[0]).toMatch(/^-?\d+$/);
     expect(d.text).not.toContain('null');
+  });
+
+  it("the original client's three sample dispatches come back as its deserializer reads them (types of ../shared/research/trackroad-rest-client.md §4–5)", async () => {
+    // the client's DTO types (Newtonsoft, no StringEnumConverter): int fields must be JSON integers
+    // (`10.0` fails it), enums integers, dates ISO 8601, first and last entries Start (1) and Finish (2)
+    const INT = ['Priority', 'Wait', 'Skids', 'Time', 'Speed', 'MaxStops', 'MaxSkids', 'MaxMinutes'];
+    const DOUBLE = ['Distance', 'Volume', 'Weight', 'MaxWeight', 'MaxVolume', 'FuelCost', 'Latitude', 'Longitude'];
+    const ENUM: Record<string, number> = { LocationType: 5, MatchCode: 4, Status: 3, Restriction: 1 };
+    const DATE = ['TimeEstimatedArrival', 'TimeConstraintArrival', 'TimeConstraintDeparture', 'TimeConstraintArrival2', 'TimeConstraintDeparture2', 'Tin', 'Tout'];
+    const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,7})?(Z|[+-]\d\d:\d\d)?$/;
+    const problems: string[] = [];
+    const walk = (v: unknown, path: string): void => {
+      if (Array.isArray(v)) { v.forEach((x, i) => walk(x, `${path}[${i}]`)); return; }
+      if (v === null) { problems.push(`${path}: null (the client expects the field absent)`); return; }
+      if (typeof v !== 'object') return;
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        const at = `${path}.${k}`;
+        if (INT.includes(k) && !Number.isInteger(x)) problems.push(`${at}: ${JSON.stringify(x)} is not an integer`);
+        if (DOUBLE.includes(k) && typeof x !== 'number') problems.push(`${at}: ${JSON.stringify(x)} is not a number`);
+        if (k in ENUM && !(Number.isInteger(x) && (x as number) >= 0 && (x as number) <= ENUM[k])) problems.push(`${at}: ${JSON.stringify(x)} is not an enum integer`);
+        if (DATE.includes(k) && !(typeof x === 'string' && ISO.test(x))) problems.push(`${at}: ${JSON.stringify(x)} is not an ISO date`);
+        walk(x, at);
+      }
+    };
+    for (const [name, spec] of [['example 1', SAMPLE_1], ['example 2', sample2()], ['example 2, CanArriveEarly false', sample2(false)], ['example 3', SAMPLE_3]] as const) {
+      const r = await post(url, '/rest/Dispatch', spec, key); // the client's path, casing and headers
+      expect(r.status, name).toBe(200);
+      expect(r.json.Status, `${name}: ${r.text.slice(0, 300)}`).toBe(1);
+      walk(r.json, name);
+      for (const item of r.json.Items) {
+        const types = item.Locations.map((l: { LocationType: number }) => l.LocationType);
+        expect(types[0], name).toBe(1);
+        expect(types.at(-1), name).toBe(2);
+        expect(types.slice(1, -1).every((t: number) => t === 0), name).toBe(true);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('binds camelCase and odd-case property names, ignores unknown ones, accepts enum names or integers, a BOM, and no charset', async () => {
