@@ -235,6 +235,13 @@ function lintStopWindows(l: Obj, path: string, out: LintWarning[]): void {
   }
 }
 
+/** A Break has one window (when it starts): its second pair is not read. */
+function lintBreakTimes(l: Obj, path: string, out: LintWarning[]): void {
+  for (const f of ['TimeConstraintArrival2', 'TimeConstraintDeparture2'] as const) {
+    if (seconds(LocationSchema, l, f) !== null) out.push({ path: join(path, f), code: 'IgnoredField', message: "is ignored on a Break: a Break has one window, TimeConstraintArrival to TimeConstraintDeparture, when it must start" });
+  }
+}
+
 /** Time constraints on a location that is a vehicle's start or finish: the vehicle's Tin/Tout are used instead. */
 function lintDepotTimes(l: Obj, path: string, out: LintWarning[]): void {
   for (const f of TIME_FIELDS) {
@@ -318,6 +325,7 @@ export function lintDispatchSpecification(spec: unknown, ctx?: OpsContext): Lint
       const type = value(LocationSchema, l, 'LocationType');
       if (type === 'Start' || type === 'Finish') lintDepotTimes(l, path, out);
       else if (type !== 'Break') lintStopWindows(l, path, out); // a Break's window is when it starts (both ends used)
+      else lintBreakTimes(l, path, out);
       const delivery = str(LocationSchema, l, 'Delivery');
       if (delivery !== undefined && !locNames.has(delivery)) {
         const near = suggestName(delivery, locNames.keys());

@@ -88,6 +88,13 @@ describe('lintDispatchSpecification', () => {
     expect(lintDispatchSpecification(s).find((w) => w.path === 'Locations[2].TimeConstraintDeparture')!.message).toMatch(/Tin and Tout/);
   });
 
+  it('IgnoredField: a second pair on a Break (a Break has one window, when it starts)', () => {
+    const s = clean();
+    (s.Locations as Record<string, unknown>[]).push({ Name: 'Lunch', LocationType: 'Break', Wait: 1800, TimeConstraintArrival: '2026-12-01T12:00:00', TimeConstraintDeparture: '2026-12-01T13:00:00', TimeConstraintArrival2: '2026-12-01T14:00:00' });
+    const ws = lintDispatchSpecification(s).filter((w) => w.path.startsWith('Locations[2]'));
+    expect(ws.map((w) => `${w.path} ${w.code}`)).toEqual(['Locations[2].TimeConstraintArrival2 IgnoredField']);
+  });
+
   it('EmptyWindow: a window that closes before it opens, one shorter than the Wait, Tout before Tin', () => {
     const s = clean();
     const locs = s.Locations as Record<string, unknown>[];
