@@ -10,7 +10,7 @@
  */
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import { sliced } from '../core/cancel.js';
-import { parseEach, parseJsonSliced } from '../records/index.js';
+import { ENCODED, parseEach, parseJsonSliced, RouteResultSchema } from '../records/index.js';
 import {
   RouteOptionsSchema, failedFromError, failedFromIssues,
   type Issue, type RouteOptions, type RouteResult, type RoutesResult,
@@ -31,13 +31,37 @@ export interface RoutesChunkTask {
   source: TaskSource;
   /** Raw RouteSpecifications with their effective RouteOptions already merged in. */
   specs: unknown[];
+  /**
+   * Also encode each RouteResult for an answer with this enum form, as UTF-8 bytes ({@link RoutesChunkEncoded}):
+   * the caller then gets only each route's Status and Errors as text, and the bytes to write as they are.
+   */
+  encodeFor?: 'int' | 'name';
+}
+
+/** A chunk encoded for an answer: each route's `{Status, Errors}` as text, and all routes' encoded JSON in one buffer (moved, not copied). */
+export interface RoutesChunkEncoded {
+  summaries: string[];
+  bytes: Uint8Array;
+  /** Route i is bytes[offsets[i], offsets[i + 1]). */
+  offsets: Int32Array;
 }
 
 declare module '../core/executor.js' {
   interface TaskMap {
     /** The chunk's RouteResults, each as JSON text: text crosses threads at once, where a large object graph holds the receiving event loop while it is rebuilt. */
-    'routes-chunk': TaskTypes<RoutesChunkTask, string[]>;
+    'routes-chunk': TaskTypes<RoutesChunkTask, string[] | RoutesChunkEncoded>;
   }
+}
+
+/** Options of CalculateRoutes beyond OpOptions. */
+export interface RoutesOptions extends OpOptions {
+  /**
+   * The answer will be written as JSON with this enum form (a server's REST face): the routes are
+   * encoded on the executor and come back as bytes attached to each RouteResult (records ENCODED),
+   * which then holds only Status and Errors — the calling thread never rebuilds or re-encodes them.
+   * Ignored without offloading, or when a map is asked for (it needs every route's points).
+   */
+  encodeFor?: 'int' | 'name';
 }
 
 type Raw = Record<string, unknown>;
@@ -76,7 +100,7 @@ function effectiveSpec(spec: unknown, routesOptions: unknown): unknown {
 }
 
 /** CalculateRoutes; never throws (a failure of the executor fails the whole call). */
-export async function routesOp(ctx: OpsContext, spec: unknown, opts: OpOptions = {}): Promise<RoutesResult> {
+export async function routesOp(ctx: OpsContext, spec: unknown, opts: RoutesOptions = {}): Promise<RoutesResult> {
   try {
     return await routes(ctx, spec, opts);
   } catch (e) {
@@ -84,7 +108,7 @@ export async function routesOp(ctx: OpsContext, spec: unknown, opts: OpOptions =
   }
 }
 
-async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<RoutesResult> {
+async function routes(ctx: OpsContext, spec: unknown, opts: RoutesOptions): Promise<RoutesResult> {
   // the whole request, named by its record as the schema names it
   if (!isObject(spec)) return failedFromIssues([{ path: 'RoutesSpecification', message: 'must be a RoutesSpecification object' }], { Results: [] }) as RoutesResult;
   const big = rawRoutesIssues(spec); // before routing anything
@@ -110,9 +134,10 @@ async function routes(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<
     const source = taskSource(ctx);
     const parts: Promise<RouteResult[]>[] = [];
     let done = 0;
+    const encodeFor = map === null ? opts.encodeFor : undefined;
     for (const chunk of chunksOf(specs)) {
-      parts.push(ex.run('routes-chunk', { source, specs: chunk }, { signal: opts.signal }).then(async (texts) => {
-        const r = await parseEach<RouteResult>(texts);
+      parts.push(ex.run('routes-chunk', { source, specs: chunk, ...(encodeFor ? { encodeFor } : {}) }, { signal: opts.signal }).then(async (out) => {
+        const r = Array.isArray(out) ? await parseEach<RouteResult>(out) : await encodedResults(out, encodeFor!);
         done += chunk.length;
         opts.onProgress?.({ phase: 'route', done, total: specs.length });
         return r;
@@ -189,11 +214,28 @@ function chunksOf(specs: unknown[]): unknown[][] {
   return out;
 }
 
-/** What each `routes-chunk` task runs: the chunk's routes, in order, each as JSON text. */
-export async function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): Promise<string[]> {
+/** What each `routes-chunk` task runs: the chunk's routes, in order, each as JSON text (or encoded for an answer). */
+export async function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): Promise<string[] | RoutesChunkEncoded> {
   const ctx = contextInTask(t.source, env);
   // in slices: the thread is shared with other requests' tasks (workers/pool.ts)
-  return sliced(t.specs, (s) => JSON.stringify(calculateRoute(ctx, s)), env.signal);
+  if (!t.encodeFor) return sliced(t.specs, (s) => JSON.stringify(calculateRoute(ctx, s)), env.signal);
+  const o = { enums: t.encodeFor };
+  const enc = new TextEncoder();
+  const parts = await sliced(t.specs, (s) => {
+    const r = calculateRoute(ctx, s);
+    return { summary: JSON.stringify({ Status: r.Status, Errors: r.Errors ?? [] }), bytes: enc.encode(JSON.stringify(RouteResultSchema.encode(r, o))) };
+  }, env.signal);
+  const offsets = new Int32Array(parts.length + 1);
+  parts.forEach((p, i) => { offsets[i + 1] = offsets[i] + p.bytes.length; });
+  const bytes = new Uint8Array(offsets[parts.length]);
+  parts.forEach((p, i) => bytes.set(p.bytes, offsets[i]));
+  return { summaries: parts.map((p) => p.summary), bytes, offsets };
+}
+
+/** RouteResults that hold only Status and Errors, each carrying its encoded JSON (records ENCODED). */
+async function encodedResults(out: RoutesChunkEncoded, enums: 'int' | 'name'): Promise<RouteResult[]> {
+  const summaries = await parseEach<RouteResult>(out.summaries);
+  return summaries.map((r, i) => Object.assign(r, { [ENCODED]: { enums, bytes: out.bytes.subarray(out.offsets[i], out.offsets[i + 1]) } }));
 }
 
 /** Locations from which a CalculateRoute runs on the executor (when the caller offloads): a route of a few legs takes under a millisecond here. */
@@ -201,6 +243,6 @@ export const ROUTE_INLINE_MAX_LOCATIONS = 25;
 
 /** One CalculateRoute on the executor (its RouteResult back as text, parsed in slices). */
 export async function routeOffThread(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<RouteResult> {
-  const [text] = await ctx.executor.run('routes-chunk', { source: taskSource(ctx), specs: [spec] }, { signal: opts.signal });
+  const [text] = (await ctx.executor.run('routes-chunk', { source: taskSource(ctx), specs: [spec] }, { signal: opts.signal })) as string[];
   return (await parseJsonSliced(text)) as RouteResult;
 }

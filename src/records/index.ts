@@ -71,4 +71,4 @@ export type RoutesSpecificationInput = Input<typeof C.RoutesSpecificationSchema>
 export type LocationInput = Input<typeof C.LocationSchema>;
 export type VehicleInput = Input<typeof C.VehicleSchema>;
 export * from './service.js';
-export { jsonSliced, rawJsonSliced, joined, parseJsonSliced, safeParseSliced, RawJson, SLICED_PARSE_FROM, toTexts, fromTexts, parseEach, type Texts } from './json-sliced.js';
+export { jsonSliced, rawJsonSliced, joined, parseJsonSliced, safeParseSliced, RawJson, ENCODED, SLICED_PARSE_FROM, toTexts, fromTexts, parseEach, type Texts, type Chunk, type Encoded } from './json-sliced.js';

@@ -21,6 +21,22 @@ export class RawJson {
   constructor(readonly text: string) {}
 }
 
+/**
+ * A record value may carry its own JSON encoding, made elsewhere (a worker thread) as UTF-8 bytes
+ * with one enum form: under this key, `{ enums, bytes }`. The sliced writer writes those bytes in
+ * its place when it encodes with the same enum form (and walks the value otherwise); nothing else
+ * sees the key. Large answers then cross the event loop as bytes, never as objects to encode.
+ */
+export const ENCODED: unique symbol = Symbol.for('dispatchkit.encoded');
+export interface Encoded { enums: 'int' | 'name'; bytes: Uint8Array }
+const encodedOf = (v: unknown, enums: 'int' | 'name'): Uint8Array | undefined => {
+  const e = v !== null && typeof v === 'object' ? (v as { [ENCODED]?: Encoded })[ENCODED] : undefined;
+  return e && e.enums === enums ? e.bytes : undefined;
+};
+
+/** A piece of a sliced answer: text, or UTF-8 bytes made elsewhere. */
+export type Chunk = string | Uint8Array;
+
 /** Values of more nodes than this (array elements and object properties, counted to this budget) are written piece by piece; smaller ones by one native `JSON.stringify`. */
 const NODES = 2000;
 /** How long the writer holds the thread before it yields (ms). */
@@ -33,8 +49,13 @@ class Writer extends Ticker {
   /** The current chunk's pieces, and the finished chunks. */
   private parts: string[] = [];
   private size = 0;
-  readonly chunks: string[] = [];
+  readonly chunks: Chunk[] = [];
   constructor(readonly o: EncodeOptions) { super(SLICE_MS); }
+  /** UTF-8 bytes made elsewhere, as they are (views of at most {@link CHUNK} bytes). */
+  pushBytes(b: Uint8Array): void {
+    this.flush();
+    for (let i = 0; i < b.length; i += CHUNK) this.chunks.push(b.subarray(i, Math.min(b.length, i + CHUNK)));
+  }
   push(s: string): void {
     if (s.length >= CHUNK) {
       this.flush();
@@ -46,7 +67,7 @@ class Writer extends Ticker {
     this.size += s.length;
     if (this.size >= CHUNK) this.flush();
   }
-  flush(): string[] {
+  flush(): Chunk[] {
     if (this.parts.length > 0) this.chunks.push(this.parts.join(''));
     this.parts = [];
     this.size = 0;
@@ -67,7 +88,7 @@ function hasLong(v: unknown, _depth?: number): boolean {
 function sizeOf(v: unknown, budget: number): number {
   let n = 0;
   const walk = (x: unknown): boolean => {
-    if (x instanceof RawJson) { n = budget + 1; return true; }
+    if (x instanceof RawJson || (x !== null && typeof x === 'object' && ENCODED in x)) { n = budget + 1; return true; }
     if (x === null || typeof x !== 'object') return false;
     if (Array.isArray(x)) {
       if ((n += x.length) > budget) return true;
@@ -86,6 +107,8 @@ function sizeOf(v: unknown, budget: number): number {
 
 async function typed(w: Writer, ty: Ty<any, any>, v: unknown): Promise<void> {
   if (v instanceof RawJson) { w.push(v.text); return; }
+  const pre = encodedOf(v, w.o.enums === 'name' ? 'name' : 'int');
+  if (pre) { w.pushBytes(pre); return; }
   const d = describeType(ty);
   if (d.record && !hasLong(v, 3)) { w.push(JSON.stringify(d.record.encode(v as never, w.o))); return; }
   if (d.record) {
@@ -170,7 +193,7 @@ async function raw(w: Writer, v: unknown): Promise<void> {
  * for a small value, the text's consecutive chunks (about 64 K characters each) for a large one —
  * send them one after the other (joining megabytes of text would hold the loop again).
  */
-export async function jsonSliced(rec: RecordDef<any>, value: unknown, o: EncodeOptions = {}): Promise<string | string[]> {
+export async function jsonSliced(rec: RecordDef<any>, value: unknown, o: EncodeOptions = {}): Promise<string | Chunk[]> {
   if (!hasLong(value, 4)) return JSON.stringify(rec.encode(value as never, o));
   const w = new Writer(o);
   await typed(w, rec, value);
@@ -178,7 +201,7 @@ export async function jsonSliced(rec: RecordDef<any>, value: unknown, o: EncodeO
 }
 
 /** The JSON text of any value, written in slices (chunks for a large one, see {@link jsonSliced}). */
-export async function rawJsonSliced(value: unknown): Promise<string | string[]> {
+export async function rawJsonSliced(value: unknown): Promise<string | Chunk[]> {
   if (!hasLong(value, 4)) return JSON.stringify(value);
   const w = new Writer({});
   await raw(w, value);
@@ -186,8 +209,10 @@ export async function rawJsonSliced(value: unknown): Promise<string | string[]> 
 }
 
 /** The whole text of {@link jsonSliced} or {@link rawJsonSliced}'s answer (for tests and small uses). */
-export function joined(t: string | string[]): string {
-  return typeof t === 'string' ? t : t.join('');
+export function joined(t: string | readonly Chunk[]): string {
+  if (typeof t === 'string') return t;
+  const dec = new TextDecoder();
+  return t.map((c) => (typeof c === 'string' ? c : dec.decode(c))).join('');
 }
 
 // ---------------------------------------------------------------------------------------------

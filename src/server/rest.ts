@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerHead, answerJson, encodeAnswer, type Account, type Answer, type Service } from '../service/service.js';
 import { operations, type ServiceOperation } from '../service/operations.js';
 import { refusalOf, refusalRetryAfter, refusalStatus, type Refusal } from '../service/refusals.js';
-import { ResultSchema } from '../records/index.js';
+import { ResultSchema, type Chunk } from '../records/index.js';
 import { headerText } from './http-util.js';
 
 /** A Result-shaped body for refusals and HTTP-level errors (Status Failed, one Error). */
@@ -93,7 +93,7 @@ export function registerOperations(app: FastifyInstance, service: Service, mount
         const enums = mount.enums(req);
         try {
           const o = await service.execute(row.auth ? accounts.get(req)! : null, row.name, rawSpec(row, req), {
-            key: mount.keyOf(req), client: req.ip, signal: ac.signal,
+            key: mount.keyOf(req), client: req.ip, signal: ac.signal, encodeFor: enums,
             routeName: headerText(header(req, 'x-route-name')), owner: headerText(header(req, 'x-route-owner')),
           });
           if (o.kind === 'refused') return sendRefusal(reply, o, enums);
@@ -125,10 +125,11 @@ export function registerOperations(app: FastifyInstance, service: Service, mount
 }
 
 /** Chunks of an answer as bytes, one at a time with the event loop's turns between them (never megabytes encoded in one go). */
-async function* bytesOf(chunks: readonly string[]): AsyncGenerator<Buffer> {
+async function* bytesOf(chunks: readonly Chunk[]): AsyncGenerator<Buffer> {
   const ticker = new Ticker();
   for (const c of chunks) {
-    yield Buffer.from(c, 'utf8');
+    // text is encoded here, a chunk at a time; bytes made on a worker go out as they are (a view, no copy)
+    yield typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c.buffer, c.byteOffset, c.byteLength);
     await ticker.tick();
   }
 }

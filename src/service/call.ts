@@ -25,4 +25,6 @@ export interface Call {
   /** Dispatch: the stored route's name and owner (REST headers X-Route-Name, X-Route-Owner). */
   readonly routeName?: string;
   readonly owner?: string;
+  /** The face writes the answer as JSON with this enum form (CallOptions.encodeFor). */
+  readonly encodeFor?: 'int' | 'name';
 }

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { CallLimit, fmtSeconds, type ProgressEvent } from '../core/cancel.js';
 import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { Engine } from '../engine.js';
-import { failedFromIssues, jsonSliced, rawJsonSliced, type RecordDef } from '../records/index.js';
+import { failedFromIssues, jsonSliced, rawJsonSliced, type Chunk, type RecordDef } from '../records/index.js';
 import type { Account, NewRoute, Store } from '../store/types.js';
 import { keyHash } from '../store/hash.js';
 import { retentionCutoffs, SUGGESTED_RETENTION_DAYS } from '../store/rules.js';
@@ -85,6 +85,11 @@ export interface CallOptions {
   routeName?: string;
   /** Dispatch: the stored route's owner (default: the account's name). */
   owner?: string;
+  /**
+   * The face writes the answer as JSON with this enum form (REST): operations that can encode
+   * their large parts on the executor do (CalculateRoutes), so the answer crosses the event loop as bytes.
+   */
+  encodeFor?: 'int' | 'name';
 }
 
 export interface Answer {
@@ -114,7 +119,7 @@ export function encodeAnswer(row: ServiceOperation, result: unknown, enums: 'int
 }
 
 /** An answer's JSON text, as its row encodes it; a large one is written in slices and comes as consecutive chunks (records/json-sliced.ts). */
-export function answerJson(o: Answer, enums: 'int' | 'name'): Promise<string | string[]> {
+export function answerJson(o: Answer, enums: 'int' | 'name'): Promise<string | Chunk[]> {
   if (o.small) return Promise.resolve(JSON.stringify(encodeAnswer(o.row, o.result, enums)));
   if (o.row.encode) return rawJsonSliced(o.row.encode(o.result, enums));
   return jsonSliced(o.row.result, o.result, { enums });
@@ -319,6 +324,7 @@ export class Service {
       service: this, row, account, key: opts.key, client: opts.client, signal: limit?.signal ?? opts.signal ?? NEVER, limitMs,
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       ...(opts.routeName !== undefined ? { routeName: opts.routeName } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+      ...(opts.encodeFor ? { encodeFor: opts.encodeFor } : {}),
     };
     try {
       let out: unknown;

@@ -17,8 +17,9 @@ export const MAX_NAME = 200;
 export function engineHandler<S>(name: OperationName, input: (spec: S) => unknown = (s) => s) {
   return async (spec: S, call: Call): Promise<never> => {
     const deadline = name === 'Dispatch' && Number.isFinite(call.limitMs) ? { deadlineMs: call.limitMs } : {};
+    const encode = name === 'CalculateRoutes' && call.encodeFor ? { encodeFor: call.encodeFor } : {};
     return (await call.service.engine.run(name, input(spec), {
-      signal: call.signal, offload: true, ...deadline, ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      signal: call.signal, offload: true, ...deadline, ...encode, ...(call.onProgress ? { onProgress: call.onProgress } : {}),
     })) as never;
   };
 }
