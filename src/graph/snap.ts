@@ -211,15 +211,10 @@ export class Snapper {
     checkLatLon(lat, lon, opts.path);
     const radiusM = opts.radiusM ?? this.radiusM;
     if (!(radiusM > 0)) throw new EngineError('InvalidInput', `The snap radius must be a positive number of metres, got ${radiusM}.`, { path: 'radiusM' });
-    const seg = this.nearest(lat, lon, radiusM, 0);
+    const margin = opts.surfaceFirst === false ? -1 : opts.surfaceMarginM ?? SURFACE_MARGIN_M;
+    const seg = this.nearest(lat, lon, radiusM, 0, margin);
     if (seg < 0) return null;
-    const t = this.lastT;
-    const d = Math.sqrt(this.lastD2);
-    if (opts.surfaceFirst !== false && d > ON_ROAD_M && (this.graph.edgeFlags[this.segEdge[seg]] & EdgeFlag.Covered) !== 0) {
-      const open = this.nearest(lat, lon, Math.min(radiusM, d + (opts.surfaceMarginM ?? SURFACE_MARGIN_M)), EdgeFlag.Covered);
-      if (open >= 0) return this.makeSnap(lat, lon, open, this.lastT, Math.sqrt(this.lastD2));
-    }
-    return this.makeSnap(lat, lon, seg, t, d);
+    return this.makeSnap(lat, lon, seg, this.lastT, Math.sqrt(this.lastD2));
   }
 
   /** Distance in metres from (lat, lon) to the nearest segment (no radius), as the snap measures it. */
@@ -248,9 +243,12 @@ export class Snapper {
 
   /**
    * Best-first search; returns the nearest segment within radiusM (or -1) whose edge has none of
-   * the `skip` flags; sets lastT/lastD2.
+   * the `skip` flags; sets lastT/lastD2. With `margin` ≥ 0, open roads first in the same pass: it
+   * also keeps the nearest open segment and, when the nearest is covered (and more than
+   * {@link ON_ROAD_M} away), returns the open one if it is at most `margin` farther — searching
+   * only as far as that needs (the nearest open road when it is the nearest: a plain search).
    */
-  private nearest(qlat: number, qlon: number, radiusM: number, skip: number): number {
+  private nearest(qlat: number, qlon: number, radiusM: number, skip: number, margin = -1): number {
     const edgeFlags = this.graph.edgeFlags;
     const ky = M_PER_DEG;
     const kx = M_PER_DEG * Math.cos(qlat * RAD); // = core/geo metresPerDegree(qlat)
@@ -262,9 +260,17 @@ export class Snapper {
     const numItems4 = this.numItems4;
     const nodeSize4 = this.nodeSize4;
     const levelBounds = this.levelBounds;
-    let bestD2 = radiusM === Infinity ? Infinity : radiusM * radiusM;
+    const cap2 = radiusM === Infinity ? Infinity : radiusM * radiusM;
+    let bestD2 = cap2;
     let best = -1;
     let bestT = 0;
+    // open roads first: the nearest open segment too, and the pruning bound the rule needs
+    const dual = margin >= 0;
+    const ON2 = ON_ROAD_M * ON_ROAD_M;
+    let openD2 = cap2;
+    let open = -1;
+    let openT = 0;
+    let thr2 = cap2;
     let hn = 0;
     let ids = this.heapIds;
     let keys = this.heapKeys;
@@ -293,7 +299,7 @@ export class Snapper {
         ids[i] = lid;
         keys[i] = lk;
       }
-      if (d2top > bestD2) break;
+      if (d2top > thr2) break;
       const isLeafLevel = pos < numItems4;
       let levelEnd = 0;
       for (let k = 0; k < levelBounds.length; k++) if (levelBounds[k] > pos) { levelEnd = levelBounds[k]; break; }
@@ -307,7 +313,7 @@ export class Snapper {
         dx *= kx;
         dy *= ky;
         const bd2 = dx * dx + dy * dy;
-        if (bd2 > bestD2) continue;
+        if (bd2 > thr2) continue;
         const child = indices[p >> 2];
         if (isLeafLevel) {
           if (skip !== 0 && (edgeFlags[segEdge[child]] & skip) !== 0) continue;
@@ -329,6 +335,17 @@ export class Snapper {
             best = child;
             bestT = t;
           }
+          if (!dual) thr2 = bestD2;
+          else {
+            if ((edgeFlags[segEdge[child]] & EdgeFlag.Covered) === 0 && (d2 < openD2 || (d2 === openD2 && child < open))) {
+              openD2 = d2;
+              open = child;
+              openT = t;
+            }
+            // the nearest is open, or on its covered road: a plain search; else open ones up to margin farther
+            if (best === open || bestD2 <= ON2 || (edgeFlags[segEdge[best]] & EdgeFlag.Covered) === 0) thr2 = bestD2;
+            else { const r = Math.sqrt(bestD2) + margin; thr2 = Math.min(cap2, openD2, r * r); }
+          }
         } else {
           if (hn === ids.length) {
             const ni = new Int32Array(hn * 2); ni.set(ids); ids = this.heapIds = ni;
@@ -347,6 +364,12 @@ export class Snapper {
           keys[i] = bd2;
         }
       }
+    }
+    if (dual && best >= 0 && open >= 0 && open !== best && bestD2 > ON2 && (edgeFlags[segEdge[best]] & EdgeFlag.Covered) !== 0
+      && Math.sqrt(openD2) <= Math.sqrt(bestD2) + margin) {
+      this.lastT = openT;
+      this.lastD2 = openD2;
+      return open;
     }
     this.lastT = bestT;
     this.lastD2 = bestD2;
