@@ -212,7 +212,7 @@ export class Snapper {
     const radiusM = opts.radiusM ?? this.radiusM;
     if (!(radiusM > 0)) throw new EngineError('InvalidInput', `The snap radius must be a positive number of metres, got ${radiusM}.`, { path: 'radiusM' });
     const margin = opts.surfaceFirst === false ? -1 : opts.surfaceMarginM ?? SURFACE_MARGIN_M;
-    const seg = this.nearest(lat, lon, radiusM, 0, margin);
+    const seg = this.nearest(lat, lon, radiusM, margin);
     if (seg < 0) return null;
     return this.makeSnap(lat, lon, seg, this.lastT, Math.sqrt(this.lastD2));
   }
@@ -220,7 +220,7 @@ export class Snapper {
   /** Distance in metres from (lat, lon) to the nearest segment (no radius), as the snap measures it. */
   nearestDistanceM(lat: number, lon: number): number {
     checkLatLon(lat, lon);
-    return this.nearest(lat, lon, Infinity, 0) < 0 ? Infinity : Math.sqrt(this.lastD2);
+    return this.nearest(lat, lon, Infinity) < 0 ? Infinity : Math.sqrt(this.lastD2);
   }
 
   /**
@@ -242,13 +242,12 @@ export class Snapper {
   private lastD2 = Infinity;
 
   /**
-   * Best-first search; returns the nearest segment within radiusM (or -1) whose edge has none of
-   * the `skip` flags; sets lastT/lastD2. With `margin` ≥ 0, open roads first in the same pass: it
+   * Best-first search; returns the nearest segment within radiusM (or -1); sets lastT/lastD2. With `margin` ≥ 0, open roads first in the same pass: it
    * also keeps the nearest open segment and, when the nearest is covered (and more than
    * {@link ON_ROAD_M} away), returns the open one if it is at most `margin` farther — searching
    * only as far as that needs (the nearest open road when it is the nearest: a plain search).
    */
-  private nearest(qlat: number, qlon: number, radiusM: number, skip: number, margin = -1): number {
+  private nearest(qlat: number, qlon: number, radiusM: number, margin = -1): number {
     const edgeFlags = this.graph.edgeFlags;
     const ky = M_PER_DEG;
     const kx = M_PER_DEG * Math.cos(qlat * RAD); // = core/geo metresPerDegree(qlat)
@@ -316,7 +315,6 @@ export class Snapper {
         if (bd2 > thr2) continue;
         const child = indices[p >> 2];
         if (isLeafLevel) {
-          if (skip !== 0 && (edgeFlags[segEdge[child]] & skip) !== 0) continue;
           // Exact distance to the segment (same formula as core/geo projectOnSegment).
           const g = child + segEdge[child];
           const ax = (lo[g] - qlon) * kx;
@@ -571,7 +569,7 @@ export class Snapper {
     if (Math.abs(lon) <= 90 && lat !== lon) {
       const bb = this.bbox();
       const inside = lon >= bb.minLat && lon <= bb.maxLat && lat >= bb.minLon && lat <= bb.maxLon;
-      swapped = inside || this.nearest(lon, lat, radiusM, 0) >= 0;
+      swapped = inside || this.nearest(lon, lat, radiusM) >= 0;
       if (swapped) msg += ` The coordinates look swapped: (${fmtCoord(lon)}, ${fmtCoord(lat)}) is on the road network; give the latitude first.`;
     }
     return new EngineError('NoSegment', msg, { path, details: { lat, lon, nearestRoadM: Math.round(nearest), radiusM, swapped } });

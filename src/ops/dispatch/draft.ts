@@ -40,6 +40,8 @@ export interface Draft {
   zonesOf: Zone[][];
   keyOf: string[];
   anyZones: boolean;
+  /** Each distinct set of zones by its key, in the vehicles' order ('' = none, not listed). */
+  zonesByKey: Map<string, Zone[]>;
   /** Classes of stops by the zone sets that forbid them: the skill only the other vehicles get. */
   zoneClasses: Map<string, { skill: string; bad: Set<string> }>;
   /** Travel profiles (one per Speed and zone set in use); profile 0 = road speeds, no zones. */

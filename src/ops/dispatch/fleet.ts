@@ -4,7 +4,7 @@
  * Tin/Tout, capacities, limits of a trip, Roles as skills, FuelCost as a cost factor — each on a
  * travel profile: one per (constant Speed, set of no-go zones) in use.
  */
-import { VehicleSchema, type DispatchModeName, type DispatchSpecification, type Issue, type Location, type Vehicle } from '../../records/index.js';
+import { VehicleSchema, type DispatchModeName, type DispatchSpecification, type Location, type Vehicle } from '../../records/index.js';
 import { constantSpeedSeconds } from '../../core/units.js';
 import type { VrpVehicle } from '../../vrp/model.js';
 import type { Clock } from './clock.js';
@@ -42,14 +42,16 @@ export function draftFleet(base: DraftBase): Draft {
     ...base, locs: spec.Locations ?? [], errors: [], issues: [],
     objective: anyFuel ? 'distance' : spec.RouteOptimize === 'MinimizeDistance' ? 'distance' : 'time',
     vehicles, vehIdx, vName, zonesOf, keyOf, anyZones: keyOf.some((k) => k !== ''), zoneClasses: new Map(),
+    zonesByKey: new Map(keyOf.flatMap((k, i) => (k === '' ? [] : [[k, zonesOf[i]] as const]))),
     timeProfiles: [travel.time], distProfiles: [travel.distance],
     model: [], modelOf: [], tripOf: [], startLoc: [], finishLoc: [], tripSkill: new Map(),
     stops: [], stopLoc: [], stopOfLoc: new Map(), breakStops: new Set(), breakLoc: [],
   };
   const profileOf = travelProfiles(d);
+  const typed = { start: d.locs.findIndex((l) => l?.LocationType === 'Start'), finish: d.locs.findIndex((l) => l?.LocationType === 'Finish') };
   const minFuel = anyFuel ? Math.min(...vehicles.map((v) => v.FuelCost ?? 0).filter((f) => f > 0)) : 1;
   vehicles.forEach((v, i) => {
-    const { start, finish, sl, fl } = depots(d, v, i);
+    const { start, finish, sl, fl } = depots(d, v, i, typed);
     const ve: VrpVehicle = {
       start, end: finish,
       capacity: [(v.MaxWeight ?? 0) * SCALE_Q, (v.MaxVolume ?? 0) * SCALE_Q, v.MaxSkids ?? 0],
@@ -107,11 +109,10 @@ function travelProfiles(d: Draft): number[] {
   });
 }
 
-/** A vehicle's depots: its own StartLocation/FinishLocation, else the Locations typed Start/Finish; TimeWindowDepot returns to the start. */
-function depots(d: Draft, v: Vehicle, i: number): { start?: number; finish?: number; sl?: Location; fl?: Location } {
+/** A vehicle's depots: its own StartLocation/FinishLocation, else the Locations typed Start/Finish (`typed`: their indexes, -1 none); TimeWindowDepot returns to the start. */
+function depots(d: Draft, v: Vehicle, i: number, typed: { start: number; finish: number }): { start?: number; finish?: number; sl?: Location; fl?: Location } {
   const si = d.vehIdx[i];
-  const startTyped = d.locs.findIndex((l) => l?.LocationType === 'Start');
-  const finishTyped = d.locs.findIndex((l) => l?.LocationType === 'Finish');
+  const { start: startTyped, finish: finishTyped } = typed;
   let start = si >= 0 ? d.at.ofStart.get(si) : undefined;
   let finish = si >= 0 ? d.at.ofFinish.get(si) : undefined;
   let sl = v.StartLocation ?? undefined, fl = v.FinishLocation ?? undefined;
@@ -128,6 +129,6 @@ function vehicleShift(d: Draft, v: Vehicle, i: number): [number, number] | null 
   if (tin === undefined && tout === null) return null;
   const shift: [number, number] = [tin === undefined ? -Infinity : Math.ceil(tin), tout === null ? Infinity : Math.floor(tout)];
   // the solver never sees an empty shift: the request fails naming the Tout
-  if (shift[0] > shift[1]) (d.issues as Issue[]).push(emptyShift(d.spec, v, d.vehIdx[i]));
+  if (shift[0] > shift[1]) d.issues.push(emptyShift(d.spec, v, d.vehIdx[i]));
   return shift;
 }

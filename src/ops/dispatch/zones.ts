@@ -29,8 +29,8 @@ export function zoneKey(zones: readonly Zone[]): string {
 export function zoneSkill(d: Draft, l: Location, i: number): string | null | undefined {
   const p = l.LatLong;
   if (!p || !d.anyZones) return undefined;
-  const keys = new Set(d.keyOf.filter((k) => k !== ''));
-  const bad = [...keys].filter((k) => !allowedAt(p.Latitude, p.Longitude, d.zonesOf[d.keyOf.indexOf(k)]));
+  const bad: string[] = [];
+  for (const [k, zones] of d.zonesByKey) if (!allowedAt(p.Latitude, p.Longitude, zones)) bad.push(k);
   if (bad.length === 0) return undefined;
   if (d.keyOf.every((k) => bad.includes(k))) {
     d.errors.push(`${nameOf(l, i)} was not dispatched: it lies inside a DoNotEnter zone or outside a DoNotExit zone of every vehicle (Vehicles[].Shapes)`);
