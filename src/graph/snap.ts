@@ -217,6 +217,37 @@ export class Snapper {
     return this.makeSnap(lat, lon, seg, this.lastT, Math.sqrt(this.lastD2));
   }
 
+  /**
+   * Every road within `radiusM` of (lat, lon), one snap per edge (its nearest point), nearest
+   * first, at most `max` of them — the candidate positions of a GPS fix (route/match.ts). Covered
+   * roads are candidates like any other: a vehicle in a tunnel is in the tunnel.
+   */
+  candidates(lat: number, lon: number, radiusM: number, max = 8): Snap[] {
+    checkLatLon(lat, lon);
+    const { kx, ky } = metresPerDegree(lat);
+    const dLat = radiusM / ky, dLon = radiusM / kx;
+    const hits = this.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
+    const la = this.graph.geomLat, lo = this.graph.geomLon;
+    const bestOf = new Map<number, { seg: number; t: number; d2: number }>();
+    const r2 = radiusM * radiusM;
+    for (const seg of hits) {
+      const g = seg + this.segEdge[seg];
+      const ax = (lo[g] - lon) * kx, ay = (la[g] - lat) * ky;
+      const ddx = (lo[g + 1] - lon) * kx - ax, ddy = (la[g + 1] - lat) * ky - ay;
+      const len2 = ddx * ddx + ddy * ddy;
+      let t = len2 > 0 ? -(ax * ddx + ay * ddy) / len2 : 0;
+      t = t < 0 ? 0 : t > 1 ? 1 : t;
+      const x = ax + t * ddx, y = ay + t * ddy;
+      const d2 = x * x + y * y;
+      if (d2 > r2) continue;
+      const e = this.segEdge[seg];
+      const had = bestOf.get(e);
+      if (!had || d2 < had.d2 || (d2 === had.d2 && seg < had.seg)) bestOf.set(e, { seg, t, d2 });
+    }
+    const list = [...bestOf.values()].sort((a, b) => a.d2 - b.d2 || a.seg - b.seg).slice(0, Math.max(0, max));
+    return list.map((c) => this.makeSnap(lat, lon, c.seg, c.t, Math.sqrt(c.d2)));
+  }
+
   /** Distance in metres from (lat, lon) to the nearest segment (no radius), as the snap measures it. */
   nearestDistanceM(lat: number, lon: number): number {
     checkLatLon(lat, lon);

@@ -183,6 +183,34 @@ describe('Snapper on Monaco', () => {
   for (let e = 0; e < g.numEdges; e++) edgeEnd[g.edgeGeomStart[e + 1] - 1] = 1;
   const isEdgeEnd = (p: number) => edgeEnd[p] === 1;
 
+  it('property: candidates() are every edge within the radius (brute force), one each at its nearest point, nearest first', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(20, 60, 150), (u, v, radius) => {
+        const lat = bb.minLat + u * (bb.maxLat - bb.minLat);
+        const lon = bb.minLon + v * (bb.maxLon - bb.minLon);
+        const want = new Map<number, number>();
+        for (let e = 0; e < g.numEdges; e++) {
+          for (let p = g.edgeGeomStart[e]; p < g.edgeGeomStart[e + 1] - 1; p++) {
+            const d = projectOnSegment(lat, lon, g.geomLat[p], g.geomLon[p], g.geomLat[p + 1], g.geomLon[p + 1]).dist;
+            if (d <= radius - 1e-6 && d < (want.get(e) ?? Infinity)) want.set(e, d);
+          }
+        }
+        const got = snapper.candidates(lat, lon, radius, 1000);
+        for (let i = 1; i < got.length; i++) expect(got[i].distanceM).toBeGreaterThanOrEqual(got[i - 1].distanceM);
+        expect(new Set(got.map((c) => c.edge)).size).toBe(got.length);
+        for (const [e, d] of want) {
+          const c = got.find((x) => x.edge === e);
+          expect(c, `edge ${e} at ${d} m`).toBeDefined();
+          expect(Math.abs(c!.distanceM - d)).toBeLessThanOrEqual(1e-6 * Math.max(1, d));
+        }
+        const first = snapper.trySnap(lat, lon, { radiusM: radius, surfaceFirst: false });
+        if (first) expect(got[0].distanceM).toBeCloseTo(first.distanceM, 6);
+        expect(snapper.candidates(lat, lon, radius, 2).length).toBe(Math.min(2, got.length));
+      }),
+      { seed: 20261126, numRuns: 60 },
+    );
+  });
+
   it('property: the snap distance is the brute-force minimum over all segments', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (u, v) => {

@@ -1,0 +1,269 @@
+/**
+ * Map matching: GPS fixes → positions on the road graph, with a hidden Markov model (Newson &
+ * Krumm 2009, the model OSRM's `/match` uses).
+ *
+ * - States: for each fix, the roads within `radiusM` ({@link Snapper.candidates}, one per edge).
+ * - Emission: a Gaussian on the fix's distance to the candidate (σ = `sigmaM`, the GPS noise).
+ * - Transition: an exponential on |route distance − great-circle distance| between consecutive
+ *   fixes (β = `betaM`): a vehicle drives roughly as the crow flies between close fixes, so a
+ *   candidate pair that needs a detour is unlikely. A pair that needs more than `maxSpeedMps` is
+ *   impossible. A candidate slightly *behind* on the same road (within 2σ) is reached at that
+ *   distance, not around the block: GPS noise along a one-way street is not a U-turn.
+ * - Viterbi in log space over the whole track ({@link matchTrack}), or filtering fix by fix for
+ *   a live position ({@link OnlineMatcher}: the same step, keeping only the last layer).
+ * - Thinning: a fix within 2σ of the last one kept is matched afterwards, onto that one's road
+ *   (between such close fixes the noise is larger than the movement).
+ * - Breaks: a fix with no road within the radius is left unmatched. When no candidate of a fix
+ *   can be reached from the previous layer, the fix is held as a possible jump: if the next fix
+ *   is reachable from before it and not from it, it was an outlier (unmatched); otherwise the
+ *   track really broke there (a long gap, a ferry) and a new chain starts.
+ *
+ * Kernel code: knows the graph, the snapper and the router, nothing of records or services.
+ */
+import { haversine } from '../core/geo.js';
+import type { Snap, Snapper } from '../graph/snap.js';
+import type { Router } from './router.js';
+
+export interface Fix {
+  lat: number;
+  lon: number;
+  /** Milliseconds (any epoch); non-decreasing along a track. */
+  ts: number;
+}
+
+export interface MatchOptions {
+  /** GPS noise, metres (σ of the emission). Default 10. */
+  sigmaM?: number;
+  /** Transition scale, metres (β). Default 20. */
+  betaM?: number;
+  /** Candidate search radius, metres. Default max(50, 4σ). */
+  radiusM?: number;
+  /** Candidates per fix. Default 8. */
+  candidates?: number;
+  /** Fastest plausible speed between fixes, m/s. Default 55 (198 km/h). */
+  maxSpeedMps?: number;
+}
+
+export interface MatchedFix {
+  /** The position on the road, or null: no road within the radius, or an outlier (a GPS jump). */
+  snap: Snap | null;
+  /** Chain number: a new chain starts where the track broke (0 for the first). */
+  chain: number;
+}
+
+interface Params { sigma: number; beta: number; radius: number; k: number; vmax: number }
+
+function params(o: MatchOptions): Params {
+  const sigma = o.sigmaM ?? 10;
+  const beta = o.betaM ?? 20;
+  const vmax = o.maxSpeedMps ?? 55;
+  if (!(sigma > 0) || !(beta > 0) || !(vmax > 0)) throw new RangeError('match: sigmaM, betaM and maxSpeedMps must be positive');
+  return { sigma, beta, radius: o.radiusM ?? Math.max(50, 4 * sigma), k: Math.max(1, Math.floor(o.candidates ?? 8)), vmax };
+}
+
+/** One fix's layer: its candidates, their best log-probabilities and back-pointers. */
+interface Layer {
+  fix: Fix;
+  cands: Snap[];
+  score: Float64Array;
+  /** Index into the previous kept layer's candidates, -1 at a chain start. */
+  back: Int32Array;
+  /** Index of the previous kept layer (-1 at a chain start). */
+  prev: number;
+  chain: number;
+}
+
+/** The HMM step shared by the whole-track and the online matchers. */
+class Stepper {
+  readonly p: Params;
+  constructor(readonly snapper: Snapper, readonly router: Router, opts: MatchOptions) {
+    this.p = params(opts);
+  }
+
+  candidates(f: Fix): Snap[] {
+    return this.snapper.candidates(f.lat, f.lon, this.p.radius, this.p.k);
+  }
+
+  emission(c: Snap): number {
+    const z = c.distanceM / this.p.sigma;
+    return -0.5 * z * z;
+  }
+
+  /** Route distance (metres) from one candidate to another, Infinity when not drivable. */
+  private routeM(a: Snap, b: Snap): number {
+    if (a.edge === b.edge) {
+      const d = haversine(a.lat, a.lon, b.lat, b.lon);
+      if (d <= 2 * this.p.sigma) return d;
+    }
+    const r = this.router.route(a, b, 'distance');
+    return r.found ? r.lengthCm / 100 : Infinity;
+  }
+
+  /**
+   * Scores `cands` of fix `f` from layer `from` (transition + emission); false when none is
+   * reachable. Fills score/back.
+   */
+  link(from: Layer, f: Fix, cands: Snap[], score: Float64Array, back: Int32Array): boolean {
+    const gc = haversine(from.fix.lat, from.fix.lon, f.lat, f.lon);
+    const dt = Math.max(1, (f.ts - from.fix.ts) / 1000);
+    const reach = this.p.vmax * dt + 2 * this.p.sigma;
+    let any = false;
+    for (let j = 0; j < cands.length; j++) {
+      let best = -Infinity, arg = -1;
+      for (let i = 0; i < from.cands.length; i++) {
+        const s = from.score[i];
+        if (s === -Infinity) continue;
+        const d = this.routeM(from.cands[i], cands[j]);
+        if (!(d <= reach)) continue;
+        const v = s - Math.abs(d - gc) / this.p.beta;
+        if (v > best) { best = v; arg = i; }
+      }
+      if (arg >= 0) { any = true; score[j] = best + this.emission(cands[j]); back[j] = arg; } else { score[j] = -Infinity; back[j] = -1; }
+    }
+    // relative scores only: keep them near 0 over a day of fixes
+    if (any) { const m = score[argmax(score)]; for (let j = 0; j < score.length; j++) score[j] -= m; }
+    return any;
+  }
+
+  start(f: Fix, cands: Snap[], chain: number): Layer {
+    const score = new Float64Array(cands.length);
+    for (let j = 0; j < cands.length; j++) score[j] = this.emission(cands[j]);
+    return { fix: f, cands, score, back: new Int32Array(cands.length).fill(-1), prev: -1, chain };
+  }
+}
+
+function argmax(a: Float64Array): number {
+  let k = -1, b = -Infinity;
+  for (let i = 0; i < a.length; i++) if (a[i] > b) { b = a[i]; k = i; }
+  return k;
+}
+
+/**
+ * Matches a whole track (fixes in time order). One result per fix, in order. Fixes out of time
+ * order are the caller's to refuse; here a fix earlier than the one before counts as 1 s after it.
+ */
+export function matchTrack(snapper: Snapper, router: Router, fixes: readonly Fix[], opts: MatchOptions = {}): MatchedFix[] {
+  const st = new Stepper(snapper, router, opts);
+  /** Layer per fix (null: unmatched). */
+  const layers: (Layer | null)[] = new Array(fixes.length).fill(null);
+  let last = -1; // last kept layer
+  let held = -1; // a chain start that may be an outlier, and the layer before it
+  let beforeHeld = -1;
+  let chain = 0;
+  /** A fix within 2σ of the last kept one is matched after the others, onto that one's road (Newson & Krumm's thinning: between such close fixes the noise is the movement). */
+  const nearOf = new Int32Array(fixes.length).fill(-1);
+  for (let t = 0; t < fixes.length; t++) {
+    const f = fixes[t];
+    if (last >= 0 && held < 0 && haversine(f.lat, f.lon, fixes[last].lat, fixes[last].lon) < 2 * st.p.sigma) { nearOf[t] = last; continue; }
+    const cands = st.candidates(f);
+    if (cands.length === 0) continue;
+    if (last < 0) { layers[t] = st.start(f, cands, chain); last = t; continue; }
+    const score = new Float64Array(cands.length), back = new Int32Array(cands.length);
+    if (st.link(layers[last]!, f, cands, score, back)) {
+      if (held >= 0 && beforeHeld >= 0) {
+        // the held jump was followed by a consistent fix: the break was real
+        held = -1; beforeHeld = -1;
+      }
+      layers[t] = { fix: f, cands, score, back, prev: last, chain: layers[last]!.chain };
+      last = t;
+      continue;
+    }
+    // not reachable from the last layer: was that layer a jump?
+    if (held === last && beforeHeld >= 0) {
+      const s2 = new Float64Array(cands.length), b2 = new Int32Array(cands.length);
+      if (st.link(layers[beforeHeld]!, f, cands, s2, b2)) {
+        layers[held] = null; // the outlier
+        layers[t] = { fix: f, cands, score: s2, back: b2, prev: beforeHeld, chain: layers[beforeHeld]!.chain };
+        chain = layers[beforeHeld]!.chain;
+        last = t; held = -1; beforeHeld = -1;
+        continue;
+      }
+    }
+    beforeHeld = last;
+    held = t;
+    chain++;
+    layers[t] = st.start(f, cands, chain);
+    last = t;
+  }
+  // backtrack each chain from its last layer
+  const out: MatchedFix[] = fixes.map(() => ({ snap: null, chain: -1 }));
+  let t = fixes.length - 1;
+  while (t >= 0) {
+    const L = layers[t];
+    if (L === null) { t--; continue; }
+    // the chain's last layer: follow back-pointers to its start
+    let j = argmax(L.score);
+    let cur: number = t;
+    let lowest = t;
+    while (cur >= 0 && j >= 0) {
+      const layer = layers[cur]!;
+      out[cur] = { snap: layer.cands[j], chain: layer.chain };
+      lowest = cur;
+      const nj = layer.back[j];
+      cur = layer.prev;
+      j = nj;
+    }
+    t = lowest - 1;
+  }
+  for (let t = 0; t < fixes.length; t++) {
+    const k = nearOf[t];
+    const at = k >= 0 ? out[k].snap : null;
+    if (at === null) continue;
+    const mine = st.candidates(fixes[t]).find((c) => c.edge === at.edge);
+    out[t] = { snap: mine ?? at, chain: out[k].chain };
+  }
+  return out;
+}
+
+/**
+ * A live vehicle's position, fix by fix (HMM filtering: the best candidate of the latest fix
+ * given every fix before it). Keeps one layer; the same rules for breaks as {@link matchTrack},
+ * except that a held jump is resolved by the next fix (the position meanwhile stays where the
+ * vehicle was last seen consistently).
+ */
+export class OnlineMatcher {
+  private readonly st: Stepper;
+  private last: Layer | null = null;
+  private held: Layer | null = null;
+  private beforeHeld: Layer | null = null;
+  private chain = 0;
+
+  constructor(snapper: Snapper, router: Router, opts: MatchOptions = {}) {
+    this.st = new Stepper(snapper, router, opts);
+  }
+
+  /** Adds a fix; returns the vehicle's current matched position (null before any road is matched). */
+  push(f: Fix): Snap | null {
+    const cands = this.st.candidates(f);
+    if (cands.length === 0) return this.position();
+    if (this.last === null) { this.last = this.st.start(f, cands, this.chain); return this.position(); }
+    const score = new Float64Array(cands.length), back = new Int32Array(cands.length);
+    if (this.st.link(this.last, f, cands, score, back)) {
+      this.held = null; this.beforeHeld = null;
+      this.last = { fix: f, cands, score, back, prev: -1, chain: this.last.chain };
+      return this.position();
+    }
+    if (this.held === this.last && this.beforeHeld !== null && this.st.link(this.beforeHeld, f, cands, score, back)) {
+      this.last = { fix: f, cands, score, back, prev: -1, chain: this.beforeHeld.chain };
+      this.held = null; this.beforeHeld = null;
+      return this.position();
+    }
+    this.beforeHeld = this.last;
+    this.held = this.last = this.st.start(f, cands, ++this.chain);
+    return this.position();
+  }
+
+  /** The best candidate of the latest consistent fix (a held jump is not trusted yet). */
+  position(): Snap | null {
+    const L = this.held !== null && this.beforeHeld !== null ? this.beforeHeld : this.last;
+    if (L === null) return null;
+    const j = argmax(L.score);
+    return j >= 0 ? L.cands[j] : null;
+  }
+
+  /** The fix the position belongs to. */
+  positionFix(): Fix | null {
+    const L = this.held !== null && this.beforeHeld !== null ? this.beforeHeld : this.last;
+    return L?.fix ?? null;
+  }
+}
