@@ -56,6 +56,11 @@ export interface VrpStop {
    * where it pays (reload points are offered where a capacity blocks a stop).
    */
   optional?: boolean;
+  /**
+   * Stability (re-dispatch): the vehicle group this stop was planned on. Served by a vehicle of
+   * another group (its {@link VrpVehicle.home}) it costs {@link VrpInput.moveCost} more.
+   */
+  home?: number;
   /** Free-form label carried to the solution (e.g. the caller's name for it). */
   label?: string;
 }
@@ -95,6 +100,8 @@ export interface VrpVehicle {
    * whose window closes before the shift starts does not apply.
    */
   breaks?: ReadonlyArray<VrpBreak>;
+  /** Stability (re-dispatch): the vehicle group (a vehicle's trips share one), see {@link VrpStop.home}. */
+  home?: number;
   label?: string;
 }
 
@@ -131,6 +138,12 @@ export interface VrpInput {
   startTime?: number;
   /** A balancing term added to every used route's cost in the search (the balancing DispatchModes). */
   balance?: BalanceTerm;
+  /**
+   * Stability (re-dispatch): the cost, in objective units, of serving a stop that has a `home`
+   * on a vehicle of another home (a stop moved to another vehicle). In the search's objective
+   * only, like the balancing term; the reported cost stays the travel cost. Default 0.
+   */
+  moveCost?: number;
 }
 
 /** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
@@ -185,6 +198,11 @@ export class Problem {
   K!: number;
   /** Time profiles. */
   P!: number;
+  /** Stability: cost of a stop served away from its home group (0 = off), and each stop's home (-1 = none). */
+  moveCost!: number;
+  sHome!: Int32Array;
+  /** Per profile: the vehicle group ({@link VrpVehicle.home}) it serves, -1 = none (profiles split by home when there is a move cost). */
+  profHome!: Int32Array;
   objective!: 'distance' | 'time';
 
   dist!: Int32Array;
@@ -385,12 +403,52 @@ export function buildProblem(input: VrpInput): Problem {
   pb.hasTime = st.hasWindows || veh.hasShiftEnd || pb.hasMaxDur;
   pb.hasMulti = st.hasMulti;
   pb.balance = readBalance(input.balance);
+  homeProfiles(pb, input, stops, vehicles);
   vehicleClasses(pb, vehicles, stops, veh.skills);
   const compositeBad = jobNodes(pb, stops, jobs);
   depotNodes(pb);
   priorityRanks(pb);
   isolationFeasibility(pb, stops, jobs, st.skills, veh.skills, compositeBad);
   return pb;
+}
+
+/**
+ * Stability: with a move cost and stops that have a home, each (profile, vehicle home) pair gets
+ * its own profile — sharing the same matrices, so no memory but a few per-node arrays — whose
+ * per-node cost adds the move cost for every stop planned elsewhere ({@link jobNodes}). The
+ * objective stays a sum over arcs and nodes, so every delta shortcut of the search still holds.
+ */
+function homeProfiles(pb: Problem, input: VrpInput, stops: ReadonlyArray<VrpStop>, vehicles: ReadonlyArray<VrpVehicle>): void {
+  pb.profHome = new Int32Array(pb.P).fill(-1);
+  pb.moveCost = 0;
+  const mc = input.moveCost ?? 0;
+  if (!(Number.isFinite(mc) && mc >= 0)) throw invalidInput('moveCost', 'must be a finite number ≥ 0');
+  stops.forEach((s, i) => {
+    if (s.home !== undefined && !Number.isInteger(s.home)) throw invalidInput(`stops[${i}].home`, 'must be an integer');
+  });
+  vehicles.forEach((v, i) => {
+    if (v.home !== undefined && !Number.isInteger(v.home)) throw invalidInput(`vehicles[${i}].home`, 'must be an integer');
+  });
+  if (mc === 0 || !stops.some((s) => s.home !== undefined)) return;
+  pb.moveCost = Math.round(mc);
+  const key = new Map<string, number>();
+  const time: Int32Array[] = [], dist: Int32Array[] = [], home: number[] = [];
+  for (let v = 0; v < pb.V; v++) {
+    const p = pb.vProfile[v], h = vehicles[v].home ?? -1;
+    const k = `${p}|${h}`;
+    let q = key.get(k);
+    if (q === undefined) {
+      key.set(k, (q = time.length));
+      time.push(pb.time[p]); dist.push(pb.distP[p]); home.push(h);
+    }
+    pb.vProfile[v] = q;
+  }
+  if (time.length === 0) return;
+  pb.P = time.length;
+  pb.time = time;
+  pb.distP = dist;
+  pb.cost = pb.objective === 'distance' ? pb.distP : pb.time;
+  pb.profHome = Int32Array.from(home);
 }
 
 /** The balancing term, checked (null when absent or zero-weight). */
@@ -473,6 +531,7 @@ function readStops(pb: Problem, stops: ReadonlyArray<VrpStop>, skillOf: (x: stri
   pb.sWinCount = new Uint8Array(S);
   pb.sDemand = new Float64Array(S * K);
   pb.sPriority = new Float64Array(S);
+  pb.sHome = Int32Array.from(stops, (x) => (Number.isInteger(x.home) ? x.home! : -1));
   pb.stopLabels = stops.map((s) => s.label);
   const stopSkills: number[][] = [];
   let hasTW = false;
@@ -811,6 +870,8 @@ function jobNodes(pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList): Ui
       }
       // A balancing term on working time counts service in the search's travel cost.
       if (pb.balance?.withService) pb.nIntCost[o] += pb.sService[a] + (b >= 0 ? pb.sService[b] : 0);
+      // Stability: a stop planned on another vehicle group costs the move
+      if (pb.moveCost > 0 && pb.sHome[a] >= 0 && pb.sHome[a] !== pb.profHome[p]) pb.nIntCost[o] += pb.moveCost;
     }
     if (b >= 0) pb.nIntDist[j] = pb.dist[pb.sPlace[a] * N + pb.sPlace[b]];
     for (let k = 0; k < K; k++) {
