@@ -5,7 +5,7 @@
 import { EngineError, invalidInput } from '../core/errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { checkUsage, type AccountFacts, type AuditFacts, type ReservationFacts, type ReservationState, type StaleCandidate, type Usage } from './rules.js';
-import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, PruneCounts, PruneRequest, RouteFilter, StoredRoute, TrackPoint, UsageEntry } from './types.js';
+import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 /** The case-insensitive form of a name (account names, route names and owners), the same on both backends. */
 export function foldCase(s: string): string {
@@ -250,8 +250,11 @@ export interface RouteRow {
   stops: number;
   vehicles: number;
   created_at: number | string;
+  /** Read where the schema has it (version 5; getRoute). */
+  version?: number | string;
 }
 
+/** A route's columns as every schema version has them (statements prepared before a migration must still work). */
 export const ROUTE_COLUMNS = 'id, account_id, name, owner, distance, time, stops, vehicles, created_at';
 
 export function toRoute(r: RouteRow): StoredRoute {
@@ -265,8 +268,38 @@ export function toRoute(r: RouteRow): StoredRoute {
     stops: Number(r.stops),
     vehicles: Number(r.vehicles),
     createdAt: Number(r.created_at),
+    version: r.version === undefined ? 1 : Number(r.version),
   };
 }
+
+/** Columns of a route's current version (dk_routes) and of an earlier one (dk_route_versions), read as {@link VersionRow}. */
+export const CURRENT_VERSION_COLUMNS = 'id AS route_id, version, spec, result, changes, COALESCE(updated_at, created_at) AS created_at';
+export const OLD_VERSION_COLUMNS = 'route_id, version, spec, result, changes, created_at';
+
+export interface VersionRow {
+  route_id: number | string;
+  version: number | string;
+  spec: string | null;
+  result: string;
+  changes: string | null;
+  created_at: number | string;
+}
+
+export function toVersion(r: VersionRow): RouteVersion {
+  return { routeId: Number(r.route_id), version: Number(r.version), spec: r.spec, result: r.result, changes: r.changes, createdAt: Number(r.created_at) };
+}
+
+/** Stop events as the store takes them: checked (InvalidInput names the field). */
+export function checkStopEvents(events: readonly StopEvent[]): void {
+  if (!Array.isArray(events)) throw invalidInput('events', 'must be a list');
+  events.forEach((e, i) => {
+    if (typeof e?.vehicle !== 'string' || typeof e.location !== 'string') throw invalidInput(`events[${i}]`, 'vehicle and location must be strings');
+    if (!STOP_EVENT_KINDS.includes(e.event)) throw invalidInput(`events[${i}].event`, `must be one of ${STOP_EVENT_KINDS.join(', ')}`);
+    checkInteger(`events[${i}].ts`, e.ts);
+  });
+}
+
+export const STOP_EVENT_KINDS: readonly StopEventKind[] = ['Arrived', 'Done', 'Failed', 'Skipped'];
 
 export interface JobRow {
   id: string;

@@ -32,6 +32,7 @@ import pg from 'pg';
 import { EngineError, invalidInput } from '../core/errors.js';
 import {
   ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS,
+  CURRENT_VERSION_COLUMNS, checkStopEvents, toVersion, type VersionRow,
   LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, checkInteger, checkKeyHash, checkName, checkNewJob,
   checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase, pruneInBatches, routeFilterSql,
   routeValues, toAccount, toAccountFacts, toAccountWithPassword, toAuditFacts, toJob, toJobOrNull, toLedgerEntry, toReservationFacts,
@@ -41,7 +42,7 @@ import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
 import { FlowStore, type Applied, type Flow, type FlowFn, type Step } from './flows.js';
 import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 export interface PgStoreOptions {
   /** `postgres://user[:password]@host[:port]/database[?schema=name&…]`. */
@@ -142,6 +143,8 @@ const SQL = {
     WHERE $1::bigint IS NULL OR a.id = $1::bigint ORDER BY a.name_key, a.id`,
   insertRoute: `INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+  insertRouteSpec: `INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result, spec)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
   insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
     VALUES ($1::text, $2::bigint, $3::text, $4::text, 'queued', $5::bigint, 0, 0, $6::bigint, $6::bigint) RETURNING ${JOB_COLUMNS}`,
   startJob: `UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = $2::bigint
@@ -647,7 +650,10 @@ export class PgStore extends FlowStore implements Store {
   }
 
   private async insertRoute(c: Q, accountId: number, route: NewRoute, now: number): Promise<number> {
-    const r = await c.query({ name: 'dk_insert_route', text: SQL.insertRoute, values: [accountId, ...routeValues(route), now, route.result] });
+    // (a route without its specification is written as every schema version takes it)
+    const r = route.spec === undefined
+      ? await c.query({ name: 'dk_insert_route', text: SQL.insertRoute, values: [accountId, ...routeValues(route), now, route.result] })
+      : await c.query({ name: 'dk_insert_route_spec', text: SQL.insertRouteSpec, values: [accountId, ...routeValues(route), now, route.result, route.spec] });
     return Number(r.rows[0].id);
   }
 
@@ -717,8 +723,61 @@ export class PgStore extends FlowStore implements Store {
 
   async getRoute(accountId: number, routeId: number): Promise<{ route: StoredRoute; result: string } | null> {
     if (!Number.isSafeInteger(routeId)) return null;
-    const rows = await this.q<RouteRow & { result: string }>(`SELECT ${ROUTE_COLUMNS}, result FROM dk_routes WHERE id = $1 AND account_id = $2`, [routeId, accountId]);
+    const rows = await this.q<RouteRow & { result: string }>(`SELECT ${ROUTE_COLUMNS}, version, result FROM dk_routes WHERE id = $1 AND account_id = $2`, [routeId, accountId]);
     return rows.length ? { route: toRoute(rows[0]), result: rows[0].result } : null;
+  }
+
+  async getRouteVersion(accountId: number, routeId: number, version?: number): Promise<RouteVersion | null> {
+    if (!Number.isSafeInteger(routeId)) return null;
+    const cur = await this.q<VersionRow>(`SELECT ${CURRENT_VERSION_COLUMNS} FROM dk_routes WHERE id = $1 AND account_id = $2`, [routeId, accountId]);
+    if (!cur.length || version === undefined || version === Number(cur[0].version)) return cur.length ? toVersion(cur[0]) : null;
+    if (!Number.isSafeInteger(version)) return null;
+    const old = await this.q<VersionRow>(
+      `SELECT v.route_id, v.version, v.spec, v.result, v.changes, v.created_at FROM dk_route_versions v JOIN dk_routes r ON r.id = v.route_id
+        WHERE v.route_id = $1 AND r.account_id = $2 AND v.version = $3`, [routeId, accountId, version]);
+    return old.length ? toVersion(old[0]) : null;
+  }
+
+  async replaceRoute(p: { accountId: number; routeId: number; version: number; route: NewRoute; changes: string; now: number }): Promise<number | 'conflict' | null> {
+    checkInteger('now', p.now);
+    checkInteger('version', p.version, 1);
+    const values = routeValues(p.route);
+    return this.tx(async (c) => {
+      // the row locked for the transaction: a concurrent replacement of the same version waits, then sees the new one
+      const owned = await c.query(`SELECT version FROM dk_routes WHERE id = $1 AND account_id = $2 FOR UPDATE`, [p.routeId, p.accountId]);
+      if (!owned.rows.length) return null;
+      if (Number(owned.rows[0].version) !== p.version) return 'conflict' as const;
+      await c.query(`INSERT INTO dk_route_versions (route_id, version, spec, result, changes, created_at)
+        SELECT id, version, spec, result, changes, COALESCE(updated_at, created_at) FROM dk_routes WHERE id = $1`, [p.routeId]);
+      const r = await c.query(`UPDATE dk_routes SET version = version + 1, name = $1, name_key = $2, owner = $3, owner_key = $4, distance = $5, time = $6,
+        stops = $7, vehicles = $8, result = $9, spec = $10, changes = $11, updated_at = $12 WHERE id = $13 RETURNING version`,
+      [...values, p.route.result, p.route.spec ?? null, p.changes, p.now, p.routeId]);
+      return Number(r.rows[0].version);
+    });
+  }
+
+  async addStopEvents(p: { accountId: number; routeId: number; events: readonly StopEvent[]; now: number }): Promise<number | null> {
+    checkInteger('now', p.now);
+    checkStopEvents(p.events);
+    if (!Number.isSafeInteger(p.routeId)) return null;
+    return this.tx(async (c) => {
+      const owned = await c.query(`SELECT 1 FROM dk_routes WHERE id = $1 AND account_id = $2`, [p.routeId, p.accountId]);
+      if (!owned.rows.length) return null;
+      if (p.events.length) {
+        await c.query(`INSERT INTO dk_stop_events (route_id, vehicle, location, event, ts, created_at)
+          SELECT $1::bigint, e.vehicle, e.location, e.event, e.ts, $6::bigint FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS e(vehicle, location, event, ts)`,
+        [p.routeId, p.events.map((e) => e.vehicle), p.events.map((e) => e.location), p.events.map((e) => e.event), p.events.map((e) => e.ts), p.now]);
+      }
+      return p.events.length;
+    });
+  }
+
+  async stopEvents(accountId: number, routeId: number): Promise<StopEvent[]> {
+    if (!Number.isSafeInteger(routeId)) return [];
+    const rows = await this.q<{ vehicle: string; location: string; event: StopEventKind; ts: string }>(
+      `SELECT e.vehicle, e.location, e.event, e.ts FROM dk_stop_events e JOIN dk_routes r ON r.id = e.route_id
+        WHERE e.route_id = $1 AND r.account_id = $2 ORDER BY e.id`, [routeId, accountId]);
+    return rows.map((r) => ({ vehicle: r.vehicle, location: r.location, event: r.event, ts: Number(r.ts) }));
   }
 
   // ------------------------------------------------------------------ jobs

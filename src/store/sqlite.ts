@@ -24,6 +24,7 @@ import { dirname, resolve } from 'node:path';
 import { EngineError } from '../core/errors.js';
 import {
   ACCOUNT_COLUMNS, ACCOUNT_FACTS, DEFAULT_JOB_LIMIT, DEFAULT_LEDGER_LIMIT, DEFAULT_TRACK_LIMIT, DEFAULT_USAGE_LIMIT, JOB_COLUMNS,
+  CURRENT_VERSION_COLUMNS, OLD_VERSION_COLUMNS, checkStopEvents, toVersion, type VersionRow,
   LEDGER_COLUMNS, RESERVATION_FACTS, ROUTE_COLUMNS, STALE_FACTS, USAGE_COLUMNS, changedMeanwhile, checkInteger, checkKeyHash, checkName,
   checkNewJob, checkTrackPoints, closedError, foldCase, isJobId, isProgrammingError, jobExists, limitOf, newerDatabase, pruneInBatches,
   routeFilterSql, routeValues, toAccount, toAccountFacts, toAccountWithPassword, toAuditFacts, toJob, toJobOrNull, toLedgerEntry,
@@ -34,7 +35,7 @@ import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
 import { FlowStore, type Applied, type FlowFn, type Step } from './flows.js';
 import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Flush the write queue at once when it holds this many closures (default 256). */
@@ -117,6 +118,29 @@ function prepareStatements(db: Database.Database) {
 }
 
 type Statements = ReturnType<typeof prepareStatements>;
+
+/** Statements of schema version 5 (route versions, stop events), prepared at their first use. */
+function prepareLiveStatements(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    insertRoute: p(`INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result, spec)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    getRoute: p(`SELECT ${ROUTE_COLUMNS}, version, result FROM dk_routes WHERE id = ? AND account_id = ?`),
+    currentVersion: p(`SELECT ${CURRENT_VERSION_COLUMNS} FROM dk_routes WHERE id = ? AND account_id = ?`),
+    oldVersion: p(`SELECT v.${OLD_VERSION_COLUMNS.split(', ').join(', v.')} FROM dk_route_versions v JOIN dk_routes r ON r.id = v.route_id
+      WHERE v.route_id = ? AND r.account_id = ? AND v.version = ?`),
+    keepVersion: p(`INSERT INTO dk_route_versions (route_id, version, spec, result, changes, created_at)
+      SELECT id, version, spec, result, changes, COALESCE(updated_at, created_at) FROM dk_routes WHERE id = ? AND account_id = ? AND version = ?`),
+    replaceRoute: p(`UPDATE dk_routes SET version = version + 1, name = ?, name_key = ?, owner = ?, owner_key = ?, distance = ?, time = ?, stops = ?,
+      vehicles = ?, result = ?, spec = ?, changes = ?, updated_at = ? WHERE id = ? AND account_id = ? AND version = ? RETURNING version`),
+    routeOwned: p(`SELECT version FROM dk_routes WHERE id = ? AND account_id = ?`),
+    insertStopEvent: p(`INSERT INTO dk_stop_events (route_id, vehicle, location, event, ts, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
+    stopEvents: p(`SELECT e.vehicle, e.location, e.event, e.ts FROM dk_stop_events e JOIN dk_routes r ON r.id = e.route_id
+      WHERE e.route_id = ? AND r.account_id = ? ORDER BY e.id`),
+  };
+}
+
+type LiveStatements = ReturnType<typeof prepareLiveStatements>;
 
 /** The statements of `dk_jobs` (migration 2), prepared on first use: a database at version 1 (tests of upgrades) can still use the others. */
 function prepareJobStatements(db: Database.Database) {
@@ -251,6 +275,12 @@ export class SqliteStore extends FlowStore implements Store {
   private get js(): JobStatements {
     if (this.closed) throw closedError(this.location);
     return (this.jobStmts ??= prepareJobStatements(this.db));
+  }
+
+  private liveStmts: LiveStatements | undefined;
+  private get ls(): LiveStatements {
+    if (this.closed) throw closedError(this.location);
+    return (this.liveStmts ??= prepareLiveStatements(this.db));
   }
 
   private get us(): UsageStatements {
@@ -441,7 +471,9 @@ export class SqliteStore extends FlowStore implements Store {
   }
 
   private insertRoute(accountId: number, route: NewRoute, now: number): number {
-    return Number(this.s.insertRoute.run(accountId, ...routeValues(route), now, route.result).lastInsertRowid);
+    // (a route without its specification is written as every schema version takes it)
+    if (route.spec === undefined) return Number(this.s.insertRoute.run(accountId, ...routeValues(route), now, route.result).lastInsertRowid);
+    return Number(this.ls.insertRoute.run(accountId, ...routeValues(route), now, route.result, route.spec).lastInsertRowid);
   }
 
   // ------------------------------------------------------------------ accounts
@@ -601,9 +633,47 @@ export class SqliteStore extends FlowStore implements Store {
 
   getRoute(accountId: number, routeId: number): Promise<{ route: StoredRoute; result: string } | null> {
     return this.read(() => {
-      const r = this.s.getRoute.get(routeId, accountId) as (RouteRow & { result: string }) | undefined;
+      const r = this.ls.getRoute.get(routeId, accountId) as (RouteRow & { result: string }) | undefined;
       return r ? { route: toRoute(r), result: r.result } : null;
     });
+  }
+
+  getRouteVersion(accountId: number, routeId: number, version?: number): Promise<RouteVersion | null> {
+    return this.read(() => {
+      const cur = this.ls.currentVersion.get(routeId, accountId) as VersionRow | undefined;
+      if (!cur || version === undefined || version === Number(cur.version)) return cur ? toVersion(cur) : null;
+      const old = this.ls.oldVersion.get(routeId, accountId, version) as VersionRow | undefined;
+      return old ? toVersion(old) : null;
+    });
+  }
+
+  async replaceRoute(p: { accountId: number; routeId: number; version: number; route: NewRoute; changes: string; now: number }): Promise<number | 'conflict' | null> {
+    checkInteger('now', p.now);
+    checkInteger('version', p.version, 1);
+    const values = routeValues(p.route);
+    return this.write(() => {
+      const owned = this.ls.routeOwned.get(p.routeId, p.accountId) as { version: number } | undefined;
+      if (!owned) return null;
+      if (Number(owned.version) !== p.version) return 'conflict';
+      this.ls.keepVersion.run(p.routeId, p.accountId, p.version);
+      const r = this.ls.replaceRoute.get(...values, p.route.result, p.route.spec ?? null, p.changes, p.now, p.routeId, p.accountId, p.version) as { version: number } | undefined;
+      return r ? Number(r.version) : 'conflict';
+    });
+  }
+
+  async addStopEvents(p: { accountId: number; routeId: number; events: readonly StopEvent[]; now: number }): Promise<number | null> {
+    checkInteger('now', p.now);
+    checkStopEvents(p.events);
+    return this.write(() => {
+      if (!this.ls.routeOwned.get(p.routeId, p.accountId)) return null;
+      for (const e of p.events) this.ls.insertStopEvent.run(p.routeId, e.vehicle, e.location, e.event, e.ts, p.now);
+      return p.events.length;
+    });
+  }
+
+  stopEvents(accountId: number, routeId: number): Promise<StopEvent[]> {
+    return this.read(() => (this.ls.stopEvents.all(routeId, accountId) as { vehicle: string; location: string; event: StopEventKind; ts: number }[])
+      .map((r) => ({ vehicle: r.vehicle, location: r.location, event: r.event, ts: Number(r.ts) })));
   }
 
   // ------------------------------------------------------------------ jobs

@@ -48,6 +48,32 @@ export interface NewRoute {
   vehicles: number;
   /** The full DispatchResult as JSON text (enum names), returned as is by getRoute. */
   result: string;
+  /** The DispatchSpecification it answers, as JSON text (what a re-dispatch starts from). */
+  spec?: string;
+}
+
+/** One version of a stored route: the current one (from dk_routes) or an earlier one. */
+export interface RouteVersion {
+  routeId: number;
+  version: number;
+  /** DispatchResult JSON. */
+  result: string;
+  /** DispatchSpecification JSON; null for routes stored before version 5 of the schema. */
+  spec: string | null;
+  /** The change list that made this version (JSON); null for the first. */
+  changes: string | null;
+  /** When this version was made (ms). */
+  createdAt: number;
+}
+
+export type StopEventKind = 'Arrived' | 'Done' | 'Failed' | 'Skipped';
+
+export interface StopEvent {
+  vehicle: string;
+  location: string;
+  event: StopEventKind;
+  /** When it happened (ms, UTC). */
+  ts: number;
 }
 
 export interface StoredRoute {
@@ -61,6 +87,8 @@ export interface StoredRoute {
   stops: number;
   vehicles: number;
   createdAt: number;
+  /** The current version (1 until the route is re-dispatched; GetRouteList's rows say 1). */
+  version: number;
 }
 
 export interface RouteFilter {
@@ -264,6 +292,19 @@ export interface RouteStore {
   getRoute(accountId: number, routeId: number): Promise<{ route: StoredRoute; result: string } | null>;
   /** Stores a route with no credit involved (an operation priced 0). */
   storeRoute(p: { accountId: number; route: NewRoute; now: number }): Promise<number>;
+  /** One version of the account's route (default: the current one); null when there is none. */
+  getRouteVersion(accountId: number, routeId: number, version?: number): Promise<RouteVersion | null>;
+  /**
+   * Replaces the route's current version with a new one, keeping the old one in the history. Only
+   * when the current version is still `version` (optimistic: two re-dispatches of one version,
+   * one wins). Returns the new version number; null when the route is not the account's, and
+   * 'conflict' when it has moved on.
+   */
+  replaceRoute(p: { accountId: number; routeId: number; version: number; route: NewRoute; changes: string; now: number }): Promise<number | 'conflict' | null>;
+  /** Records stop events for the account's route; how many (null when the route is not the account's). */
+  addStopEvents(p: { accountId: number; routeId: number; events: readonly StopEvent[]; now: number }): Promise<number | null>;
+  /** The stop events of the account's route in the order they were recorded (empty when none or not the account's). */
+  stopEvents(accountId: number, routeId: number): Promise<StopEvent[]>;
 }
 
 /** GPS track points. */

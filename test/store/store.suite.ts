@@ -443,7 +443,7 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         expect(routeId).toBeGreaterThan(0);
         await balanced(a.id, 7);
         const got = await store.getRoute(a.id, routeId!);
-        expect(got?.route).toEqual({ routeId, accountId: a.id, name: '3 stops on 1 vehicles', owner: 'acme', distance: 12.5, time: 1800, stops: 3, vehicles: 1, createdAt: T0 + 7 });
+        expect(got?.route).toEqual({ routeId, accountId: a.id, name: '3 stops on 1 vehicles', owner: 'acme', distance: 12.5, time: 1800, stops: 3, vehicles: 1, createdAt: T0 + 7, version: 1 });
         expect(JSON.parse(got!.result)).toEqual({ Status: 'Success', RouteName: '3 stops on 1 vehicles' });
       });
 
@@ -765,6 +765,46 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         expect(await store.getRoute(b.id, r3)).toBeNull();
         expect(await store.getRoute(a.id, rb)).toBeNull();
         expect(await store.getRoute(a.id, 99_999_999)).toBeNull();
+      });
+
+      t('versions: a replacement keeps the old version, only from the current one (optimistic), never another account\'s; stop events by route', async ({ ctx }) => {
+        const { store, account } = ctx;
+        const a = await account('acme', 0), b = await account('beta', 0);
+        const id = await store.storeRoute({ accountId: a.id, route: route('Day', 'ops', { spec: '{"Locations":[]}' }), now: T0 });
+        const v1 = await store.getRouteVersion(a.id, id);
+        expect(v1).toMatchObject({ routeId: id, version: 1, spec: '{"Locations":[]}', changes: null, createdAt: T0 });
+        expect((await store.getRoute(a.id, id))!.route.version).toBe(1);
+        const next = route('Day', 'ops', { distance: 9, result: JSON.stringify({ Status: 'Success', V: 2 }), spec: '{"v":2}' });
+        expect(await store.replaceRoute({ accountId: b.id, routeId: id, version: 1, route: next, changes: '[]', now: T0 + HOUR })).toBeNull();
+        expect(await store.replaceRoute({ accountId: a.id, routeId: id, version: 1, route: next, changes: '[{"x":1}]', now: T0 + HOUR })).toBe(2);
+        // a second re-dispatch of version 1 lost the race
+        expect(await store.replaceRoute({ accountId: a.id, routeId: id, version: 1, route: next, changes: '[]', now: T0 + HOUR })).toBe('conflict');
+        const cur = await store.getRoute(a.id, id);
+        expect(cur!.route).toMatchObject({ version: 2, distance: 9, createdAt: T0 });
+        expect(JSON.parse(cur!.result).V).toBe(2);
+        expect(await store.getRouteVersion(a.id, id)).toMatchObject({ version: 2, spec: '{"v":2}', changes: '[{"x":1}]', createdAt: T0 + HOUR });
+        expect(await store.getRouteVersion(a.id, id, 1)).toMatchObject({ version: 1, spec: '{"Locations":[]}', createdAt: T0 });
+        expect(await store.getRouteVersion(a.id, id, 3)).toBeNull();
+        expect(await store.getRouteVersion(b.id, id, 1)).toBeNull();
+        expect(await store.replaceRoute({ accountId: a.id, routeId: id, version: 2, route: next, changes: '[]', now: T0 + 2 * HOUR })).toBe(3);
+        expect((await store.getRouteVersion(a.id, id, 2))!.changes).toBe('[{"x":1}]');
+
+        const ev = [
+          { vehicle: 'Van 1', location: 'Stop A', event: 'Arrived' as const, ts: T0 + 100 },
+          { vehicle: 'Van 1', location: 'Stop A', event: 'Done' as const, ts: T0 + 200 },
+        ];
+        expect(await store.addStopEvents({ accountId: a.id, routeId: id, events: ev, now: T0 })).toBe(2);
+        expect(await store.addStopEvents({ accountId: b.id, routeId: id, events: ev, now: T0 })).toBeNull();
+        expect(await store.addStopEvents({ accountId: a.id, routeId: 99_999_999, events: ev, now: T0 })).toBeNull();
+        expect(await store.addStopEvents({ accountId: a.id, routeId: id, events: [{ ...ev[0], event: 'Skipped' }], now: T0 })).toBe(1);
+        expect((await store.stopEvents(a.id, id)).map((e) => e.event)).toEqual(['Arrived', 'Done', 'Skipped']);
+        expect(await store.stopEvents(b.id, id)).toEqual([]);
+        expect(await codeOf(store.addStopEvents({ accountId: a.id, routeId: id, events: [{ ...ev[0], event: 'Lost' as 'Done' }], now: T0 }))).toBe('InvalidInput');
+        // versions and events go with their route
+        const pruned = await store.prune({ now: T0 + 3 * HOUR, routesBefore: T0 + 1 });
+        expect(pruned.routes).toBeGreaterThanOrEqual(1);
+        expect(await store.getRouteVersion(a.id, id, 1)).toBeNull();
+        expect(await store.stopEvents(a.id, id)).toEqual([]);
       });
     });
 
