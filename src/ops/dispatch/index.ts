@@ -34,8 +34,10 @@ import { inContractTerms, modePhases, reportStop, solveAndReport, solveOptions }
 import { tripPlan } from './trips.js';
 import { MAX_DROP_COPIES, type Bookkeeping, type DispatchOptions, type DispatchTravel } from './types.js';
 import { vehicleZones, zoneKey } from './zones.js';
+import type { StabilityHints } from './stability.js';
 
 export type { Bookkeeping, DispatchOptions, DispatchPlace, DispatchTravel } from './types.js';
+export type { StabilityHints } from './stability.js';
 export { buildDispatchInput } from './input.js';
 export { dispatchPlaces } from './place.js';
 export { inContractTerms, dispatchOverheadMs } from './solve.js';
@@ -182,7 +184,7 @@ async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpO
     return failedFromError(isEngineError(e) && e.code === 'TooBig' && e.path === undefined ? new EngineError('TooBig', e.message, { path: 'Locations', details: e.details }) : e, { Items: [] }) as DispatchResult;
   }
   try {
-    const built = buildDispatchInput(s, travel, { unplaced });
+    const built = buildDispatchInput(s, travel, { unplaced, ...(opts.stability ? { stability: opts.stability } : {}) });
     if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
     return { spec: s, input: built.input, b: built.b };
   } catch (e) {
@@ -306,6 +308,7 @@ export interface DispatchPrepareTask {
   spec?: unknown;
   /** The specification as JSON text instead (a large one crosses threads at once as text). */
   specText?: string;
+  stability?: StabilityHints;
 }
 
 /** From this many Locations a specification travels to the prepare task as JSON text. */
@@ -338,7 +341,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
   try {
     const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
     const payload = Array.isArray(locs) && locs.length >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec)) } : { spec };
-    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...payload }, { signal: opts.signal, onProgress: opts.onProgress });
+    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...payload, ...(opts.stability ? { stability: opts.stability } : {}) }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
     if (prep.input) {
       // A mode solved in phases (a balancing mode's reference plan, regions then the rest): the
@@ -347,6 +350,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
     }
     const pb = Problem.fromTransfer(prep.problem);
     const so = solveOptions(prep.spec, { ...opts, executor: ex }, { started, places: dispatchPlaces(prep.spec).length }, pb.nStops);
+    if (prep.b.initial) so.initial = prep.b.initial;
     const best = await searchBest(pb, so, started);
     reportStop(opts, best.stats);
     // No signal here: a cancelled solve still reports the best solution it reached.
@@ -358,7 +362,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
 
 export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv): Promise<DispatchPrepared> {
   const spec = t.specText !== undefined ? JSON.parse(t.specText) as unknown : t.spec;
-  const p = await prepareDispatch(contextInTask(t.source, env), spec, { onProgress: env.progress, ...(env.signal ? { signal: env.signal } : {}) }, undefined);
+  const p = await prepareDispatch(contextInTask(t.source, env), spec, { onProgress: env.progress, ...(env.signal ? { signal: env.signal } : {}), ...(t.stability ? { stability: t.stability } : {}) }, undefined);
   if ('Status' in p) return { result: p };
   const phases = modePhases(p.input, p.b);
   if (phases.reference || phases.regions) return { spec: p.spec, b: p.b, input: p.input };

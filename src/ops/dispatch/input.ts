@@ -3,7 +3,8 @@
  *
  *   parse (parse.ts) → place (place.ts) → clock (clock.ts) → fleet (fleet.ts) → trips (trips.ts)
  *   → stops with their windows (stops.ts, windows.ts) → reloads (reloads.ts) → breaks (breaks.ts)
- *   → zones (zones.ts) → pairs (pairs.ts) → mode terms (terms.ts) → solver input
+ *   → zones (zones.ts) → pairs (pairs.ts) → mode terms (terms.ts) → stability (stability.ts, re-dispatch)
+ *   → solver input
  *
  * docs/dispatch-modes.md ("The model's tricks") lists what each contract feature becomes inside the
  * solver and what comes back out.
@@ -19,6 +20,7 @@ import { recordIssues, travelIssues } from './parse.js';
 import { dispatchPlaces, placeIndex } from './place.js';
 import { addStops } from './stops.js';
 import { applyModeTerm } from './terms.js';
+import { applyStability } from './stability.js';
 import { addTrips } from './trips.js';
 import type { Bookkeeping, DispatchOptions, DispatchTravel } from './types.js';
 import { applyZoneSkills } from './zones.js';
@@ -49,12 +51,14 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
     startTime: clock.current !== null ? clock.current - clock.origin : 0,
   };
   const modeCtx = applyModeTerm(input, mode, places, travel);
+  const initial = applyStability(input, { stopLoc: paired.stopLoc, vehIdx: d.vehIdx, modelOf: d.modelOf, tripOf: d.tripOf }, modeCtx, opts.stability);
   return {
     input,
     b: {
       stopLoc: paired.stopLoc, breakLoc: d.breakLoc, breaks: [...d.breakStops].map((i) => paired.remap.get(i)!).filter((i) => i !== undefined),
       vehIdx: d.vehIdx, vehicles: d.vehicles, modelOf: d.modelOf, tripOf: d.tripOf, startLoc: d.startLoc, finishLoc: d.finishLoc,
       origin: clock.origin, hasClock: clock.hasClock, utc: clock.utc, unit, errors: d.errors, mode, modeReason: reason, modeCtx,
+      ...(initial ? { initial } : {}),
     },
   };
 }

@@ -148,6 +148,7 @@ export function inContractTerms(e: unknown, input: VrpInput, b: Bookkeeping): un
 async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
   opts.onProgress?.({ phase: 'dispatch-mode', done: 1, total: 1, info: { requested: spec.DispatchMode ?? 'Auto', mode: b.mode, reason: b.modeReason } });
   let so = solveOptions(spec, opts, timing, input.stops.length);
+  if (b.initial) so = { ...so, initial: b.initial };
   const term = MODE_TERMS[b.mode];
   const phases = modePhases(input, b);
   if (phases.reference) {

@@ -9,6 +9,7 @@ import type { VrpInput } from '../../vrp/model.js';
 import type { Solution } from '../../vrp/solution.js';
 import { ROUNDED_UNREACHABLE } from '../../route/travel.js';
 import type { ModeContext } from './modes.js';
+import type { StabilityHints } from './stability.js';
 
 /** One place the matrices must cover, in matrix order. */
 export interface DispatchPlace {
@@ -57,6 +58,8 @@ export interface DispatchOptions {
   onSolution?: (input: VrpInput, solution: Solution) => void;
   /** Locations (by index in spec.Locations) that could not be placed (no coordinates / not geocoded), with the reason. */
   unplaced?: ReadonlyMap<number, string>;
+  /** Re-dispatch: the previous plan as homes, a move cost and a warm start (stability.ts). */
+  stability?: StabilityHints;
 }
 
 /** What the answer needs to map the solver's solution back onto the records. */
@@ -85,6 +88,8 @@ export interface Bookkeeping {
   mode: DispatchModeName;
   modeReason: string;
   modeCtx: ModeContext;
+  /** Re-dispatch: the previous plan as the solver's warm start (model indices). */
+  initial?: { vehicle: number; stops: number[] }[];
 }
 
 /** Weight/Volume are doubles: compared in thousandths. */
