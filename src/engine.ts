@@ -15,7 +15,7 @@ import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
 import { Dataset, SECTION } from './dataset/dataset.js';
 import { DatasetTravel } from './dataset/travel.js';
 import type { ReverseResult } from './geocode/search.js';
-import type { DispatchResult, DistanceResult, GeocodeResult, RouteResult, RoutesResult, Location, MatchCodeName } from './records/index.js';
+import type { DispatchResult, DistanceResult, GeocodeResult, RouteResult, RoutesResult, Location, MatchCodeName, LiveResult } from './records/index.js';
 import type { Placement, TravelMatrix } from './route/travel.js';
 import type { Snap } from './graph/snap.js';
 import type { OpOptions, OpsContext } from './ops/context.js';
@@ -24,6 +24,7 @@ import type { DispatchOpOptions } from './ops/dispatch/index.js';
 import { placeLocation, profileFor } from './ops/locations.js';
 import { OPERATIONS, type OperationName } from './ops/table.js';
 import { dispatchResultToGeoJson, planGeoJsonOffThread, roadsOffThread } from './ops/plan-geojson.js';
+import { liveOp, redispatchOp, type LivePlan, type RedispatchAnswer } from './ops/live/index.js';
 import type { GeoJsonFeatureCollection } from './ops/geojson.js';
 import { fullCollection, WorkerPool } from './workers/pool.js';
 
@@ -254,6 +255,27 @@ export class Engine {
   /** The dataset's roads in a box as a web map draws them at `zoom` (GeoJSON text, one feature per style), computed on the worker pool. */
   roadsGeoJson(bbox: { west: number; south: number; east: number; north: number }, zoom: number, opts: { signal?: AbortSignal } = {}): Promise<string> {
     return roadsOffThread(this.context(), bbox, zoom, opts);
+  }
+
+  /**
+   * Live state of a plan (issue #24, docs/live.md): per vehicle its matched position, the stops that
+   * are over (stop events first, then dwells seen on its track), the one in progress, and its
+   * remaining stops with estimates renewed from where it is and the day's observed lateness.
+   * `asOf` in ms (default now).
+   */
+  liveState(plan: LivePlan, asOf = Date.now()): LiveResult {
+    return liveOp(this.context(), plan, asOf);
+  }
+
+  /**
+   * Re-dispatch a plan from "now" (a RedispatchSpecification: CurrentTime, new Locations, Cancelled,
+   * Unavailable, Frozen, Stability): done stops leave, frozen ones stay in place, each vehicle starts
+   * where it is, goods on board stay on their vehicle, the rest is re-planned from the current plan
+   * with a cost for moving a stop to another vehicle. Returns the plan with its change list, and the
+   * specification its next re-dispatch starts from.
+   */
+  async redispatch(plan: LivePlan, spec: unknown, opts: DispatchOpOptions = {}): Promise<RedispatchAnswer> {
+    return redispatchOp(this.context(), plan, spec, { offload: this.options.offload, ...opts });
   }
 
   /** The dataset's name, attribution and extent (degrees), computed once. */

@@ -5,6 +5,7 @@
  * executor (task `dataset-place`, matrix tiles), each thread opening the dataset from the shared
  * buffer once.
  */
+import { matchTrack, type Fix, type MatchOptions } from '../route/match.js';
 import { EngineError, invalidInput, toErrorRecord, type ErrorRecord } from '../core/errors.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import { throwIfAborted } from '../core/cancel.js';
@@ -92,6 +93,10 @@ export class DatasetTravel implements TravelProvider {
     if (!(lon >= -180 && lon <= 180)) throw invalidInput(`${path}.LatLong.Longitude`, `must be between -180 and 180 (got ${lon})`);
     const snap = ds.snapper.snap(lat, lon, { path: `${path}.LatLong` });
     return { snap, matchCode: 'Exact', lat, lon, geocoded: false };
+  }
+
+  matchTrack(fixes: readonly Fix[], opts: MatchOptions = {}): (Placement | null)[] {
+    return matchTrack(this.dataset.snapper, this.router, fixes, opts).map((m, i) => (m.snap === null ? null : { snap: m.snap, matchCode: 'Exact', lat: fixes[i].lat, lon: fixes[i].lon, geocoded: false }));
   }
 
   /** Places queries in this thread (what each `dataset-place` task runs). */

@@ -71,4 +71,16 @@ export type RoutesSpecificationInput = Input<typeof C.RoutesSpecificationSchema>
 export type LocationInput = Input<typeof C.LocationSchema>;
 export type VehicleInput = Input<typeof C.VehicleSchema>;
 export * from './service.js';
+export * from './live.js';
+import type * as L from './live.js';
+export type StopEventRecord = Parsed<typeof L.StopEventSchema>;
+export type StopEventsSpecification = Parsed<typeof L.StopEventsSpecificationSchema>;
+export type StopEventsResult = Parsed<typeof L.StopEventsResultSchema>;
+export type LiveSpecification = Parsed<typeof L.LiveSpecificationSchema>;
+export type LiveResult = Parsed<typeof L.LiveResultSchema>;
+export type LiveVehicle = Parsed<typeof L.LiveVehicleSchema>;
+export type LiveStop = Parsed<typeof L.LiveStopSchema>;
+export type RedispatchSpecification = Parsed<typeof L.RedispatchSpecificationSchema>;
+export type RedispatchResult = Parsed<typeof L.RedispatchResultSchema>;
+export type RouteChange = Parsed<typeof L.RouteChangeSchema>;
 export { jsonSliced, rawJsonSliced, joined, parseJsonSliced, safeParseSliced, RawJson, ENCODED, SLICED_PARSE_FROM, toTexts, fromTexts, parseEach, type Texts, type Chunk, type Encoded } from './json-sliced.js';

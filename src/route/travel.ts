@@ -8,6 +8,7 @@
 import type { ErrorRecord } from '../core/errors.js';
 import type { ExecutorOptions } from '../core/executor.js';
 import type { Snap } from '../graph/snap.js';
+import type { Fix, MatchOptions } from './match.js';
 import type { AddressQuery, MatchCodeName, MatchedAddress } from '../geocode/search.js';
 import type { Metric, PointToPoint } from './router.js';
 import type { ItineraryStep } from './maneuvers.js';
@@ -123,4 +124,9 @@ export interface TravelProvider {
    * without blocked arcs or a constant speed (callers fall back to {@link matrix}).
    */
   matrixRounded?(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<RoundedMatrix>;
+  /**
+   * Map matching (route/match.ts): GPS fixes in time order → where on the roads each was (null:
+   * no road near, or an outlier). Optional: providers without a road graph have none.
+   */
+  matchTrack?(fixes: readonly Fix[], opts?: MatchOptions): (Placement | null)[];
 }
