@@ -299,6 +299,7 @@ export const RouteListResultSchema = extendRecord(ResultSchema, 'RouteListResult
 
 export const GetRouteSpecificationSchema = defineRecord('GetRouteSpecification', {
   RouteID: t.long().req(),
+  Version: t.int().describe('Extension: a version of a re-dispatched route (absent or 0: the newest).'),
 });
 
 export const TrackSpecificationSchema = defineRecord('TrackSpecification', {

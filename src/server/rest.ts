@@ -63,7 +63,7 @@ function rawSpec(row: ServiceOperation, req: FastifyRequest): unknown {
   const params = (req.params ?? {}) as Record<string, string>;
   const query = { ...((req.query ?? {}) as Record<string, unknown>) };
   delete query.enums;
-  return { ...query, ...(params.id !== undefined ? { JobID: params.id } : {}) };
+  return { ...query, ...(params.id !== undefined ? { [row.faces.rest?.param ?? 'JobID']: params.id } : {}) };
 }
 
 /** Registers every row `mount` serves. */

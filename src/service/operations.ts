@@ -13,7 +13,9 @@ import {
   ResultSchema, RouteListResultSchema, RouteListSpecificationSchema, RouteResultSchema, RouteSpecificationSchema,
   RoutesResultSchema, RoutesSpecificationSchema, TrackPointsResultSchema, TrackPointsSpecificationSchema, TrackResultSchema,
   TrackSpecificationSchema, type DispatchResult, type DispatchSpecification, type GeocodeResult, type Issue, type RecordDef,
-  type RouteResult, type RouteSpecification, type RoutesResult, safeParseSliced,
+  type RouteResult, type RouteSpecification, type RoutesResult, safeParseSliced, joined, jsonSliced,
+  LiveResultSchema, LiveSpecificationSchema, RedispatchResultSchema, RedispatchSpecificationSchema, StopEventsResultSchema, StopEventsSpecificationSchema,
+  type LiveResult, type LiveSpecification, type RedispatchResult, type RedispatchSpecification, type StopEventsResult, type StopEventsSpecification,
 } from '../records/index.js';
 import {
   DatasetInfoSchema, GeoJsonResultSchema, JobReferenceSchema, JobSubmissionSchema, JobSubmittedSchema, JobViewSchema,
@@ -37,6 +39,9 @@ import { watchJob } from './handlers/watch-job.js';
 import { datasetInfo } from './handlers/dataset-info.js';
 import { roads } from './handlers/roads.js';
 import { planGeoJson } from './handlers/plan-geojson.js';
+import { live } from './handlers/live.js';
+import { stopEvents } from './handlers/stop-events.js';
+import { redispatchHandler } from './handlers/redispatch.js';
 
 /** What one unit of a priced operation is. */
 export type PriceUnit = 'request' | 'stop' | 'address' | 'route' | 'point';
@@ -47,8 +52,8 @@ export type LimitKind = 'dispatch' | 'operation' | 'none';
 export type ParseOutcome<S> = { ok: true; value: S } | { ok: false; issues: Issue[] };
 
 export interface Faces {
-  /** REST: `<method> /rest/<path>` (matched case-insensitively; `:id` binds JobID). */
-  rest?: { method: 'POST' | 'GET' | 'DELETE'; path: string };
+  /** REST: `<method> /rest/<path>` (matched case-insensitively; `:id` binds `param`, default JobID). */
+  rest?: { method: 'POST' | 'GET' | 'DELETE'; path: string; param?: string };
   /** SOAP: how the request element carries the input (`specification`, Login's `userName`/`password`, or nothing). */
   soap?: 'specification' | 'login' | 'none';
   /** SOAP and plain HTTP: the operation returns nothing (void), its response element is empty. */
@@ -106,6 +111,11 @@ export interface ServiceOperation<S = any, R = any> {
 }
 
 const op = <S, R>(o: ServiceOperation<S, R>): ServiceOperation<S, R> => o;
+
+/** A dispatch's specification as its route stores it (JSON, enums by name; written in slices). */
+async function storedSpec(s: DispatchSpecification): Promise<string> {
+  return joined(await jsonSliced(DispatchSpecificationSchema, s, { enums: 'name' }));
+}
 const len = (x: readonly unknown[] | undefined | null): number => (Array.isArray(x) ? x.length : 0);
 const failed = (r: { Status?: string }): boolean => r.Status === 'Failed';
 
@@ -133,7 +143,8 @@ export const OPERATIONS = {
     // stops dispatched: the stops less those reported as not dispatched (each has one Error)
     units: (s, r) => (failed(r) ? 0 : Math.max(0, dispatchStops(s) - len(r.Errors))),
     failed: { Items: [] },
-    stored: async (_s, r, call) => (failed(r) ? undefined : storedRoute(r, call)),
+    // stored with its specification: what a re-dispatch starts from
+    stored: async (s, r, call) => (failed(r) ? undefined : { ...(await storedRoute(r, call)), spec: await storedSpec(s) }),
     handler: engineHandler('Dispatch'),
   }),
   CalculateRoute: op<RouteSpecification, RouteResult>({
@@ -211,6 +222,32 @@ export const OPERATIONS = {
     units: (s, r) => (failed(r) ? 0 : s.points.length),
     failed: { Count: 0 },
     handler: trackPoints,
+  }),
+  StopEvents: op<StopEventsSpecification, StopEventsResult>({
+    name: 'StopEvents', summary: 'Extension: what happened at stops of a stored route (Arrived, Done, Failed, Skipped); overrides what the tracks show.', extension: true,
+    faces: { rest: { method: 'POST', path: 'stopevents' }, page: true },
+    spec: StopEventsSpecificationSchema, result: StopEventsResultSchema, auth: true, runsOn: 'store', limit: 'none',
+    failed: { Count: 0 },
+    handler: stopEvents,
+  }),
+  Live: op<LiveSpecification, LiveResult>({
+    name: 'Live', summary: "Extension: a stored route's live state — each vehicle's position, stops done, the stop in progress, remaining stops with renewed estimates.", extension: true,
+    faces: { rest: { method: 'GET', path: 'routes/:id/live', param: 'RouteID' }, page: true },
+    spec: LiveSpecificationSchema, result: LiveResultSchema, auth: true, runsOn: 'store', limit: 'operation',
+    failed: { Vehicles: [] },
+    handler: live,
+  }),
+  Redispatch: op<RedispatchSpecification, RedispatchResult>({
+    name: 'Redispatch', summary: 'Extension: re-plan a stored route from now (done stops leave, frozen ones stay, vehicles start where they are, few stops move); stored as its next version.', extension: true,
+    faces: { rest: { method: 'POST', path: 'redispatch' }, page: true, job: true },
+    spec: RedispatchSpecificationSchema, result: RedispatchResultSchema, auth: true, runsOn: 'executor', limit: 'dispatch',
+    // one re-plan (the route's stops are the stored route's, not the request's: the record prices it)
+    price: { unit: 'request', default: 1 },
+    maxUnits: () => 1,
+    units: (_s, r) => (failed(r) ? 0 : 1),
+    failed: { Items: [], Changes: [] },
+    handler: redispatchHandler,
+    respond: (r) => (r.RouteID ? { headers: { 'X-Route-ID': String(r.RouteID) } } : {}),
   }),
   Login: op({
     name: 'Login', summary: 'A session key for a user name and password, valid 4 hours after its last use (legacy; the API key needs no Login).',

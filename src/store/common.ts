@@ -273,7 +273,7 @@ export function toRoute(r: RouteRow): StoredRoute {
 }
 
 /** Columns of a route's current version (dk_routes) and of an earlier one (dk_route_versions), read as {@link VersionRow}. */
-export const CURRENT_VERSION_COLUMNS = 'id AS route_id, version, spec, result, changes, COALESCE(updated_at, created_at) AS created_at';
+export const CURRENT_VERSION_COLUMNS = 'id AS route_id, version, spec, result, changes, COALESCE(updated_at, created_at) AS created_at, name, owner';
 export const OLD_VERSION_COLUMNS = 'route_id, version, spec, result, changes, created_at';
 
 export interface VersionRow {
@@ -283,10 +283,12 @@ export interface VersionRow {
   result: string;
   changes: string | null;
   created_at: number | string;
+  name: string;
+  owner: string;
 }
 
 export function toVersion(r: VersionRow): RouteVersion {
-  return { routeId: Number(r.route_id), version: Number(r.version), spec: r.spec, result: r.result, changes: r.changes, createdAt: Number(r.created_at) };
+  return { routeId: Number(r.route_id), version: Number(r.version), spec: r.spec, result: r.result, changes: r.changes, createdAt: Number(r.created_at), name: r.name, owner: r.owner };
 }
 
 /** Stop events as the store takes them: checked (InvalidInput names the field). */

@@ -733,7 +733,7 @@ export class PgStore extends FlowStore implements Store {
     if (!cur.length || version === undefined || version === Number(cur[0].version)) return cur.length ? toVersion(cur[0]) : null;
     if (!Number.isSafeInteger(version)) return null;
     const old = await this.q<VersionRow>(
-      `SELECT v.route_id, v.version, v.spec, v.result, v.changes, v.created_at FROM dk_route_versions v JOIN dk_routes r ON r.id = v.route_id
+      `SELECT v.route_id, v.version, v.spec, v.result, v.changes, v.created_at, r.name, r.owner FROM dk_route_versions v JOIN dk_routes r ON r.id = v.route_id
         WHERE v.route_id = $1 AND r.account_id = $2 AND v.version = $3`, [routeId, accountId, version]);
     return old.length ? toVersion(old[0]) : null;
   }

@@ -127,7 +127,7 @@ function prepareLiveStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     getRoute: p(`SELECT ${ROUTE_COLUMNS}, version, result FROM dk_routes WHERE id = ? AND account_id = ?`),
     currentVersion: p(`SELECT ${CURRENT_VERSION_COLUMNS} FROM dk_routes WHERE id = ? AND account_id = ?`),
-    oldVersion: p(`SELECT v.${OLD_VERSION_COLUMNS.split(', ').join(', v.')} FROM dk_route_versions v JOIN dk_routes r ON r.id = v.route_id
+    oldVersion: p(`SELECT v.${OLD_VERSION_COLUMNS.split(', ').join(', v.')}, r.name, r.owner FROM dk_route_versions v JOIN dk_routes r ON r.id = v.route_id
       WHERE v.route_id = ? AND r.account_id = ? AND v.version = ?`),
     keepVersion: p(`INSERT INTO dk_route_versions (route_id, version, spec, result, changes, created_at)
       SELECT id, version, spec, result, changes, COALESCE(updated_at, created_at) FROM dk_routes WHERE id = ? AND account_id = ? AND version = ?`),

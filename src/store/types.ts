@@ -64,6 +64,9 @@ export interface RouteVersion {
   changes: string | null;
   /** When this version was made (ms). */
   createdAt: number;
+  /** The route's name and owner (GetRouteList's). */
+  name: string;
+  owner: string;
 }
 
 export type StopEventKind = 'Arrived' | 'Done' | 'Failed' | 'Skipped';

@@ -5,8 +5,16 @@ import type { Call } from '../call.js';
 import { failedAt } from './common.js';
 
 export async function getRoute(spec: Parsed<typeof GetRouteSpecificationSchema>, call: Call): Promise<DispatchResult> {
-  const found = await call.service.store.getRoute(call.account!.id, spec.RouteID);
-  if (!found) return failedAt('RouteID', `no stored route ${spec.RouteID} in this account`) as DispatchResult;
+  // 0 = the newest (a .NET client sends every int, 0 when not set)
+  const version = spec.Version !== undefined && spec.Version > 0 ? spec.Version : undefined;
+  const found = version === undefined
+    ? await call.service.store.getRoute(call.account!.id, spec.RouteID)
+    : await call.service.store.getRouteVersion(call.account!.id, spec.RouteID, version);
+  if (!found) {
+    return (version !== undefined && (await call.service.store.getRouteVersion(call.account!.id, spec.RouteID))
+      ? failedAt('Version', `route ${spec.RouteID} has no version ${spec.Version}`)
+      : failedAt('RouteID', `no stored route ${spec.RouteID} in this account`)) as DispatchResult;
+  }
   // a stored plan can be megabytes: read in slices
   const raw = await parseJsonSliced(found.result);
   const parsed = await safeParseSliced(DispatchResultSchema, raw);

@@ -1,0 +1,33 @@
+/** What the live operations read from the store: a route's version, its vehicles' tracks and its stop events. */
+import { DispatchResultSchema, parseJsonSliced, safeParseSliced, type DispatchResult } from '../../records/index.js';
+import { planVehicles, type LivePlan } from '../../ops/live/index.js';
+import type { Call } from '../call.js';
+import { failedAt } from './common.js';
+
+/** Track points read per vehicle: the day from an hour before the plan's departure (a day back when it has no clock). */
+const BEFORE_DEPARTURE_MS = 3_600_000;
+
+export type Loaded = { ok: true; plan: LivePlan & { routeId: number; version: number }; name: string; owner: string } | { ok: false; failed: ReturnType<typeof failedAt> };
+
+export async function loadLivePlan(call: Call, routeId: number, version: number | undefined, asOf: number): Promise<Loaded> {
+  const store = call.service.store;
+  const account = call.account!;
+  const v = await store.getRouteVersion(account.id, routeId, version);
+  if (!v) {
+    return { ok: false, failed: version === undefined || !(await store.getRouteVersion(account.id, routeId))
+      ? failedAt('RouteID', `no stored route ${routeId} in this account`)
+      : failedAt('Version', `route ${routeId} has no version ${version}`) };
+  }
+  const parsed = await safeParseSliced(DispatchResultSchema, await parseJsonSliced(v.result));
+  if (!parsed.ok) return { ok: false, failed: failedAt('RouteID', `stored route ${routeId} cannot be read back (${parsed.issues[0]?.message})`) };
+  const result = parsed.value as DispatchResult;
+  const { names, departure } = planVehicles(result, v.spec);
+  const from = departure !== null ? departure * 1000 - BEFORE_DEPARTURE_MS : v.createdAt - 86_400_000;
+  const tracks = new Map<string, { lat: number; lon: number; ts: number }[]>();
+  for (const name of names) {
+    const pts = await store.getTrack({ accountId: account.id, track: name, from, to: asOf });
+    if (pts.length) tracks.set(name, pts);
+  }
+  const events = await store.stopEvents(account.id, routeId);
+  return { ok: true, plan: { result, specification: v.spec, tracks, events, routeId, version: v.version }, name: v.name, owner: v.owner };
+}
