@@ -6,7 +6,7 @@ import type { In, Out, RecordDef } from './schema.js';
 import * as C from './contract.js';
 
 export * from './contract.js';
-export { contractJsonSchema, recordJsonSchema } from './json-schema.js';
+export { contractJsonSchema, recordJsonSchema, enumJsonSchema } from './json-schema.js';
 export { dateToSeconds, secondsToDate, isDateSet, hasZone } from './time.js';
 export { failedFromIssues, failedFromError, statusFor, issueMessage, errorMessage, type ResultBase, type StatusName } from './results.js';
 export type { Issue, EncodeOptions } from './schema.js';

@@ -19,6 +19,11 @@ export function contractJsonSchema(): Record<string, unknown> {
   };
 }
 
+/** One enum's JSON Schema (names or integers). */
+export function enumJsonSchema(e: EnumDef<string>): object {
+  return enumSchema(e);
+}
+
 function enumSchema(e: EnumDef<string>): object {
   return {
     description: `${e.name}: ${e.describeValues()}. Accepts the name (case-insensitive) or the integer.`,

@@ -84,6 +84,8 @@ export const RedispatchResultSchema = extendRecord(DispatchResultSchema, 'Redisp
   Changes: t.list(RouteChangeSchema),
 }, 'Extension: the re-dispatched plan (each vehicle\'s first entry is where it is at CurrentTime), its version and what changed.');
 
+export const LIVE_ENUMS = [StopEventKind, RouteChangeKind] as const;
+
 export const LIVE_RECORDS = [
   StopEventSchema, StopEventsSpecificationSchema, StopEventsResultSchema, LiveSpecificationSchema, LiveStopSchema, LiveVehicleSchema,
   LiveResultSchema, RedispatchSpecificationSchema, RouteChangeSchema, RedispatchResultSchema,
