@@ -34,7 +34,7 @@ function pct(xs: number[], p: number): number {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
     seeds: { type: 'string', default: '1,2,3,4,5' }, stops: { type: 'string', default: '200' }, vans: { type: 'string', default: '10' },
-    effort: { type: 'string', default: '4' }, policies: { type: 'string', default: 'static,scratch,live' },
+    effort: { type: 'string', default: '2' }, policies: { type: 'string', default: 'static,scratch,live' },
   } });
   const pbf = sharedData('osm/porto_portugal.osm.pbf');
   if (!pbf) {
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const f = await simulateDay(engine, service, account, { seed, stops: Number(values.stops), vans: Number(values.vans), policy, effort: Number(values.effort) });
       runs.push(f);
-      process.stderr.write(`seed ${seed} ${policy}: windows ${(100 * f.windowsKept).toFixed(1)} % of ${f.windowed}, served ${f.served}/${f.orders}, ${f.km.toFixed(1)} km, churn ${f.churn}, ${f.replans} re-plans (p95 ${pct(f.latencyMs, 0.95).toFixed(0)} ms), matched ${(100 * f.matched / f.fixes).toFixed(2)} %, visits missed ${f.missed}/${f.visits}, false ${f.falseVisits} — ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+      process.stderr.write(`seed ${seed} ${policy}: windows ${(100 * f.windowsKept).toFixed(1)} % of ${f.windowed}, served ${f.served}/${f.orders}, ${f.km.toFixed(1)} km, churn ${f.churn}, ${f.replans} re-plans (p95 ${pct(f.latencyMs, 0.95).toFixed(0)} ms), matched ${(100 * f.matched / f.fixes).toFixed(2)} % (driving ${(100 * f.matchedDriving / f.fixesDriving).toFixed(2)} %), visits missed ${f.missed}/${f.visits}, false ${f.falseVisits} — ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
     }
   }
   await service.close();

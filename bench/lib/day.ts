@@ -56,6 +56,9 @@ export interface DayFigures {
   /** Fixes on the right road (the true edge, or an edge of the true path within 30 m of the truth). */
   matched: number;
   fixes: number;
+  /** The same over the fixes taken while driving. */
+  matchedDriving: number;
+  fixesDriving: number;
   visits: number;
   missed: number;
   falseVisits: number;
@@ -69,9 +72,10 @@ interface Van {
   t: number;
   queue: string[];
   lost: boolean;
-  fixes: { lat: number; lon: number; ts: number; edge: number; pathEdges: Set<number>; trueLat: number; trueLon: number }[];
+  fixes: { lat: number; lon: number; ts: number; edge: number; pathEdges: Set<number>; trueLat: number; trueLon: number; dwell?: boolean }[];
   sent: number;
   km: number;
+  lastEdge: number;
   visits: TrueVisit[];
 }
 
@@ -133,7 +137,7 @@ export async function simulateDay(engine: Engine, service: Service, account: Acc
   const routeId = first.routeId!;
   const vans: Van[] = spec.Vehicles.map((v: any) => {
     const s = ds.snapper.snap(v.StartLocation.LatLong.Latitude, v.StartLocation.LatLong.Longitude);
-    return { name: v.Name, at: { lat: s.lat, lon: s.lon, snap: s }, t: at(7, 30), queue: [], lost: false, fixes: [], sent: 0, km: 0, visits: [] };
+    return { name: v.Name, at: { lat: s.lat, lon: s.lon, snap: s }, t: at(7, 30), queue: [], lost: false, fixes: [], sent: 0, km: 0, lastEdge: -1, visits: [] };
   });
   const byName = new Map(vans.map((v) => [v.name, v]));
   const served = new Set<string>();
@@ -159,13 +163,15 @@ export async function simulateDay(engine: Engine, service: Service, account: Acc
     for (const s of samples) v.fixes.push({ lat: s.lat, lon: s.lon, ts: s.ts, edge: s.edge, pathEdges, trueLat: s.trueLat, trueLon: s.trueLon });
     v.t = endTs / 1000;
     v.km += p.lengthCm / 1e5;
+    v.lastEdge = geo.pieces.length ? ds.graph.arcEdge[geo.pieces[geo.pieces.length - 1].arc] >>> 1 : -1;
     v.at = { lat: to.snap.lat, lon: to.snap.lon, snap: to.snap };
   };
   const dwell = (v: Van, s: Stop, from: number, to: number): void => {
     const { kx, ky } = metresPerDegree(s.snap.lat);
-    const edges = new Set([s.snap.edge]);
+    // standing at the end of its way in: on the stop's road, or on the road it came by where they meet
+    const edges = new Set([s.snap.edge, v.lastEdge]);
     for (let t = Math.ceil(from / 10) * 10; t <= to; t += 10) {
-      v.fixes.push({ lat: s.snap.lat + (rng.normal() * 10) / ky, lon: s.snap.lon + (rng.normal() * 10) / kx, ts: t * 1000, edge: s.snap.edge, pathEdges: edges, trueLat: s.snap.lat, trueLon: s.snap.lon });
+      v.fixes.push({ lat: s.snap.lat + (rng.normal() * 10) / ky, lon: s.snap.lon + (rng.normal() * 10) / kx, ts: t * 1000, edge: s.snap.edge, pathEdges: edges, trueLat: s.snap.lat, trueLon: s.snap.lon, dwell: true });
     }
   };
   /** Runs the van's activities that start before `until` (each to its end). */
@@ -265,14 +271,20 @@ export async function simulateDay(engine: Engine, service: Service, account: Acc
     if (x && (s.open === null || x.start >= s.open) && (s.close === null || x.end <= s.close)) kept++;
   }
   // map matching and arrival detection on the vans' whole tracks (the live policy's day)
-  let matched = 0, fixes = 0, nVisits = 0, missed = 0, falseVisits = 0;
+  let matched = 0, fixes = 0, nVisits = 0, missed = 0, falseVisits = 0, matchedDriving = 0, fixesDriving = 0;
   for (const v of vans) {
     if (!v.fixes.length) continue;
     const m = matchTrack(ds.snapper, router, v.fixes);
     v.fixes.forEach((f, i) => {
       fixes++;
       const s = m[i].snap;
-      if (s && (s.edge === f.edge || (f.pathEdges.has(s.edge) && haversine(s.lat, s.lon, f.trueLat, f.trueLon) <= 30))) matched++;
+      const dTrue = s ? haversine(s.lat, s.lon, f.trueLat, f.trueLon) : Infinity;
+      const ok = !!s && (s.edge === f.edge || (f.pathEdges.has(s.edge) && dTrue <= 30));
+      if (ok) matched++;
+      if (!f.dwell) {
+        fixesDriving++; if (ok) matchedDriving++;
+      }
+
     });
     // every stop the van was ever sent to or passed: detected visits against the true ones
     const names = [...new Set([...v.visits.map((x) => x.stop)])];
@@ -286,7 +298,7 @@ export async function simulateDay(engine: Engine, service: Service, account: Acc
   }
   return {
     policy: o.policy, seed: o.seed, windowed, windowsKept: windowed ? kept / windowed : 1, orders: known.length, served: known.filter((l) => when.has(l.Name)).length,
-    km: vans.reduce((a, v) => a + v.km, 0), churn, replans, latencyMs: latency, matched, fixes, visits: nVisits, missed, falseVisits,
+    km: vans.reduce((a, v) => a + v.km, 0), churn, replans, latencyMs: latency, matched, fixes, matchedDriving, fixesDriving, visits: nVisits, missed, falseVisits,
   };
 }
 

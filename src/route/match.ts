@@ -3,7 +3,8 @@
  * Krumm 2009, the model OSRM's `/match` uses).
  *
  * - States: for each fix, the roads within `radiusM` ({@link Snapper.candidates}, one per edge).
- * - Emission: a Gaussian on the fix's distance to the candidate (σ = `sigmaM`, the GPS noise).
+ * - Emission: a Gaussian on the fix's distance to the candidate (σ = `sigmaM`, 14 m: the RMS
+ *   distance of 10 m noise per axis).
  * - Transition: an exponential on |route distance − great-circle distance| between consecutive
  *   fixes (β = `betaM`): a vehicle drives roughly as the crow flies between close fixes, so a
  *   candidate pair that needs a detour is unlikely. A pair that needs more than `maxSpeedMps` is
@@ -11,6 +12,8 @@
  *   distance, not around the block: GPS noise along a one-way street is not a U-turn.
  * - Viterbi in log space over the whole track ({@link matchTrack}), or filtering fix by fix for
  *   a live position ({@link OnlineMatcher}: the same step, keeping only the last layer).
+ * - Stays: ≥ 4 consecutive fixes within 2.5σ of their running mean are a vehicle standing still,
+ *   matched once at their mean (the noise of n fixes is σ/√n), each fix then on that road.
  * - Thinning: a fix within 2σ of the last one kept is matched afterwards, onto that one's road
  *   (between such close fixes the noise is larger than the movement).
  * - Breaks: a fix with no road within the radius is left unmatched. When no candidate of a fix
@@ -29,10 +32,18 @@ export interface Fix {
   lon: number;
   /** Milliseconds (any epoch); non-decreasing along a track. */
   ts: number;
+  /** This fix's own noise (m), when it is known to differ from the track's (the mean of a stay). */
+  sigma?: number;
 }
 
+/** The noise of a stay's mean is σ/√n, but no better than this (the parked van is somewhere on the kerb). */
+const STAY_SIGMA_MIN_M = 3;
+
 export interface MatchOptions {
-  /** GPS noise, metres (σ of the emission). Default 10. */
+  /**
+   * GPS noise, metres: σ of the emission over a fix's distance to the road. Default 14, the RMS
+   * distance of a fix with 10 m of noise on each axis (what phones and trackers give in a city).
+   */
   sigmaM?: number;
   /** Transition scale, metres (β). Default 20. */
   betaM?: number;
@@ -54,7 +65,7 @@ export interface MatchedFix {
 interface Params { sigma: number; beta: number; radius: number; k: number; vmax: number }
 
 function params(o: MatchOptions): Params {
-  const sigma = o.sigmaM ?? 10;
+  const sigma = o.sigmaM ?? 14;
   const beta = o.betaM ?? 20;
   const vmax = o.maxSpeedMps ?? 55;
   if (!(sigma > 0) || !(beta > 0) || !(vmax > 0)) throw new RangeError('match: sigmaM, betaM and maxSpeedMps must be positive');
@@ -84,8 +95,8 @@ class Stepper {
     return this.snapper.candidates(f.lat, f.lon, this.p.radius, this.p.k);
   }
 
-  emission(c: Snap): number {
-    const z = c.distanceM / this.p.sigma;
+  emission(c: Snap, sigma = this.p.sigma): number {
+    const z = c.distanceM / sigma;
     return -0.5 * z * z;
   }
 
@@ -118,7 +129,7 @@ class Stepper {
         const v = s - Math.abs(d - gc) / this.p.beta;
         if (v > best) { best = v; arg = i; }
       }
-      if (arg >= 0) { any = true; score[j] = best + this.emission(cands[j]); back[j] = arg; } else { score[j] = -Infinity; back[j] = -1; }
+      if (arg >= 0) { any = true; score[j] = best + this.emission(cands[j], f.sigma); back[j] = arg; } else { score[j] = -Infinity; back[j] = -1; }
     }
     // relative scores only: keep them near 0 over a day of fixes
     if (any) { const m = score[argmax(score)]; for (let j = 0; j < score.length; j++) score[j] -= m; }
@@ -127,7 +138,7 @@ class Stepper {
 
   start(f: Fix, cands: Snap[], chain: number): Layer {
     const score = new Float64Array(cands.length);
-    for (let j = 0; j < cands.length; j++) score[j] = this.emission(cands[j]);
+    for (let j = 0; j < cands.length; j++) score[j] = this.emission(cands[j], f.sigma);
     return { fix: f, cands, score, back: new Int32Array(cands.length).fill(-1), prev: -1, chain };
   }
 }
@@ -144,6 +155,54 @@ function argmax(a: Float64Array): number {
  */
 export function matchTrack(snapper: Snapper, router: Router, fixes: readonly Fix[], opts: MatchOptions = {}): MatchedFix[] {
   const st = new Stepper(snapper, router, opts);
+  // stays: a vehicle standing still is matched once, at the mean of its fixes (n fixes: noise σ/√n)
+  const stays = findStays(fixes, STAY_RADIUS_SIGMAS * st.p.sigma);
+  if (stays.length === 0) return matchFixes(st, fixes);
+  const obs: Fix[] = [];
+  const obsOf = new Int32Array(fixes.length);
+  let k = 0;
+  for (let t = 0; t < fixes.length;) {
+    if (k < stays.length && stays[k].a === t) {
+      const s = stays[k++];
+      obsOf.fill(obs.length, s.a, s.b + 1);
+      obs.push({ lat: s.lat, lon: s.lon, ts: fixes[s.b].ts, sigma: Math.max(STAY_SIGMA_MIN_M, st.p.sigma / Math.sqrt(s.b - s.a + 1)) });
+      t = s.b + 1;
+    } else {
+      obsOf[t] = obs.length;
+      obs.push(fixes[t++]);
+    }
+  }
+  const m = matchFixes(st, obs);
+  return fixes.map((f, t) => {
+    const o = m[obsOf[t]];
+    if (o.snap === null || obs[obsOf[t]] === f) return o;
+    // a fix of a stay: on the stay's road, where it projects
+    const own = st.candidates(f).find((c) => c.edge === o.snap!.edge);
+    return { snap: own ?? o.snap, chain: o.chain };
+  });
+}
+
+/** A stay's fixes lie within this many σ of their running mean. */
+const STAY_RADIUS_SIGMAS = 2.5;
+/** Fixes a stay needs (fewer: a vehicle slowing down). */
+const STAY_MIN_FIXES = 4;
+
+/** Runs of ≥ STAY_MIN_FIXES fixes within `r` of their running mean: [a, b] and the mean. */
+function findStays(fixes: readonly Fix[], r: number): { a: number; b: number; lat: number; lon: number }[] {
+  const out: { a: number; b: number; lat: number; lon: number }[] = [];
+  let a = 0;
+  while (a < fixes.length) {
+    let sLat = fixes[a].lat, sLon = fixes[a].lon, n = 1, b = a;
+    while (b + 1 < fixes.length && haversine(fixes[b + 1].lat, fixes[b + 1].lon, sLat / n, sLon / n) <= r) {
+      b++;
+      sLat += fixes[b].lat; sLon += fixes[b].lon; n++;
+    }
+    if (n >= STAY_MIN_FIXES) { out.push({ a, b, lat: sLat / n, lon: sLon / n }); a = b + 1; } else a++;
+  }
+  return out;
+}
+
+function matchFixes(st: Stepper, fixes: readonly Fix[]): MatchedFix[] {
   /** Layer per fix (null: unmatched). */
   const layers: (Layer | null)[] = new Array(fixes.length).fill(null);
   let last = -1; // last kept layer
@@ -154,7 +213,8 @@ export function matchTrack(snapper: Snapper, router: Router, fixes: readonly Fix
   const nearOf = new Int32Array(fixes.length).fill(-1);
   for (let t = 0; t < fixes.length; t++) {
     const f = fixes[t];
-    if (last >= 0 && held < 0 && haversine(f.lat, f.lon, fixes[last].lat, fixes[last].lon) < 2 * st.p.sigma) { nearOf[t] = last; continue; }
+    // (a stay's mean is never thinned away: it knows better where the vehicle is than any one fix)
+    if (last >= 0 && held < 0 && f.sigma === undefined && haversine(f.lat, f.lon, fixes[last].lat, fixes[last].lon) < 2 * st.p.sigma) { nearOf[t] = last; continue; }
     const cands = st.candidates(f);
     if (cands.length === 0) continue;
     if (last < 0) { layers[t] = st.start(f, cands, chain); last = t; continue; }
