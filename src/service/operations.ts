@@ -40,6 +40,7 @@ import { datasetInfo } from './handlers/dataset-info.js';
 import { roads } from './handlers/roads.js';
 import { planGeoJson } from './handlers/plan-geojson.js';
 import { live } from './handlers/live.js';
+import { liveEvents } from './handlers/live-events.js';
 import { stopEvents } from './handlers/stop-events.js';
 import { redispatchHandler } from './handlers/redispatch.js';
 
@@ -236,6 +237,11 @@ export const OPERATIONS = {
     spec: LiveSpecificationSchema, result: LiveResultSchema, auth: true, runsOn: 'store', limit: 'operation',
     failed: { Vehicles: [] },
     handler: live,
+  }),
+  LiveEvents: op<LiveSpecification, LiveResult>({
+    name: 'LiveEvents', summary: "Extension: a stored route's live state as server-sent events (`event: update`), each time it changes (a track point, a stop event, a new version), until the caller goes away.", extension: true,
+    faces: { rest: { method: 'GET', path: 'routes/:id/live/events', param: 'RouteID' }, page: true },
+    spec: LiveSpecificationSchema, result: LiveResultSchema, auth: true, runsOn: 'store', limit: 'none', handler: liveEvents as never, stream: true,
   }),
   Redispatch: op<RedispatchSpecification, RedispatchResult>({
     name: 'Redispatch', summary: 'Extension: re-plan a stored route from now (done stops leave, frozen ones stay, vehicles start where they are, few stops move); stored as its next version.', extension: true,

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { CallLimit, fmtSeconds, type ProgressEvent } from '../core/cancel.js';
 import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { Engine } from '../engine.js';
+import { EventEmitter } from 'node:events';
 import { failedFromIssues, jsonSliced, rawJsonSliced, type Chunk, type RecordDef } from '../records/index.js';
 import type { Account, NewRoute, Store } from '../store/types.js';
 import { keyHash } from '../store/hash.js';
@@ -160,6 +161,12 @@ export class Service {
   private readonly pruneEveryMs: number;
   /** Operations running now (graceful shutdown waits for them). */
   private running = 0;
+  /**
+   * Changes live streams wait for, in this process: `track:<account>:<track>` when points are
+   * recorded, `route:<account>:<RouteID>` when stop events or a new version are (handlers/live-events.ts).
+   * Streams also look again on their own, so a change written by another server is seen too.
+   */
+  readonly changes = new EventEmitter().setMaxListeners(0);
   /** Reservations whose refund could not be written yet ({@link release}). */
   private readonly unreleased = new Set<number>();
 
@@ -335,7 +342,8 @@ export class Service {
         out = { Status: 'Failed', Errors: [] };
       }
       if (isRefusal(out)) return out;
-      if (row.stream) return { result: {}, stream: out as AsyncIterable<Record<string, unknown>>, units: 0, cost: 0 };
+      // a streaming operation may answer one (Failed) result instead of a stream
+      if (row.stream && typeof out === 'object' && out !== null && Symbol.asyncIterator in out) return { result: {}, stream: out as AsyncIterable<Record<string, unknown>>, units: 0, cost: 0 };
       let result = out as Record<string, unknown>;
       if (result.Status === 'Failed' && limit?.timedOut) {
         result = failedFromIssues([{ path: '', message: `${row.name} did not finish within its time limit (${fmtSeconds(limitMs)}); nothing was charged.${row.faces.job && !job ? ' Longer work runs as a job: POST /rest/jobs.' : ''}` }], row.failed);

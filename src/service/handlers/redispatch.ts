@@ -30,5 +30,6 @@ export async function redispatchHandler(spec: RedispatchSpecification, call: Cal
   });
   if (version === null) return failed(failedAt('RouteID', `no stored route ${spec.RouteID} in this account`));
   if (version === 'conflict') return failed(failedAt('Version', `route ${spec.RouteID} was re-dispatched meanwhile: re-dispatch its current version`));
+  call.service.changes.emit(`route:${call.account!.id}:${plan.routeId}`);
   return { ...r, RouteID: plan.routeId, Version: version };
 }

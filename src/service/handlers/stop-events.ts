@@ -41,5 +41,6 @@ export async function stopEvents(spec: StopEventsSpecification, call: Call): Pro
   if (issues.length) return { ...failedFromIssues(issues.slice(0, 50)), Count: 0 } as StopEventsResult;
   const n = await store.addStopEvents({ accountId: call.account!.id, routeId: spec.RouteID, events: out, now });
   if (n === null) return { ...failedAt('RouteID', `no stored route ${spec.RouteID} in this account`), Count: 0 } as StopEventsResult;
+  call.service.changes.emit(`route:${call.account!.id}:${spec.RouteID}`);
   return { Status: 'Success', Errors: [], Count: n } as StopEventsResult;
 }

@@ -66,7 +66,9 @@ export async function parseTrackPoints(raw: unknown): Promise<ParseOutcome<Track
 
 export async function trackPoints(spec: TrackPointsInput, call: Call): Promise<TrackPointsResult> {
   const account = call.account!;
+  const track = spec.track || account.name;
   const n = spec.points.length === 0 ? 0
-    : await call.service.store.addTrackPoints({ accountId: account.id, track: spec.track || account.name, points: spec.points, now: call.service.clock() });
+    : await call.service.store.addTrackPoints({ accountId: account.id, track, points: spec.points, now: call.service.clock() });
+  if (n > 0) call.service.changes.emit(`track:${account.id}:${track}`);
   return { Status: 'Success', Errors: [], Count: n };
 }
