@@ -52,13 +52,13 @@ async function main(): Promise<void> {
   const store = await openStore(`sqlite:${join(dir, 'live.db')}`);
   const service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
   await service.start();
-  const key = newApiKey();
-  const account = await store.createAccount({ name: 'bench', keyHash: keyHash(key), passwordHash: null, credit: 1e9, now: Date.now() });
   const seeds = values.seeds!.split(',').map(Number);
   const policies = values.policies!.split(',') as Policy[];
   const runs: DayFigures[] = [];
   for (const seed of seeds) {
     for (const policy of policies) {
+      // an account per day: a van's track is the account's track named after it, and each day's vans are V1…V10
+      const account = await store.createAccount({ name: `bench-${seed}-${policy}`, keyHash: keyHash(newApiKey()), passwordHash: null, credit: 1e9, now: Date.now() });
       const t0 = performance.now();
       const f = await simulateDay(engine, service, account, { seed, stops: Number(values.stops), vans: Number(values.vans), policy, effort: Number(values.effort) });
       runs.push(f);

@@ -79,7 +79,8 @@ interface Van {
   visits: TrueVisit[];
 }
 
-const DAY = '2026-12-01';
+/** A day in the past (track points in the future are refused): makePortoSpec's 2026-12-01 moved to it. */
+const DAY = '2026-11-02';
 const at = (h: number, m = 0): number => dateToSeconds(`${DAY}T${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:00`)!;
 const iso = (s: number): string => new Date(Math.round(s) * 1000).toISOString().slice(0, 19);
 
@@ -98,7 +99,7 @@ function rush(t: number): number {
 export async function simulateDay(engine: Engine, service: Service, account: Account, o: DayOptions): Promise<DayFigures> {
   const ds = engine.dataset;
   const router = new Router(ds.graph, ds.snapper, ds.chTime, ds.chDist);
-  const spec = makePortoSpec(engine, { name: 'day', stops: o.stops, vehicles: o.vans, timeLimitS: 0, waitS: 300 }, o.seed) as any;
+  const spec = JSON.parse(JSON.stringify(makePortoSpec(engine, { name: 'day', stops: o.stops, vehicles: o.vans, timeLimitS: 0, waitS: 300 }, o.seed)).replaceAll('2026-12-01', DAY)) as any;
   const rng = new Rng(o.seed * 7919 + 17);
   // service times vary per stop (2–8 min planned)
   for (const l of spec.Locations) l.Wait = 120 + rng.int(361);

@@ -16,7 +16,7 @@ const PALACE = { Latitude: 43.7311, Longitude: 7.4199 };
 /** A request that succeeds on the Monaco dataset, per operation (null: no body). */
 export const EXAMPLES: Partial<Record<ServiceOperationName, unknown>> = {
   Dispatch: {
-    CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 1, DispatchMode: 8,
+    CurrentTime: '2026-11-02T09:00:00', DistanceUnit: 1, DispatchMode: 8,
     Vehicles: [{ Name: 'Van 1', MaxWeight: 10, StartLocation: { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } } }],
     Locations: [
       { Name: 'Casino', LatLong: CASINO, Weight: 2, Wait: 300 },
@@ -36,8 +36,8 @@ export const EXAMPLES: Partial<Record<ServiceOperationName, unknown>> = {
   GetRoute: { RouteID: 1 },
   GetTrack: { FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' },
   TrackPoints: [
-    { Latitude: 43.7395, Longitude: 7.428, TimeStamp: '2026-12-01T09:00:00Z' },
-    { Latitude: 43.7381, Longitude: 7.4262, TimeStamp: '2026-12-01T09:00:30Z' },
+    { Latitude: 43.7395, Longitude: 7.428, TimeStamp: '2026-11-02T09:00:00Z' },
+    { Latitude: 43.7381, Longitude: 7.4262, TimeStamp: '2026-11-02T09:00:30Z' },
   ],
   Login: { UserName: 'demo', Password: 'demo' },
   Logout: null,

@@ -176,7 +176,7 @@ export class Evaluator {
         }
         if (kind === P_RANGE) {
           if (a === 0) this.addPrefix(r, b);
-          else if (b === r.len && pb.vProfile[r.v] === this.prof) this.addSuffix(r, a);
+          else if (b === r.len && pb.vTimeProf[r.v] === pb.vTimeProf[v]) this.addSuffix(r, a);
           else for (let x = a; x <= b; x++) this.addNode(r.nodes[x]);
         } else {
           for (let x = b; x >= a; x--) this.addNode(r.nodes[x]);

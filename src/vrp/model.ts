@@ -201,6 +201,11 @@ export class Problem {
   /** Stability: cost of a stop served away from its home group (0 = off), and each stop's home (-1 = none). */
   moveCost!: number;
   sHome!: Int32Array;
+  /**
+   * Per vehicle: its profile of travel *times* (profiles split by home share their times: a
+   * route's cached time data serves every vehicle with the same one).
+   */
+  vTimeProf!: Int32Array;
   /** Per profile: the vehicle group ({@link VrpVehicle.home}) it serves, -1 = none (profiles split by home when there is a move cost). */
   profHome!: Int32Array;
   objective!: 'distance' | 'time';
@@ -420,6 +425,7 @@ export function buildProblem(input: VrpInput): Problem {
  */
 function homeProfiles(pb: Problem, input: VrpInput, stops: ReadonlyArray<VrpStop>, vehicles: ReadonlyArray<VrpVehicle>): void {
   pb.profHome = new Int32Array(pb.P).fill(-1);
+  pb.vTimeProf = pb.vProfile;
   pb.moveCost = 0;
   const mc = input.moveCost ?? 0;
   if (!(Number.isFinite(mc) && mc >= 0)) throw invalidInput('moveCost', 'must be a finite number ≥ 0');
@@ -431,6 +437,7 @@ function homeProfiles(pb: Problem, input: VrpInput, stops: ReadonlyArray<VrpStop
   });
   if (mc === 0 || !stops.some((s) => s.home !== undefined)) return;
   pb.moveCost = Math.round(mc);
+  pb.vTimeProf = Int32Array.from(pb.vProfile);
   const key = new Map<string, number>();
   const time: Int32Array[] = [], dist: Int32Array[] = [], home: number[] = [];
   for (let v = 0; v < pb.V; v++) {

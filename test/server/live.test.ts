@@ -77,6 +77,16 @@ describe('live re-dispatch over REST', () => {
     expect(ok.json).toMatchObject({ Status: 'Success', Count: 1 });
   });
 
+  it('track points: out of time order they are kept in time order; one in the future is refused by name and nothing is recorded', async () => {
+    const p = (m: number) => ({ Latitude: 43.73, Longitude: 7.42, TimeStamp: iso(T0 + m * 60_000) });
+    expect((await post(s.url, '/rest/TrackPoints', { Account: 'probe', TrackPoints: [p(3), p(1), p(2)] }, key)).json).toMatchObject({ Status: 'Success', Count: 3 });
+    const bad = await post(s.url, '/rest/TrackPoints', { Account: 'probe', TrackPoints: [p(4), { ...p(0), TimeStamp: iso(Date.now() + 3_600_000) }] }, key);
+    expect(bad.json).toMatchObject({ Status: 'Failed', Count: 0 });
+    expect(bad.json.Errors[0].Message).toMatch(/^TrackPoints\[1\]\.TimeStamp: is in the future/);
+    const track = await post(s.url, '/rest/track', { Account: 'probe', FromDate: iso(T0), ToDate: iso(T0 + 3_600_000) }, key);
+    expect(track.json.TrackPoints.map((x: any) => x.TimeStamp)).toEqual([1, 2, 3].map((m) => iso(T0 + m * 60_000)));
+  });
+
   it('re-dispatch: the next version with its changes, X-Route-ID, GetRoute the newest and Version the first; a second re-dispatch of version 1 is refused', async () => {
     const now = iso(T0 + 3_600_000);
     const r = await post(s.url, '/rest/Redispatch', { RouteID: routeId, CurrentTime: now, Locations: [{ Name: 'New order', LatLong: MONACO_STOPS[1].LatLong, Wait: 60 }], Frozen: 1 }, key);

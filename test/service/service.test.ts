@@ -31,7 +31,7 @@ const answer = (o: Outcome): Answer => {
 
 const DISTANCE = { StartLocation: { LatLong: { Latitude: 43.7395, Longitude: 7.428 } }, FinishLocation: { LatLong: { Latitude: 43.7276, Longitude: 7.4155 } }, DistanceUnit: 1 };
 const dispatchSpec = (n: number) => ({
-  CurrentTime: '2026-12-01T09:00:00', DistanceUnit: 'Kilometer', MinimumOptimization: 1,
+  CurrentTime: '2026-11-02T09:00:00', DistanceUnit: 'Kilometer', MinimumOptimization: 1,
   Vehicles: [{ Name: 'V1', StartLocation: { Name: 'Depot', LatLong: { Latitude: 43.7314, Longitude: 7.42 } } }],
   Locations: MONACO_STOPS.slice(0, n),
 });
@@ -171,7 +171,7 @@ describe('stored dispatches', () => {
     expect(byOwner.map((x) => x.RouteID)).toEqual([a.routeId]);
     const since = answer(await service.call('GetRouteList', { FromDate: new Date(t1 + 1000).toISOString() }, { key: keys.acme })).result.Routes as { RouteID: number }[];
     expect(since.map((x) => x.RouteID)).toEqual([b.routeId]);
-    const bad = answer(await service.call('GetRouteList', { FromDate: '2026-12-02T00:00:00', ToDate: '2026-12-01T00:00:00' }, { key: keys.acme }));
+    const bad = answer(await service.call('GetRouteList', { FromDate: '2026-12-02T00:00:00', ToDate: '2026-11-02T00:00:00' }, { key: keys.acme }));
     expect(bad.result).toMatchObject({ Status: 'Failed', Errors: [{ Message: 'ToDate: is before FromDate' }] });
 
     const got = answer(await service.call('GetRoute', { RouteID: a.routeId }, { key: keys.acme }));
@@ -203,16 +203,16 @@ describe('stored dispatches', () => {
 describe('GPS tracks', () => {
   it('TrackPoints records points (array or specification); GetTrack returns a UTC range ordered by time, per track and account', async () => {
     const pts = [
-      { Latitude: 43.73, Longitude: 7.42, TimeStamp: '2026-12-01T09:00:30Z' },
-      { Latitude: 43.74, Longitude: 7.43, TimeStamp: '2026-12-01T09:00:00Z' },
-      { Latitude: 43.75, Longitude: 7.44, TimeStamp: '2026-12-01T10:00:00' }, // zoneless = UTC
+      { Latitude: 43.73, Longitude: 7.42, TimeStamp: '2026-11-02T09:00:30Z' },
+      { Latitude: 43.74, Longitude: 7.43, TimeStamp: '2026-11-02T09:00:00Z' },
+      { Latitude: 43.75, Longitude: 7.44, TimeStamp: '2026-11-02T10:00:00' }, // zoneless = UTC
     ];
     expect(answer(await service.call('TrackPoints', pts, { key: keys.acme })).result).toMatchObject({ Status: 'Success', Count: 3 });
     expect(answer(await service.call('TrackPoints', { Account: 'van-7', TrackPoints: [pts[0]] }, { key: keys.acme })).result.Count).toBe(1);
-    const t = answer(await service.call('GetTrack', { FromDate: '2026-12-01T09:00:00Z', ToDate: '2026-12-01T09:59:59Z' }, { key: keys.acme }));
+    const t = answer(await service.call('GetTrack', { FromDate: '2026-11-02T09:00:00Z', ToDate: '2026-11-02T09:59:59Z' }, { key: keys.acme }));
     expect(t.result.TrackPoints).toEqual([
-      { Latitude: 43.74, Longitude: 7.43, TimeStamp: '2026-12-01T09:00:00Z' },
-      { Latitude: 43.73, Longitude: 7.42, TimeStamp: '2026-12-01T09:00:30Z' },
+      { Latitude: 43.74, Longitude: 7.43, TimeStamp: '2026-11-02T09:00:00Z' },
+      { Latitude: 43.73, Longitude: 7.42, TimeStamp: '2026-11-02T09:00:30Z' },
     ]);
     const van = answer(await service.call('GetTrack', { Account: 'van-7', FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.acme }));
     expect((van.result.TrackPoints as unknown[]).length).toBe(1);
@@ -222,8 +222,8 @@ describe('GPS tracks', () => {
 
   it('bad points are refused together, each named', async () => {
     const r = answer(await service.call('TrackPoints', [
-      { Latitude: 43.7, Longitude: 7.4, TimeStamp: '2026-12-01T09:00:00Z' },
-      { Latitude: 95, Longitude: 7.4, TimeStamp: '2026-12-01T09:00:00Z' },
+      { Latitude: 43.7, Longitude: 7.4, TimeStamp: '2026-11-02T09:00:00Z' },
+      { Latitude: 95, Longitude: 7.4, TimeStamp: '2026-11-02T09:00:00Z' },
       { Latitude: 43.7, Longitude: 7.4, TimeStamp: '0001-01-01T00:00:00' },
       { Latitude: 43.7, Longitude: 7.4 },
     ], { key: keys.other }));

@@ -17,6 +17,7 @@ import { schemaCommand } from './schema.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 import { solveCommand } from './solve.js';
+import { liveCommand, redispatchCommand } from './live.js';
 
 /** Operations whose command has options of its own (Geocode: CSV, reverse geocoding, an index from an extract; CalculateRoute: directions, maps, GeoJSON). */
 const OWN_COMMAND: Partial<Record<OperationName, Command>> = { Geocode: geocodeCommand, CalculateRoute: routeCommand };
@@ -25,6 +26,8 @@ export const COMMANDS: Command[] = [
   demoCommand,
   buildCommand,
   ...operations().filter((o) => o.faces.cli && o.engine).map((o) => OWN_COMMAND[o.engine!] ?? operationCommand(o.engine!, o.faces.cli!)),
+  liveCommand,
+  redispatchCommand,
   checkCommand,
   serveCommand,
   workerCommand,

@@ -9,12 +9,11 @@ import { planVehicles } from '../../ops/live/index.js';
 import type { StopEvent } from '../../store/types.js';
 import type { Call } from '../call.js';
 import { failedAt, instantOf } from './common.js';
+import { FUTURE_SLACK_MS } from './track-points.js';
 import { failedFromIssues } from '../../records/index.js';
 
 /** Most events per request (one transaction). */
 export const MAX_EVENTS = 1000;
-/** A time stamp this far ahead of the server's clock is a clock error, not an event. */
-const FUTURE_SLACK_MS = 300_000;
 
 export async function stopEvents(spec: StopEventsSpecification, call: Call): Promise<StopEventsResult> {
   const events = spec.Events ?? [];

@@ -3,7 +3,7 @@
  * TrackPointsSpecification or a bare JSON array of TrackPoints; each point is checked on its own,
  * so that every bad one is named at once.
  */
-import { TrackPointSchema, TrackPointsSpecificationSchema, type Issue, type TrackPointsResult } from '../../records/index.js';
+import { TrackPointSchema, TrackPointsSpecificationSchema, failedFromIssues, type Issue, type TrackPointsResult } from '../../records/index.js';
 import type { TrackPoint } from '../../store/types.js';
 import { Ticker } from '../../core/cancel.js';
 import type { Call } from '../call.js';
@@ -64,8 +64,16 @@ export async function parseTrackPoints(raw: unknown): Promise<ParseOutcome<Track
   return { ok: true, value: { track: (p.ok && p.value.Account) || undefined, points } };
 }
 
+/** A time stamp this far ahead of the server's clock is a device's clock error, not a position (refused, naming the point). */
+export const FUTURE_SLACK_MS = 300_000;
+
 export async function trackPoints(spec: TrackPointsInput, call: Call): Promise<TrackPointsResult> {
   const account = call.account!;
+  // points may come out of time order (a device sends what it buffered offline): they are kept in time order;
+  // a point in the future is a clock error and would stand for the vehicle's position for hours
+  const limit = call.service.clock() + FUTURE_SLACK_MS;
+  const future = spec.points.flatMap((p, i) => (p.ts > limit ? [{ path: `TrackPoints[${i}].TimeStamp`, message: `is in the future (${new Date(p.ts).toISOString()}; the server's clock says ${new Date(limit - FUTURE_SLACK_MS).toISOString()}); nothing was recorded` }] : []));
+  if (future.length) return { ...failedFromIssues(future.slice(0, 50)), Count: 0 } as TrackPointsResult;
   const track = spec.track || account.name;
   const n = spec.points.length === 0 ? 0
     : await call.service.store.addTrackPoints({ accountId: account.id, track, points: spec.points, now: call.service.clock() });

@@ -28,7 +28,7 @@ $CASINO = $STOPS[0];
 $STADE = $STOPS[2];
 $GARE = ['Gare de Monaco', 43.739, 7.42];
 $PRICE = ['CalculateDistance' => 1, 'CalculateRoute' => 1, 'CalculateRoutes' => 2, 'Geocode' => 1, 'Dispatch' => count($STOPS)];
-$TRACK_POINTS = [[43.7381, 7.4262, '2026-12-01T09:00:30Z'], [43.7395, 7.428, '2026-12-01T09:00:00Z'], [43.735, 7.4225, '2026-12-01T09:01:00Z']];
+$TRACK_POINTS = [[43.7381, 7.4262, '2026-11-02T09:00:30Z'], [43.7395, 7.428, '2026-11-02T09:00:00Z'], [43.735, 7.4225, '2026-11-02T09:01:00Z']];
 
 $options = [
     'soap_version' => $version === '1.2' ? SOAP_1_2 : SOAP_1_1,
@@ -233,7 +233,7 @@ $vehiclesOf = fn (object $r) => array_map(fn ($vi) => [$vi->Vehicle->Name, array
 
 run('Dispatch', function () use (&$state, $vehiclesOf, $DEPOT, $STOPS) {
     $spec = make('DispatchSpecification', [
-        'CurrentTime' => '2026-12-01T09:00:00', 'DistanceUnit' => 'Kilometer', 'DispatchMode' => 'Optima', 'RouteOptimize' => 'MinimizeTime',
+        'CurrentTime' => '2026-11-02T09:00:00', 'DistanceUnit' => 'Kilometer', 'DispatchMode' => 'Optima', 'RouteOptimize' => 'MinimizeTime',
         'Vehicles' => make('ArrayOfVehicle', ['Vehicle' => [make('Vehicle', ['Name' => 'Van 1', 'MaxWeight' => 10, 'StartLocation' => loc($DEPOT)])]]),
         'Locations' => make('ArrayOfLocation', ['Location' => array_map(fn ($p) => loc($p, ['Weight' => 1, 'Wait' => 120]), $STOPS)]),
     ]);
@@ -295,7 +295,7 @@ run('TrackPoints', function () use ($track, $TRACK_POINTS) {
 });
 
 run('GetTrack', function () use ($track, $TRACK_POINTS) {
-    $r = call('GetTrack', ['specification' => make('TrackSpecification', ['Account' => $track, 'FromDate' => '2026-12-01T08:00:00Z', 'ToDate' => '2026-12-01T10:00:00Z'])])->GetTrackResult;
+    $r = call('GetTrack', ['specification' => make('TrackSpecification', ['Account' => $track, 'FromDate' => '2026-11-02T08:00:00Z', 'ToDate' => '2026-11-02T10:00:00Z'])])->GetTrackResult;
     typed($r, 'TrackResult');
     success($r, 'GetTrack');
     $got = array_map(fn ($p) => [$p->Latitude, $p->Longitude, utc($p->TimeStamp)], items($r->TrackPoints, 'TrackPoint'));

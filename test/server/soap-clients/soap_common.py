@@ -28,12 +28,12 @@ PRICE = {'CalculateDistance': 1, 'CalculateRoute': 1, 'CalculateRoutes': 2, 'Geo
 
 # Track points sent out of time order; GetTrack must return them ordered by time.
 TRACK_POINTS = [
-    (43.7381, 7.4262, datetime(2026, 12, 1, 9, 0, 30, tzinfo=timezone.utc)),
-    (43.7395, 7.4280, datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)),
-    (43.7350, 7.4225, datetime(2026, 12, 1, 9, 1, 0, tzinfo=timezone.utc)),
+    (43.7381, 7.4262, datetime(2026, 11, 2, 9, 0, 30, tzinfo=timezone.utc)),
+    (43.7395, 7.4280, datetime(2026, 11, 2, 9, 0, 0, tzinfo=timezone.utc)),
+    (43.7350, 7.4225, datetime(2026, 11, 2, 9, 1, 0, tzinfo=timezone.utc)),
 ]
-TRACK_FROM = datetime(2026, 12, 1, 8, 0, 0, tzinfo=timezone.utc)
-TRACK_TO = datetime(2026, 12, 1, 10, 0, 0, tzinfo=timezone.utc)
+TRACK_FROM = datetime(2026, 11, 2, 8, 0, 0, tzinfo=timezone.utc)
+TRACK_TO = datetime(2026, 11, 2, 10, 0, 0, tzinfo=timezone.utc)
 
 OPERATIONS = ['Login', 'Logout', 'CalculateRoutes', 'CalculateRoute', 'Dispatch', 'Geocode', 'CalculateDistance',
               'CreditRemaining', 'GetRouteList', 'GetRoute', 'GetTrack', 'TrackPoints']
