@@ -40,6 +40,8 @@ export interface DayOptions {
   replanEveryS?: number;
   /** Redispatch's MinimumOptimization. */
   effort?: number;
+  /** Stop the day at this hour (latency runs on large days); the day's figures then stop there too. */
+  untilHour?: number;
 }
 
 export interface DayFigures {
@@ -214,6 +216,7 @@ export async function simulateDay(engine: Engine, service: Service, account: Acc
   const every = o.replanEveryS ?? 3600;
   if (every > 0 && o.policy !== 'static') for (let t = at(8, 30); t < at(18); t += every) events.push({ t, kind: 'tick' });
   events.sort((a, b) => a.t - b.t);
+  if (o.untilHour !== undefined) events.splice(0, events.length, ...events.filter((e) => e.t < at(o.untilHour!)));
   const latency: number[] = [];
   let churn = 0, replans = 0;
   let newOrders: any[] = [], newCancels: string[] = [], newLost: string[] = [];
@@ -257,7 +260,7 @@ export async function simulateDay(engine: Engine, service: Service, account: Acc
     for (const n of byName.get(lostVan)!.lost ? [lostVan] : []) byName.get(n)!.queue = [];
     newOrders = []; newCancels = []; newLost = [];
   }
-  for (const v of vans) advance(v, at(23));
+  for (const v of vans) advance(v, o.untilHour !== undefined ? at(o.untilHour) : at(23));
 
   // ---- figures
   const known = all.filter((l) => !cancelled.has(l.Name) && (o.policy !== 'static' || true));
