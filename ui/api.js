@@ -121,3 +121,22 @@ function followJob(jobId, onUpdate) {
 async function cancelJob(jobId) {
   await call('DELETE', `/ui/rest/jobs/${encodeURIComponent(jobId)}`);
 }
+
+/** The live state of a stored route (GET /ui/rest/routes/{id}/live), enums by name. */
+export const live = async (routeId) => (await call('GET', `/ui/rest/routes/${routeId}/live?enums=name`)).data;
+
+/**
+ * Follows a stored route's live state as server-sent events; `onState(LiveResult)` on each change.
+ * Returns a function that stops following.
+ */
+export function followLive(routeId, onState, onError) {
+  const es = new EventSource(`/ui/rest/routes/${routeId}/live/events?enums=name`);
+  es.addEventListener('update', (ev) => {
+    try { onState(JSON.parse(ev.data)); } catch (e) { onError?.(e); }
+  });
+  es.onerror = () => { if (es.readyState === EventSource.CLOSED) onError?.(new Error('the live stream ended')); };
+  return () => es.close();
+}
+
+/** Re-dispatches a stored route from now (POST /ui/rest/redispatch): the RedispatchResult, enums by name. */
+export const redispatch = async (spec) => (await call('POST', '/ui/rest/redispatch?enums=name', spec)).data;

@@ -3,7 +3,7 @@
 // tables and directions, exports. No API key ever reaches this script: the session is an
 // HttpOnly cookie set by /ui/login.
 import * as api from './api.js';
-import { h, int, today } from './format.js';
+import { clock, h, int, today } from './format.js';
 import { PlanMap } from './map.js';
 import { download, isVehicleEnd, makePlan, planCsv, planGeoJsonText, planJson, vehicleNamed } from './plan.js';
 import { renderResults } from './results.js';
@@ -155,6 +155,7 @@ function setClickMode(mode) {
   state.clickMode = state.clickMode === mode ? null : mode;
   $('click-mode').setAttribute('aria-pressed', String(state.clickMode === 'stops'));
   $('pick-start').setAttribute('aria-pressed', String(state.clickMode === 'start'));
+  $('add-order').setAttribute('aria-pressed', String(state.clickMode === 'order'));
   map.setPicking(state.clickMode !== null);
 }
 
@@ -165,6 +166,13 @@ function mapClicked(latlng) {
   } else if (state.clickMode === 'start') {
     $('vehicle-form').elements.start.value = `${LatLong.Latitude}, ${LatLong.Longitude}`;
     setClickMode('start');
+  } else if (state.clickMode === 'order' && state.live) {
+    const taken = new Set([...state.live.spec.Locations.map((l) => l.Name), ...state.live.orders.map((o) => o.Name)]);
+    let k = state.live.orders.length + 1;
+    while (taken.has(`Order ${k}`)) k++;
+    state.live.orders.push({ Name: `Order ${k}`, LatLong, Wait: 300, Weight: 1 });
+    showLive(state.live.last);
+    toast(`Order ${k} added: it joins the plan at the next re-plan.`, 'info');
   }
 }
 
@@ -337,8 +345,74 @@ async function showResult(spec, result, routeId, started) {
     ...plan.unserved.filter((u) => u.location.LatLong).map((u) => [u.location.LatLong.Latitude, u.location.LatLong.Longitude])]);
   performance.clearMarks('dk-plan-drawn');
   performance.mark('dk-plan-drawn');
+  if (routeId !== undefined && routeId !== null) followLive(spec, routeId);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   setRunState('completed', `Done in ${seconds} s: ${plan.served} of ${spec.Locations.length} stops served${plan.unserved.length ? `, ${plan.unserved.length} not served` : ''}.`);
+}
+
+// -------------------------------------------------------------------------------- live
+
+/** Follows the stored route's live state (vans, stops done, late ones); the re-plan button re-dispatches it from now. */
+function followLive(spec, routeId) {
+  if (state.live?.routeId === routeId) return;
+  state.live?.stop?.();
+  state.live = { routeId, spec, orders: [], last: null, stop: null };
+  $('live').hidden = false;
+  $('changes').hidden = true;
+  $('live-state').textContent = 'waiting for the vehicles…';
+  state.live.stop = api.followLive(routeId, (live) => showLive(live), (e) => { $('live-state').textContent = e.message; });
+}
+
+function showLive(live) {
+  const L = state.live;
+  if (!L) return;
+  L.last = live;
+  const where = (name) => {
+    const l = [...L.spec.Locations, ...L.orders].find((x) => x.Name === name);
+    return l?.LatLong ? [l.LatLong.Latitude, l.LatLong.Longitude] : null;
+  };
+  map.showLive(live, where, L.orders);
+  if (!live) return;
+  const vehicles = live.Vehicles ?? [];
+  const done = vehicles.reduce((a, v) => a + (v.Done?.length ?? 0), 0);
+  const late = vehicles.reduce((a, v) => a + (v.Remaining ?? []).filter((r) => r.Late).length, 0);
+  $('live-state').textContent = `version ${live.Version} · as of ${clock(live.AsOf)} · ${done} done · ${late} late${L.orders.length ? ` · ${L.orders.length} new order${L.orders.length === 1 ? '' : 's'} waiting` : ''}`;
+  $('live-vehicles').replaceChildren(...vehicles.map((v) => {
+    const lateHere = (v.Remaining ?? []).filter((r) => r.Late);
+    return h('li', { 'data-vehicle': v.Name }, [
+      h('strong', {}, v.Name), ` · ${v.Done?.length ?? 0} done`,
+      v.Next ? ` · next ${v.Next} ${clock(v.Remaining?.[0]?.TimeEstimatedArrival)}` : ' · finished',
+      v.Position ? '' : ' · no position yet',
+      lateHere.length ? h('span', { class: 'late' }, ` · ${lateHere.length} late: ${lateHere.map((r) => r.Name).join(', ')}`) : '',
+    ]);
+  }));
+}
+
+async function replan() {
+  const L = state.live;
+  if (!L) return;
+  $('replan').disabled = true;
+  $('live-state').textContent = 'Re-planning…';
+  try {
+    const orders = L.orders;
+    const r = await api.redispatch({ RouteID: L.routeId, CurrentTime: new Date().toISOString().slice(0, 19) + 'Z', Locations: orders });
+    if (r.Status === 'Failed') throw new Error((r.Errors ?? []).map((e) => e.Message).join('; ') || 'the re-plan failed');
+    L.orders = [];
+    const spec = { ...L.spec, Locations: [...L.spec.Locations, ...orders] };
+    L.spec = spec;
+    // the plan drawn is what is left to do: stops over or cancelled are not "not served"
+    const over = new Set([...(L.last?.Vehicles ?? []).flatMap((v) => v.Done ?? []), ...(r.Changes ?? []).filter((c) => c.Change === 'Served' || c.Change === 'Cancelled').map((c) => c.Location)]);
+    await showResult({ ...spec, Locations: spec.Locations.filter((l) => !over.has(l.Name)) }, r, r.RouteID, performance.now());
+    const changes = (r.Changes ?? []).filter((c) => c.Change !== 'Served');
+    $('changes').replaceChildren(
+      h('p', {}, `Version ${r.Version}: ${changes.length ? `${changes.length} change${changes.length === 1 ? '' : 's'}` : 'nothing changed'}`),
+      h('ul', {}, changes.map((c) => h('li', { 'data-change': c.Change }, `${c.Location}: ${c.Change}${c.FromVehicle && c.ToVehicle && c.FromVehicle !== c.ToVehicle ? ` ${c.FromVehicle} → ${c.ToVehicle}` : c.ToVehicle ? ` on ${c.ToVehicle}` : ''}${c.EtaShift ? ` (${c.EtaShift > 0 ? '+' : ''}${Math.round(c.EtaShift / 60)} min)` : ''}${c.Reason ? ` — ${c.Reason}` : ''}`))),
+    );
+    $('changes').hidden = false;
+    showLive(await api.live(L.routeId));
+  } finally {
+    $('replan').disabled = false;
+  }
 }
 
 /** Whether a 'stop' feature of the plan is its vehicle's own start or finish (drawn as a depot). */
@@ -356,6 +430,9 @@ async function cancel() {
 
 function clearPlan() {
   state.plan = null;
+  state.live?.stop?.();
+  state.live = null;
+  $('live').hidden = true;
   $('results').hidden = true;
   if (!map) return;
   map.map.invalidateSize();
@@ -391,6 +468,8 @@ async function start() {
   $('export-json').addEventListener('click', () => exportPlan('json'));
   $('export-csv').addEventListener('click', () => exportPlan('csv'));
   $('export-geojson').addEventListener('click', () => exportPlan('geojson'));
+  $('add-order').addEventListener('click', () => setClickMode('order'));
+  $('replan').addEventListener('click', guarded(replan));
   // a date chosen here replaces a loaded specification's CurrentTime
   $('date').addEventListener('change', () => { state.currentTime = undefined; });
   document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape' && state.clickMode) setClickMode(state.clickMode); });

@@ -136,6 +136,37 @@ export class PlanMap {
   clearPlan() {
     this.planLayer.clearLayers();
     this.routeLines.clear();
+    this.liveLayer?.clearLayers();
+  }
+
+  /**
+   * The live state over the plan: each van at its last fix (`dk-van`), stops that are over greyed
+   * (`dk-done`), late ones ringed red (`dk-late`), and new orders waiting for the next re-plan
+   * (`dk-order`). `where(name)` gives a stop's [lat, lon].
+   */
+  showLive(live, where, orders = []) {
+    this.liveLayer ??= L.layerGroup().addTo(this.map);
+    this.liveLayer.clearLayers();
+    for (const v of live?.Vehicles ?? []) {
+      for (const name of v.Done ?? []) {
+        const p = where(name);
+        if (p) L.marker(p, { icon: icon('dk-done', '✓', 20), keyboard: false, zIndexOffset: 600 }).bindTooltip(`${escapeText(name)}: done`).addTo(this.liveLayer);
+      }
+      for (const r of v.Remaining ?? []) {
+        const p = r.Late && where(r.Name);
+        if (p) L.marker(p, { icon: icon('dk-late', '!', 22), keyboard: false, zIndexOffset: 700 }).bindTooltip(`${escapeText(r.Name)}: late (${clock(r.TimeEstimatedArrival)})`).addTo(this.liveLayer);
+      }
+      if (v.Position) {
+        const m = L.marker([v.Position.Latitude, v.Position.Longitude], { icon: icon('dk-van', '🚚', 24), keyboard: false, zIndexOffset: 2000 })
+          .bindTooltip(`${escapeText(v.Name)} · ${clock(v.Position.TimeStamp)}${v.Next ? ` → ${escapeText(v.Next)}` : ''}`)
+          .addTo(this.liveLayer);
+        m.getElement().dataset.vehicle = v.Name;
+      }
+    }
+    for (const o of orders) {
+      L.marker([o.LatLong.Latitude, o.LatLong.Longitude], { icon: icon('dk-order', '+', 20), keyboard: false, zIndexOffset: 800 })
+        .bindTooltip(`${escapeText(o.Name)}: new order, in the next re-plan`).addTo(this.liveLayer);
+    }
   }
 
   /** Emphasises one route (index), or none (null). */

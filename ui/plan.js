@@ -53,8 +53,10 @@ export function makePlan(specification, result, geojson, routeId) {
   const notes = [];
   for (const e of result.Errors ?? []) {
     const message = e.Message ?? '';
+    // a dispatch names Locations[i]; a re-dispatch names its stops (the route's) by Name
     const m = /\(Locations\[(\d+)\]\)/.exec(message);
-    const i = m ? Number(m[1]) : -1;
+    const byName = !m && /^'(.*?)' was not dispatched/.exec(message);
+    const i = m ? Number(m[1]) : byName ? (specification.Locations ?? []).findIndex((l) => l.Name === byName[1]) : -1;
     const location = specification.Locations?.[i];
     if (location) unserved.push({ index: i, location, reason: message.replace(/^.*? was not dispatched: /, '') });
     else notes.push(message);

@@ -71,6 +71,8 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
   let context: BrowserContext;
   let page: Page;
   const out = mkdtempSync(join(tmpdir(), 'dispatchkit-ui-'));
+  /** The account's API key (the live test sends what the vans would: track points and stop events). */
+  const apiKey = newApiKey();
   const timings: Record<string, number | number[]> = {};
   /** Everything that went wrong in the page since the last check. */
   let problems: string[] = [];
@@ -142,7 +144,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     store = await openStore('sqlite::memory:');
     service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
     await service.start();
-    await store.createAccount({ name: USER, keyHash: keyHash(newApiKey()), passwordHash: await hashPassword(PASSWORD), credit: 1_000_000, now: Date.now() });
+    await store.createAccount({ name: USER, keyHash: keyHash(apiKey), passwordHash: await hashPassword(PASSWORD), credit: 1_000_000, now: Date.now() });
     app = buildServer(service, { logger: false });
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     browser = await chromium.launch({
@@ -354,6 +356,41 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
       expect(lat).toBeLessThan(43.76);
     }
     writeFileSync(join(out, 'plan.geojson'), geo.text);
+  });
+
+  it('follows the plan live: a van\'s position, a stop done greyed; an order added on the map joins at "Re-plan now", with the change list', async () => {
+    await page.waitForSelector('#live:not([hidden])');
+    await page.waitForFunction(() => /version 1/.test(document.getElementById('live-state')?.textContent ?? ''));
+    const rest = async (path: string, body: unknown): Promise<any> => (await fetch(`${url}/rest/${path}?enums=name`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey }, body: JSON.stringify(body) })).json();
+    const routeId = (await rest('routelist', {})).Routes[0].RouteID;
+    const plan = await rest('getroute', { RouteID: routeId });
+    const van = plan.Items.find((i: any) => i.Vehicle.Name === 'Van 1');
+    const first = van.Locations.find((l: any) => l.LocationType !== 'Start');
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + 'Z';
+    expect((await rest('stopevents', { RouteID: routeId, Events: [{ Vehicle: 'Van 1', Location: first.Name, Event: 'Done', TimeStamp: iso(now - 60_000) }] })).Status).toBe('Success');
+    expect((await rest('trackpoints', { Account: 'Van 1', TrackPoints: [{ ...first.LatLong, TimeStamp: iso(now - 30_000) }] })).Status).toBe('Success');
+    // the stream brings the change: the van on the map, its stop greyed
+    await page.waitForSelector('.dk-marker.dk-van', { timeout: 20_000 });
+    await page.waitForSelector('.dk-marker.dk-done');
+    expect(await page.textContent('#live-vehicles li[data-vehicle="Van 1"]')).toMatch(/1 done/);
+    await shot('06-live');
+    // an order on the map, then a re-plan from now
+    await page.click('#add-order');
+    const box = (await page.locator('#map').boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForSelector('.dk-marker.dk-order');
+    await page.click('#add-order');
+    await page.click('#replan');
+    await page.waitForSelector('#changes:not([hidden])', { timeout: 60_000 });
+    expect(await page.textContent('#changes')).toMatch(/Version 2/);
+    expect(await page.textContent('#changes')).toContain('Order 1');
+    await page.waitForFunction(() => /version 2/.test(document.getElementById('live-state')?.textContent ?? ''));
+    expect(await count('.dk-marker.dk-order')).toBe(0);
+    // the stop done is no longer in a route, and not "not served" either
+    expect(await page.textContent('#routes')).not.toContain(first.Name);
+    expect(await page.textContent('#unserved')).not.toContain(first.Name);
+    await shot('07-replanned');
   });
 
   it('draws a 150-stop dispatch within the target after submit', async () => {
