@@ -140,7 +140,8 @@ export async function redispatch(ctx: OpsContext, inp: RedispatchInput, rs: Redi
     const st = byName.get(name);
     const f = frozenOf.get(name) ?? new Set<string>();
     const entries: Location[] = [];
-    let freeAt = Math.max(nowS, st?.freeAt ?? nowS);
+    // free now, after its frozen stops, and never before its shift starts
+    let freeAt = Math.max(nowS, st?.freeAt ?? nowS, dateToSeconds(v.Tin) ?? -Infinity);
     let at: Location | undefined;
     if (st) {
       for (const r of st.remaining) {
@@ -168,6 +169,16 @@ export async function redispatch(ctx: OpsContext, inp: RedispatchInput, rs: Redi
     const sv: Vehicle = { ...v, StartLocation: at ? { ...at, LocationType: 'Start' } as Location : here, Tin: secondsToDate(freeAt, utc) };
     if ((v.MaxStops ?? 0) > 0) sv.MaxStops = v.MaxStops! - doneCount;
     if ((v.MaxMinutes ?? 0) > 0) sv.MaxMinutes = Math.floor(v.MaxMinutes! - usedMin);
+    // the goods of its frozen deliveries are on board now, beside those of the stops after them:
+    // what the plan after them may load is the capacity less those (a frozen pickup loads later)
+    const keptOf = new Map(kept.map((l) => [l.Name, l]));
+    for (const e of entries) {
+      const k = e.Name ? keptOf.get(e.Name) : undefined;
+      if (!k || k.Delivery) continue;
+      if ((v.MaxWeight ?? 0) > 0) sv.MaxWeight = Math.max(1e-9, (sv.MaxWeight ?? 0) - (k.Weight ?? 0));
+      if ((v.MaxVolume ?? 0) > 0) sv.MaxVolume = Math.max(1e-9, (sv.MaxVolume ?? 0) - (k.Volume ?? 0));
+      if ((v.MaxSkids ?? 0) > 0) sv.MaxSkids = Math.max(1, (sv.MaxSkids ?? 0) - (k.Skids ?? 0));
+    }
     // a vehicle with no stops or minutes left keeps its frozen stops and takes nothing new
     if ((v.MaxStops ?? 0) > 0 && sv.MaxStops! <= 0) continue;
     if ((v.MaxMinutes ?? 0) > 0 && sv.MaxMinutes! <= 0) continue;

@@ -120,6 +120,11 @@ describe('re-dispatch', () => {
       expect(it.Locations![0].LocationType).toBe('Start');
       expect(ms(it.Locations![0].TimeEstimatedArrival)).toBe(Math.round(now / 1000) * 1000);
     }
+    // everything still to deliver is on board now: frozen stops and the plan after them fit the capacity together
+    for (const it of r.Items ?? []) {
+      const onBoard = (it.Locations ?? []).filter((l) => l.LocationType !== 'Start' && l.LocationType !== 'Finish' && !l.Delivery).reduce((a, l) => a + (l.Weight ?? 0), 0);
+      expect(onBoard, it.Vehicle?.Name).toBeLessThanOrEqual(10);
+    }
     // the next stop of each vehicle is frozen in place
     expect(stopsOf(r, 'Van A')[0].Name).toBe(stopsOf(plan, 'Van A')[2].Name);
     expect(stopsOf(r, 'Van B')[0].Name).toBe(stopsOf(plan, 'Van B')[0].Name);
