@@ -384,8 +384,21 @@ function showLive(live) {
       v.Next ? ` · next ${v.Next} ${clock(v.Remaining?.[0]?.TimeEstimatedArrival)}` : ' · finished',
       v.Position ? '' : ' · no position yet',
       lateHere.length ? h('span', { class: 'late' }, ` · ${lateHere.length} late: ${lateHere.map((r) => r.Name).join(', ')}`) : '',
+      // what the driver reports, when the van sends no track (a stop event overrides the track)
+      v.Next ? h('span', { class: 'stop-events' },
+        h('button', { type: 'button', class: 'link', 'data-event': 'Done', title: `Mark ${v.Next} done`, onclick: guarded(() => stopEvent(v.Name, v.Next, 'Done')) }, 'done'),
+        h('button', { type: 'button', class: 'link', 'data-event': 'Skipped', title: `Skip ${v.Next}`, onclick: guarded(() => stopEvent(v.Name, v.Next, 'Skipped')) }, 'skip')) : '',
     ]);
   }));
+}
+
+/** A stop event for the route (POST /ui/rest/stopevents): the live state follows. */
+async function stopEvent(vehicle, location, event) {
+  const L = state.live;
+  if (!L) return;
+  const r = await api.operation('stopevents', { RouteID: L.routeId, Events: [{ Vehicle: vehicle, Location: location, Event: event, TimeStamp: new Date().toISOString().slice(0, 19) + 'Z' }] });
+  if (r.Status === 'Failed') throw new Error((r.Errors ?? []).map((e) => e.Message).join('; '));
+  showLive(await api.live(L.routeId));
 }
 
 async function replan() {

@@ -385,6 +385,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     await page.waitForSelector('.dk-marker.dk-van', { timeout: 20_000 });
     await page.waitForSelector('.dk-marker.dk-done');
     expect(await page.textContent('#live-vehicles li[data-vehicle="Van 1"]')).toMatch(/1 done/);
+    // the driver of Van 2 reports its next stop done from the page
+    await page.click('#live-vehicles li[data-vehicle="Van 2"] button[data-event=Done]');
+    await page.waitForFunction(() => /1 done/.test(document.getElementById('live-vehicles')?.textContent?.split('Van 2')[1] ?? ''));
     await shot('06-live');
     // an order on the map, then a re-plan from now
     await page.click('#add-order');
