@@ -7,7 +7,7 @@
  *
  *   node --import tsx bench/ingest.ts [--seconds 60] [--vehicles 1000]
  *
- * The load comes from a worker thread (its own event loop); the server is the real one
+ * The load comes from a child process (its own event loop); the server is the real one
  * (buildServer) on the Porto dataset. Needs ../shared/data/osm/porto_portugal.osm.pbf (built into
  * bench/out/porto.dkds by bench/live.ts) and PostgreSQL at DATABASE_URL (default the test database)
  * for the second row; says so when either is absent.
@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
 import { Engine } from '../src/engine.js';
 import { openStore } from '../src/store/index.js';
 import { keyHash, newApiKey } from '../src/store/hash.js';
@@ -35,9 +35,9 @@ function pct(xs: number[], p: number): number {
 }
 const iso = (ms: number): string => new Date(ms).toISOString().slice(0, 19) + 'Z';
 
-/** The load: `rate` requests a second, one point each, vehicles in turn; latencies back to the parent. */
+/** The load (a child process: its own event loop and core): `rate` requests a second, one point each, vehicles in turn; latencies as JSON on stdout. */
 async function load(): Promise<void> {
-  const { url, key, vehicles, rate, seconds } = workerData as { url: string; key: string; vehicles: number; rate: number; seconds: number };
+  const { url, key, vehicles, rate, seconds } = JSON.parse(process.argv[process.argv.indexOf('--load') + 1]) as { url: string; key: string; vehicles: number; rate: number; seconds: number };
   const lat: number[] = [];
   let errors = 0, sent = 0;
   const start = performance.now();
@@ -56,7 +56,7 @@ async function load(): Promise<void> {
     void p.finally(() => inflight.delete(p));
   }
   await Promise.all(inflight);
-  parentPort!.postMessage({ lat, errors, sent, seconds: (performance.now() - start) / 1000 });
+  process.stdout.write(JSON.stringify({ lat, errors, sent, seconds: (performance.now() - start) / 1000 }));
 }
 
 async function measure(storeUrl: string, vehicles: number, seconds: number): Promise<(string | number)[]> {
@@ -78,9 +78,18 @@ async function measure(storeUrl: string, vehicles: number, seconds: number): Pro
     const d = await fetch(`${url}/rest/dispatch`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key }, body: JSON.stringify(spec) });
     const routeId = Number(d.headers.get('x-route-id'));
     const plan = await d.json() as any;
-    const vans = plan.Items.map((i: any) => ({ name: i.Vehicle.Name, at: i.Locations[1]?.LatLong ?? i.Locations[0].LatLong }));
-    const worker = new Worker(new URL(import.meta.url), { workerData: { url, key, vehicles, rate: vehicles / 10, seconds }, execArgv: ['--import', 'tsx'] });
-    const done = new Promise<{ lat: number[]; errors: number; sent: number; seconds: number }>((res, rej) => { worker.once('message', res); worker.once('error', rej); });
+    // each van stands on the road by its first stop
+    const vans = plan.Items.map((i: any) => {
+      const ll = i.Locations[1]?.LatLong ?? i.Locations[0].LatLong;
+      const snap = engine.context().travel.place({ lat: ll.Latitude, lon: ll.Longitude }, 'van').snap;
+      return { name: i.Vehicle.Name, at: { Latitude: snap.lat, Longitude: snap.lon } };
+    });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--load', JSON.stringify({ url, key, vehicles, rate: vehicles / 10, seconds })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let outText = '';
+    child.stdout!.on('data', (d: Buffer) => { outText += d.toString(); });
+    const done = new Promise<{ lat: number[]; errors: number; sent: number; seconds: number }>((res, rej) => {
+      child.once('exit', (code) => (code === 0 ? res(JSON.parse(outText)) : rej(new Error(`load process exited ${code}`))));
+    });
     // once a second: a van's point, then its live state
     const renew: number[] = [];
     const liveMs: number[] = [];
@@ -101,7 +110,6 @@ async function measure(storeUrl: string, vehicles: number, seconds: number): Pro
       if (rest > 0) await new Promise((r) => setTimeout(r, rest));
     }
     const w = await done;
-    await worker.terminate();
     return [
       storeUrl.startsWith('sqlite') ? 'SQLite (file)' : 'PostgreSQL', vehicles, (w.sent / w.seconds).toFixed(1), w.errors,
       `${pct(w.lat, 0.5).toFixed(1)} / ${pct(w.lat, 0.95).toFixed(1)} / ${pct(w.lat, 0.99).toFixed(1)}`,
@@ -138,7 +146,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   writeSection('ingest', 'Track ingestion with live estimates (`bench/ingest.ts`)', [
-    `\`node --import tsx bench/ingest.ts --seconds ${seconds} --vehicles ${vehicles}\`: the server (buildServer, Porto, 2 worker threads) takes ${vehicles.toLocaleString('en-US')} vehicles' points — one TrackPoints request of one point per vehicle every 10 s, ${vehicles / 10} requests a second, from a worker thread — for ${seconds} s; meanwhile once a second one of a stored route's 10 vans (200 stops) sends a point and its live state (GET /rest/routes/{RouteID}/live) is asked for at once. "Renewed" is from sending that point to the answer that shows the van at it (how soon estimates follow a point).`,
+    `\`node --import tsx bench/ingest.ts --seconds ${seconds} --vehicles ${vehicles}\`: the server (buildServer, Porto, 2 worker threads) takes ${vehicles.toLocaleString('en-US')} vehicles' points — one TrackPoints request of one point per vehicle every 10 s, ${vehicles / 10} requests a second, from a child process — for ${seconds} s; meanwhile once a second one of a stored route's 10 vans (200 stops) sends a point and its live state (GET /rest/routes/{RouteID}/live) is asked for at once. "Renewed" is from sending that point to the answer that shows the van at it (how soon estimates follow a point).`,
     '',
     table(['store', 'vehicles', 'points/s sustained', 'errors', 'TrackPoints p50 / p95 / p99 ms', 'live state p50 / p95 ms', 'renewed after a point: n, p50 / p95 / max ms'], rows),
     '',
@@ -146,5 +154,5 @@ async function main(): Promise<void> {
   ].join('\n'));
 }
 
-if (isMainThread) main().catch((e) => { console.error(e); process.exit(1); });
-else void load();
+if (process.argv.includes('--load')) void load();
+else main().catch((e) => { console.error(e); process.exit(1); });

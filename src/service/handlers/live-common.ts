@@ -4,7 +4,7 @@ import { planVehicles, type LivePlan } from '../../ops/live/index.js';
 import type { Call } from '../call.js';
 import { failedAt } from './common.js';
 
-/** Track points read per vehicle: the day from an hour before the plan's departure (a day back when it has no clock). */
+/** Track points read per vehicle: from an hour before the plan's departure or its making. */
 const BEFORE_DEPARTURE_MS = 3_600_000;
 
 export type Loaded = { ok: true; plan: LivePlan & { routeId: number; version: number }; name: string; owner: string } | { ok: false; failed: ReturnType<typeof failedAt> };
@@ -22,7 +22,8 @@ export async function loadLivePlan(call: Call, routeId: number, version: number 
   if (!parsed.ok) return { ok: false, failed: failedAt('RouteID', `stored route ${routeId} cannot be read back (${parsed.issues[0]?.message})`) };
   const result = parsed.value as DispatchResult;
   const { names, departure } = planVehicles(result, v.spec);
-  const from = departure !== null ? departure * 1000 - BEFORE_DEPARTURE_MS : v.createdAt - 86_400_000;
+  // the day's points: from an hour before the plan's departure or its making, whichever is first (a van may move before its plan says)
+  const from = Math.min(departure !== null ? departure * 1000 : Infinity, v.createdAt) - BEFORE_DEPARTURE_MS;
   const tracks = new Map<string, { lat: number; lon: number; ts: number }[]>();
   for (const name of names) {
     const pts = await store.getTrack({ accountId: account.id, track: name, from, to: asOf });
