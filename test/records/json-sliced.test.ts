@@ -68,13 +68,20 @@ describe('parseJsonSliced', () => {
 
   it('parses a 30 MB body with the event loop running (no gap over 50 ms)', async () => {
     const text = JSON.stringify({ TrackPoints: Array.from({ length: 400_000 }, (_, i) => ({ Latitude: 43.7 + i * 1e-7, Longitude: 7.4, TimeStamp: '2026-12-01T09:00:00Z' })) });
-    let last = performance.now(), gap = 0;
-    const timer = setInterval(() => { const t = performance.now(); gap = Math.max(gap, t - last); last = t; }, 1);
-    const v = await parseJsonSliced(text) as { TrackPoints: unknown[] };
-    clearInterval(timer);
-    expect(v.TrackPoints).toHaveLength(400_000);
-    expect(v).toEqual(JSON.parse(text));
-    expect(gap).toBeLessThan(50);
+    // the longest gap between timer ticks while it parses; a second try when the first meets a
+    // busy machine (the other test files run beside this one: a gap also counts time the process
+    // was not scheduled) — a parser that holds the loop fails both
+    const gaps: number[] = [];
+    for (let attempt = 0; attempt < 2 && !(gaps.length && gaps[gaps.length - 1] < 50); attempt++) {
+      let last = performance.now(), gap = 0;
+      const timer = setInterval(() => { const t = performance.now(); gap = Math.max(gap, t - last); last = t; }, 1);
+      const v = await parseJsonSliced(text) as { TrackPoints: unknown[] };
+      clearInterval(timer);
+      expect(v.TrackPoints).toHaveLength(400_000);
+      if (attempt === 0) expect(v).toEqual(JSON.parse(text));
+      gaps.push(gap);
+    }
+    expect(Math.min(...gaps), `gaps ${gaps.map((g) => g.toFixed(0)).join(', ')} ms`).toBeLessThan(50);
   });
 });
 
