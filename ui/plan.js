@@ -77,9 +77,15 @@ export function planJson(plan) {
   return JSON.stringify(plan.result, null, 2);
 }
 
-const csvField = (v) => {
+/**
+ * One CSV field, quoted when it holds a separator, quote or line break; text a spreadsheet would
+ * run as a formula (it begins with = + - @, a tab or a carriage return: OWASP's "CSV injection")
+ * gets a leading ', numbers (-8.61) stay numbers — the rule of the CLI's csvField (src/cli/csv.ts).
+ */
+export const csvField = (v) => {
   const s = v === undefined || v === null ? '' : String(v);
-  return /[",;\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  const t = typeof v !== 'number' && /^[=+\-@\t\r]/.test(s) && !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s) ? `'${s}` : s;
+  return /[",;\t\n\r]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
 };
 
 /** One row per Location of every route in order, then the stops left out with their reasons. */

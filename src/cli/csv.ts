@@ -208,7 +208,14 @@ export function resolveColumnNames(byName: Partial<Record<AddressField, string>>
   return out;
 }
 
-/** One CSV output field, quoted when it holds a separator, quote or line break. */
+/**
+ * One CSV output field, quoted when it holds a separator, quote or line break. Text that a
+ * spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage
+ * return, OWASP's "CSV injection") is written with a leading `'`; numbers (`-8.61`) stay numbers.
+ */
 export function csvField(s: string): string {
-  return /[",;\t\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  const t = /^[=+\-@\t\r]/.test(s) && !NUMBER.test(s) ? `'${s}` : s;
+  return /[",;\t\n\r]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
 }
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
