@@ -257,13 +257,13 @@ export async function simulateDay(engine: Engine, service: Service, account: Acc
     replans++;
     churn += ((r.result as any).Changes ?? []).filter((c: any) => c.Change === 'Moved').length;
     takeQueues(r.result);
-    for (const n of byName.get(lostVan)!.lost ? [lostVan] : []) byName.get(n)!.queue = [];
+    if (byName.get(lostVan)!.lost) byName.get(lostVan)!.queue = [];
     newOrders = []; newCancels = []; newLost = [];
   }
   for (const v of vans) advance(v, o.untilHour !== undefined ? at(o.untilHour) : at(23));
 
   // ---- figures
-  const known = all.filter((l) => !cancelled.has(l.Name) && (o.policy !== 'static' || true));
+  const known = all.filter((l) => !cancelled.has(l.Name));
   let windowed = 0, kept = 0;
   const when = new Map<string, TrueVisit>();
   for (const v of vans) for (const x of v.visits) if (!when.has(x.stop)) when.set(x.stop, x);

@@ -10,8 +10,8 @@
  *   candidate pair that needs a detour is unlikely. A pair that needs more than `maxSpeedMps` is
  *   impossible. A candidate slightly *behind* on the same road (within 2σ) is reached at that
  *   distance, not around the block: GPS noise along a one-way street is not a U-turn.
- * - Viterbi in log space over the whole track ({@link matchTrack}), or filtering fix by fix for
- *   a live position ({@link OnlineMatcher}: the same step, keeping only the last layer).
+ * - Viterbi in log space over a track ({@link matchTrack}); a live position is the match of a
+ *   vehicle's last few fixes (ops/live/state.ts).
  * - Stays: ≥ 4 consecutive fixes within 2.5σ of their running mean are a vehicle standing still,
  *   matched once at their mean (the noise of n fixes is σ/√n), each fix then on that road.
  * - Thinning: a fix within 2σ of the last one kept is matched afterwards, onto that one's road
@@ -84,7 +84,7 @@ interface Layer {
   chain: number;
 }
 
-/** The HMM step shared by the whole-track and the online matchers. */
+/** The HMM step: candidates, emission, transitions. */
 class Stepper {
   readonly p: Params;
   constructor(readonly snapper: Snapper, readonly router: Router, opts: MatchOptions) {
@@ -282,57 +282,4 @@ function matchFixes(st: Stepper, fixes: readonly Fix[]): MatchedFix[] {
     out[t] = { snap: mine ?? at, chain: out[k].chain };
   }
   return out;
-}
-
-/**
- * A live vehicle's position, fix by fix (HMM filtering: the best candidate of the latest fix
- * given every fix before it). Keeps one layer; the same rules for breaks as {@link matchTrack},
- * except that a held jump is resolved by the next fix (the position meanwhile stays where the
- * vehicle was last seen consistently).
- */
-export class OnlineMatcher {
-  private readonly st: Stepper;
-  private last: Layer | null = null;
-  private held: Layer | null = null;
-  private beforeHeld: Layer | null = null;
-  private chain = 0;
-
-  constructor(snapper: Snapper, router: Router, opts: MatchOptions = {}) {
-    this.st = new Stepper(snapper, router, opts);
-  }
-
-  /** Adds a fix; returns the vehicle's current matched position (null before any road is matched). */
-  push(f: Fix): Snap | null {
-    const cands = this.st.candidates(f);
-    if (cands.length === 0) return this.position();
-    if (this.last === null) { this.last = this.st.start(f, cands, this.chain); return this.position(); }
-    const score = new Float64Array(cands.length), back = new Int32Array(cands.length);
-    if (this.st.link(this.last, f, cands, score, back)) {
-      this.held = null; this.beforeHeld = null;
-      this.last = { fix: f, cands, score, back, prev: -1, chain: this.last.chain };
-      return this.position();
-    }
-    if (this.held === this.last && this.beforeHeld !== null && this.st.link(this.beforeHeld, f, cands, score, back)) {
-      this.last = { fix: f, cands, score, back, prev: -1, chain: this.beforeHeld.chain };
-      this.held = null; this.beforeHeld = null;
-      return this.position();
-    }
-    this.beforeHeld = this.last;
-    this.held = this.last = this.st.start(f, cands, ++this.chain);
-    return this.position();
-  }
-
-  /** The best candidate of the latest consistent fix (a held jump is not trusted yet). */
-  position(): Snap | null {
-    const L = this.held !== null && this.beforeHeld !== null ? this.beforeHeld : this.last;
-    if (L === null) return null;
-    const j = argmax(L.score);
-    return j >= 0 ? L.cands[j] : null;
-  }
-
-  /** The fix the position belongs to. */
-  positionFix(): Fix | null {
-    const L = this.held !== null && this.beforeHeld !== null ? this.beforeHeld : this.last;
-    return L?.fix ?? null;
-  }
 }

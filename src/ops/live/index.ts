@@ -11,7 +11,7 @@ import {
 import type { Fix } from '../../route/match.js';
 import type { OpsContext } from '../context.js';
 import type { DispatchOpOptions } from '../dispatch/index.js';
-import { planUtc, readPlan, readStoredSpec } from './plan.js';
+import { planUtc, readPlan, readStoredSpec, type StoredSpec } from './plan.js';
 import { liveRecord, liveState, type LiveEvent } from './state.js';
 import { redispatch } from './redispatch.js';
 
@@ -24,6 +24,8 @@ export interface LivePlan {
   result: DispatchResult;
   /** The specification it answers, as JSON text: a DispatchSpecification, or a re-dispatch's `specification`. */
   specification: string | null;
+  /** `specification` already read ({@link planVehicles} gives it): it is not read again. */
+  stored?: StoredSpec | null;
   /** GPS fixes per Vehicle Name, in time order: `{ lat, lon, ts }` (ts in ms, UTC). */
   tracks: ReadonlyMap<string, readonly Fix[]>;
   events: readonly LiveEvent[];
@@ -33,7 +35,7 @@ export interface LivePlan {
 }
 
 /** The vehicles' names of a plan (what its tracks are named after) and its departure (s; null when it has no clock). */
-export function planVehicles(result: DispatchResult, specification: string | null): { names: string[]; stops: Set<string>; departure: number | null } {
+export function planVehicles(result: DispatchResult, specification: string | null): { names: string[]; stops: Set<string>; departure: number | null; stored: StoredSpec | null } {
   const stored = readStoredSpec(specification);
   const plan = readPlan(result, stored?.spec ?? null);
   const deps = plan.map((v) => v.departure).filter((d): d is number => d !== null);
@@ -42,13 +44,13 @@ export function planVehicles(result: DispatchResult, specification: string | nul
   for (const l of stored?.spec.Locations ?? []) if (l?.Name) stops.add(l.Name);
   const names = new Set(plan.map((v) => v.name));
   for (const v of stored?.spec.Vehicles ?? []) if (v?.Name) names.add(v.Name);
-  return { names: [...names], stops, departure: deps.length ? Math.min(...deps) : null };
+  return { names: [...names], stops, departure: deps.length ? Math.min(...deps) : null, stored };
 }
 
 /** The live state of a plan at `asOf` (ms). */
 export function liveOp(ctx: OpsContext, p: LivePlan, asOf: number): LiveResult {
   try {
-    const stored = readStoredSpec(p.specification);
+    const stored = storedOf(p);
     const states = liveState(ctx.travel, { result: p.result, stored, tracks: p.tracks, events: p.events, asOf });
     return liveRecord(states, { routeId: p.routeId ?? 0, version: p.version ?? 1, asOf, utc: planUtc(p.result) });
   } catch (e) {
@@ -68,7 +70,7 @@ export async function redispatchOp(ctx: OpsContext, p: LivePlan, spec: unknown, 
   try {
     const parsed = RedispatchSpecificationSchema.safeParse(spec);
     if (!parsed.ok) return failed(failedFromIssues(parsed.issues, {}));
-    const stored = readStoredSpec(p.specification);
+    const stored = storedOf(p);
     if (!stored) return failed(failedFromIssues([{ path: 'RouteID', message: 'this route was stored without its specification (before re-dispatch existed); dispatch it again' }], {}));
     if (dateToSeconds(parsed.value.CurrentTime) === null) return failed(failedFromIssues([{ path: 'CurrentTime', message: 'is required (after 2012-01-01)' }], {}));
     const out = await redispatch(ctx, { result: p.result, stored, tracks: p.tracks, events: p.events }, parsed.value, opts);
@@ -77,6 +79,10 @@ export async function redispatchOp(ctx: OpsContext, p: LivePlan, spec: unknown, 
   } catch (e) {
     return failed(failedFromError(e, {}));
   }
+}
+
+function storedOf(p: LivePlan): StoredSpec | null {
+  return p.stored !== undefined ? p.stored : readStoredSpec(p.specification);
 }
 
 /** Reads a stored DispatchResult (JSON text) for live work; null when it is not one. */

@@ -100,8 +100,8 @@ export async function redispatch(ctx: OpsContext, inp: RedispatchInput, rs: Redi
     const pickup = name ? pickupOf.get(name) : undefined;
     const pickupName = pickup?.Name ?? '';
     // a delivery whose pickup is over (or frozen: it will be) is on board that vehicle
-    const pickupDoneBy = pickup && (over.has(pickupName) || frozen.has(pickupName)) ? vehicleOfStop.get(pickupName) : undefined;
     if (pickup && (over.has(pickupName) || frozen.has(pickupName))) {
+      const pickupDoneBy = vehicleOfStop.get(pickupName);
       const failed = states.some((s) => s.done.some((d) => d.name === pickupName && d.event !== 'Done'));
       if (failed) { changes.push({ Location: name, Change: 'Unserved', ...from(vehicleOfStop, name), Reason: `its pickup '${pickupName}' was not made` }); continue; }
       if (pickupDoneBy && unavailable.has(pickupDoneBy) && over.has(pickupName)) {
@@ -121,7 +121,6 @@ export async function redispatch(ctx: OpsContext, inp: RedispatchInput, rs: Redi
   for (const l of kept) if (l.Delivery && !keptNames.has(l.Delivery)) delete l.Delivery;
   for (const l of rs.Locations ?? []) if (l) kept.push({ ...l });
   const keptVehicles = vehicles.filter((v) => !unavailable.has(v.Name ?? ''));
-  for (const v of vehicles) if (unavailable.has(v.Name ?? '')) for (const r of byName.get(v.Name ?? '')?.remaining ?? []) if (r.entry.name && !cancelled.has(r.entry.name)) vehicleOfStop.set(r.entry.name, v.Name ?? '');
   const keptSpec: DispatchSpecification = { ...spec, CurrentTime: rs.CurrentTime, Vehicles: keptVehicles, Locations: kept };
   const doneList = [
     ...inp.stored.done,
@@ -133,6 +132,7 @@ export async function redispatch(ctx: OpsContext, inp: RedispatchInput, rs: Redi
   const unit = spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile';
   const unitM = metresPerUnit(unit);
   const solvedVehicles: Vehicle[] = [];
+  const keptOf = new Map(kept.map((l) => [l.Name, l]));
   const frozenEntries = new Map<string, Location[]>();
   const startOf = new Map<string, Location>();
   for (const v of keptVehicles) {
@@ -171,7 +171,6 @@ export async function redispatch(ctx: OpsContext, inp: RedispatchInput, rs: Redi
     if ((v.MaxMinutes ?? 0) > 0) sv.MaxMinutes = Math.floor(v.MaxMinutes! - usedMin);
     // the goods of its frozen deliveries are on board now, beside those of the stops after them:
     // what the plan after them may load is the capacity less those (a frozen pickup loads later)
-    const keptOf = new Map(kept.map((l) => [l.Name, l]));
     for (const e of entries) {
       const k = e.Name ? keptOf.get(e.Name) : undefined;
       if (!k || k.Delivery) continue;

@@ -110,8 +110,14 @@ function vehicleState(
   const fixes = (inp.tracks.get(pv.name) ?? []).filter((f) => f.ts <= now);
   const from = pv.departure !== null ? (pv.departure - 3600) * 1000 : -Infinity;
   const open = pv.entries.filter((e) => !(e.name && closed.has(e.name)) && e.loc.LatLong);
+  // each stop placed once: for its visits, and again for the legs by road
+  const placed = new Map<PlanEntry, Placement | null>();
+  const place = (e: PlanEntry): Placement | null => {
+    if (!placed.has(e)) placed.set(e, placeOf(travel, e));
+    return placed.get(e)!;
+  };
   const seen = detectVisits(fixes, open.map((e) => {
-    const road = placeOf(travel, e)?.snap;
+    const road = place(e)?.snap;
     return { lat: e.loc.LatLong!.Latitude, lon: e.loc.LatLong!.Longitude, ...(road ? { roadLat: road.lat, roadLon: road.lon } : {}), minDwellMs: minDwellMs(e.service) };
   }), { radiusM: VISIT_RADIUS_M, from });
   const done: DoneStop[] = [...before];
@@ -167,7 +173,7 @@ function vehicleState(
   }
   for (const e of left) {
     if (current && e === current.entry) continue;
-    const leg = legTime(travel, profile, pv, prev, fromPlace, e);
+    const leg = legTime(travel, profile, pv, prev, fromPlace, e, place);
     let arrival = t + leg.s * lateness;
     if (e.loc.CanArriveEarly === false && e.windows.length) arrival = Math.max(arrival, Math.min(...e.windows.map((w) => w[0])));
     const start = serviceStart(e.windows, arrival);
@@ -183,13 +189,16 @@ function vehicleState(
  * The leg to `e` (driving seconds, metres or null = the plan's): from a position by road; from
  * the previous entry by the plan's leg when they follow each other there, else by road.
  */
-function legTime(travel: TravelProvider, profile: TravelProfile, pv: PlanVehicle, prev: PlanEntry | null, from: Placement | null, e: PlanEntry): { s: number; m: number | null } {
+function legTime(
+  travel: TravelProvider, profile: TravelProfile, pv: PlanVehicle, prev: PlanEntry | null, from: Placement | null, e: PlanEntry,
+  place: (e: PlanEntry) => Placement | null,
+): { s: number; m: number | null } {
   const planned = { s: e.leg, m: null };
   const i = pv.entries.indexOf(e);
   if (from === null && prev !== null && i > 0 && pv.entries[i - 1] === prev) return planned;
   if (from === null && prev === null) return planned;
-  const a = from ?? placeOf(travel, prev!);
-  const b = placeOf(travel, e);
+  const a = from ?? place(prev!);
+  const b = place(e);
   if (a === null || b === null) return planned;
   const r = travel.route(a, b, profile);
   return r.found ? { s: r.timeMs / 1000, m: r.lengthCm / 100 } : planned;

@@ -2,6 +2,7 @@
 import { DispatchResultSchema, parseJsonSliced, safeParseSliced, type DispatchResult } from '../../records/index.js';
 import { planVehicles, type LivePlan } from '../../ops/live/index.js';
 import type { Call } from '../call.js';
+import type { RouteVersion } from '../../store/types.js';
 import { failedAt } from './common.js';
 
 /** Track points read per vehicle: from an hour before the plan's departure or its making. */
@@ -18,10 +19,9 @@ export async function loadLivePlan(call: Call, routeId: number, version: number 
       ? failedAt('RouteID', `no stored route ${routeId} in this account`)
       : failedAt('Version', `route ${routeId} has no version ${version}`) };
   }
-  const parsed = await safeParseSliced(DispatchResultSchema, await parseJsonSliced(v.result));
-  if (!parsed.ok) return { ok: false, failed: failedAt('RouteID', `stored route ${routeId} cannot be read back (${parsed.issues[0]?.message})`) };
-  const result = parsed.value as DispatchResult;
-  const { names, departure } = planVehicles(result, v.spec);
+  const result = await storedPlan(v);
+  if (!result) return { ok: false, failed: failedAt('RouteID', `stored route ${routeId} cannot be read back`) };
+  const { names, departure, stored } = planVehicles(result, v.spec);
   // the day's points: from an hour before the plan's departure or its making, whichever is first (a van may move before its plan says)
   const from = Math.min(departure !== null ? departure * 1000 : Infinity, v.createdAt) - BEFORE_DEPARTURE_MS;
   const tracks = new Map<string, { lat: number; lon: number; ts: number }[]>();
@@ -30,5 +30,11 @@ export async function loadLivePlan(call: Call, routeId: number, version: number 
     if (pts.length) tracks.set(name, pts);
   }
   const events = await store.stopEvents(account.id, routeId);
-  return { ok: true, plan: { result, specification: v.spec, tracks, events, routeId, version: v.version }, name: v.name, owner: v.owner };
+  return { ok: true, plan: { result, specification: v.spec, stored, tracks, events, routeId, version: v.version }, name: v.name, owner: v.owner };
+}
+
+/** A stored version's plan, read in slices (a 1,000-stop plan is megabytes); null when it does not read back. */
+export async function storedPlan(v: RouteVersion): Promise<DispatchResult | null> {
+  const parsed = await safeParseSliced(DispatchResultSchema, await parseJsonSliced(v.result));
+  return parsed.ok ? parsed.value as DispatchResult : null;
 }

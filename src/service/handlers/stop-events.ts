@@ -3,14 +3,14 @@
  * failed, skipped. Each event is checked against the route (its vehicles and stops, a time not in
  * the future); every bad one is named at once and nothing is recorded.
  */
-import type { Issue, StopEventsResult, StopEventsSpecification } from '../../records/index.js';
+import { failedFromIssues, type Issue, type StopEventsResult, type StopEventsSpecification } from '../../records/index.js';
 import { baseVehicle } from '../../ops/live/plan.js';
 import { planVehicles } from '../../ops/live/index.js';
 import type { StopEvent } from '../../store/types.js';
 import type { Call } from '../call.js';
 import { failedAt, instantOf } from './common.js';
 import { FUTURE_SLACK_MS } from './track-points.js';
-import { failedFromIssues } from '../../records/index.js';
+import { storedPlan } from './live-common.js';
 
 /** Most events per request (one transaction). */
 export const MAX_EVENTS = 1000;
@@ -21,7 +21,9 @@ export async function stopEvents(spec: StopEventsSpecification, call: Call): Pro
   const store = call.service.store;
   const v = await store.getRouteVersion(call.account!.id, spec.RouteID);
   if (!v) return { ...failedAt('RouteID', `no stored route ${spec.RouteID} in this account`), Count: 0 } as StopEventsResult;
-  const { names, stops } = planVehicles(JSON.parse(v.result), v.spec);
+  const plan = await storedPlan(v);
+  if (!plan) return { ...failedAt('RouteID', `stored route ${spec.RouteID} cannot be read back`), Count: 0 } as StopEventsResult;
+  const { names, stops } = planVehicles(plan, v.spec);
   const vehicles = new Set(names);
   const now = call.service.clock();
   const issues: Issue[] = [];
