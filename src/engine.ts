@@ -15,7 +15,7 @@ import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
 import { Dataset, SECTION } from './dataset/dataset.js';
 import { DatasetTravel } from './dataset/travel.js';
 import type { ReverseResult } from './geocode/search.js';
-import type { DispatchResult, DistanceResult, GeocodeResult, RouteResult, RoutesResult, Location, MatchCodeName, LiveResult } from './records/index.js';
+import type { DispatchResult, DistanceResult, GeocodeResult, RouteResult, RoutesResult, Location, MatchCodeName, LiveResult, EvaluatePlanResult } from './records/index.js';
 import type { Placement, TravelMatrix } from './route/travel.js';
 import type { Snap } from './graph/snap.js';
 import type { OpOptions, OpsContext } from './ops/context.js';
@@ -237,6 +237,15 @@ export class Engine {
    */
   async dispatch(spec: unknown, opts: DispatchOpOptions = {}): Promise<DispatchResult> {
     return this.run('Dispatch', spec, opts as OpOptions & Record<string, unknown>);
+  }
+
+  /**
+   * EvaluatePlan (extension): a plan given by hand (per vehicle, its stops by Name in order)
+   * checked and timed on the road network without optimising — ETAs, the rules it breaks and by
+   * how much, and for each stop left out the vehicle and place that come closest (docs/evaluate.md).
+   */
+  async evaluatePlan(spec: unknown, opts: OpOptions = {}): Promise<EvaluatePlanResult> {
+    return this.run('EvaluatePlan', spec, opts as OpOptions & Record<string, unknown>);
   }
 
   /**

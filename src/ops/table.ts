@@ -8,8 +8,8 @@
 import {
   DispatchResultSchema, DispatchSpecificationSchema, DistanceResultSchema, DistanceSpecificationSchema,
   GeocodeResultSchema, GeocodeSpecificationSchema, RecordDef, RouteResultSchema, RouteSpecificationSchema,
-  RoutesResultSchema, RoutesSpecificationSchema,
-  type DispatchResult, type DistanceResult, type GeocodeResult, type RouteResult, type RoutesResult,
+  RoutesResultSchema, RoutesSpecificationSchema, EvaluatePlanResultSchema, EvaluatePlanSpecificationSchema,
+  type DispatchResult, type EvaluatePlanResult, type DistanceResult, type GeocodeResult, type RouteResult, type RoutesResult,
 } from '../records/index.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { distanceOp } from './distance.js';
@@ -17,6 +17,7 @@ import { dispatchOp, type DispatchOpOptions } from './dispatch/index.js';
 import { geocodeOp, type GeocodeOpOptions } from './geocode.js';
 import { routeOp } from './route.js';
 import { routesOp } from './routes.js';
+import { evaluatePlanOp } from './evaluate.js';
 
 export interface Operation<Result, Options extends OpOptions = OpOptions> {
   /** The contract's operation name (SOAP action, REST path). */
@@ -79,8 +80,17 @@ export const CalculateRoutes: Operation<RoutesResult> = {
   run: routesOp,
 };
 
+export const EvaluatePlan: Operation<EvaluatePlanResult> = {
+  name: 'EvaluatePlan',
+  summary: 'EvaluatePlan (extension): a plan given by hand checked and timed on the road network, without optimising (EvaluatePlanSpecification JSON)',
+  spec: EvaluatePlanSpecificationSchema,
+  result: EvaluatePlanResultSchema,
+  runsOn: 'caller',
+  run: evaluatePlanOp,
+};
+
 /** Every operation, by contract name. */
-export const OPERATIONS = { CalculateDistance, Dispatch, Geocode, CalculateRoute, CalculateRoutes } as const;
+export const OPERATIONS = { CalculateDistance, Dispatch, Geocode, CalculateRoute, CalculateRoutes, EvaluatePlan } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
 

@@ -4,7 +4,7 @@
  * `/openapi.json`; the schema browser at `/docs` reads it. Each operation carries an example that
  * runs on the embedded Monaco dataset (the demo account of `npm start` / `serve --demo`).
  */
-import { contractJsonSchema, enumJsonSchema, recordJsonSchema, SERVICE_RECORDS, LIVE_ENUMS, LIVE_RECORDS } from '../records/index.js';
+import { contractJsonSchema, enumJsonSchema, recordJsonSchema, SERVICE_RECORDS, LIVE_ENUMS, LIVE_RECORDS, PLAN_ENUMS, PLAN_RECORDS } from '../records/index.js';
 import { operations, type ServiceOperation, type ServiceOperationName } from '../service/operations.js';
 import type { PriceList } from '../service/prices.js';
 import { REFUSALS, type RefusalCode } from '../service/refusals.js';
@@ -81,8 +81,8 @@ function responses(op: ServiceOperation): Record<string, unknown> {
 export function openApiDocument(opts: { prices?: PriceList; version?: string; serverUrl?: string } = {}): Record<string, unknown> {
   const schemas = JSON.parse(JSON.stringify(contractJsonSchema().$defs).replaceAll('#/$defs/', '#/components/schemas/')) as Record<string, unknown>;
   const paths: Record<string, unknown> = {};
-  for (const e of LIVE_ENUMS) schemas[e.name] = enumJsonSchema(e as never);
-  for (const r of [...SERVICE_RECORDS, ...LIVE_RECORDS]) schemas[r.name] = JSON.parse(JSON.stringify(recordJsonSchema(r)).replaceAll('#/$defs/', '#/components/schemas/'));
+  for (const e of [...LIVE_ENUMS, ...PLAN_ENUMS]) schemas[e.name] = enumJsonSchema(e as never);
+  for (const r of [...SERVICE_RECORDS, ...LIVE_RECORDS, ...PLAN_RECORDS]) schemas[r.name] = JSON.parse(JSON.stringify(recordJsonSchema(r)).replaceAll('#/$defs/', '#/components/schemas/'));
   for (const op of operations()) {
     const rest = op.faces.rest;
     if (!rest) continue;

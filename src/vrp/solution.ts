@@ -147,7 +147,7 @@ export function stopsOf(pb: Problem, jobs: ArrayLike<number>): number[] {
 }
 
 /** Load change at a stop (per dimension k), and the depot amount it needs. */
-function stopLoad(pb: Problem, s: number, k: number): { dep: number; delta: number } {
+export function stopLoad(pb: Problem, s: number, k: number): { dep: number; delta: number } {
   const j = pb.stopJob[s];
   const K = pb.K;
   if (pb.jStop1[j] >= 0) {

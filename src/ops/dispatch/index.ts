@@ -92,7 +92,7 @@ export async function dispatchOp(ctx: OpsContext, spec: unknown, opts: DispatchO
   }
 }
 
-interface Prepared {
+export interface Prepared {
   spec: DispatchSpecification;
   input: VrpInput;
   b: Bookkeeping;
@@ -103,7 +103,7 @@ interface Prepared {
  * a stop that cannot be placed is left out and reported), the travel matrix, the solver's input.
  * Returns a (Failed) DispatchResult when the request cannot go on.
  */
-async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, placeExecutor: Executor | undefined): Promise<Prepared | DispatchResult> {
+export async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, placeExecutor: Executor | undefined): Promise<Prepared | DispatchResult> {
   // Sizes first, from the raw lists: a request past the limits is refused before it is parsed.
   const big = rawDispatchIssues(spec, ctx.maxMatrixBytes);
   if (big.length) return failedFromIssues(big, { Items: [] }) as DispatchResult;
