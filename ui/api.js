@@ -10,7 +10,7 @@ export class ApiError extends Error {
   }
 }
 
-/** Called on every 401 (the session ended); the page shows its sign-in form. */
+/** Called on every 401 (the session ended) with the server's words for it; the page shows its sign-in form. */
 let onSignedOut = () => {};
 export function whenSignedOut(fn) {
   onSignedOut = fn;
@@ -33,7 +33,7 @@ async function call(method, path, body, { signal } = {}) {
   }
   if (!res.ok) {
     const message = data?.Errors?.[0]?.Message ?? `${method} ${path}: HTTP ${res.status}`;
-    if (res.status === 401 && path !== '/ui/login') onSignedOut();
+    if (res.status === 401 && path !== '/ui/login') onSignedOut(message);
     throw new ApiError(res.status, message);
   }
   return { data, headers: res.headers };

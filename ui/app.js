@@ -7,7 +7,11 @@ import { clock, h, int, today } from './format.js';
 import { PlanMap } from './map.js';
 import { download, isVehicleEnd, makePlan, planCsv, planGeoJsonText, planJson, vehicleNamed } from './plan.js';
 import { renderResults } from './results.js';
-import { onDate, stopsFromFile } from './stops.js';
+import { onDate } from './stops.js';
+import { Linter, readStopsFile } from './check.js';
+import { dayOf, setForm, Workday } from './workday.js';
+import { renderTimeline } from './timeline.js';
+import { attach as attachWork, EVALUATE_MAX_STOPS, routesOf } from './workplan.js';
 
 /** The contract's DispatchModes (docs/dispatch-modes.md) with their numbers, in the order the page lists them. */
 const DISPATCH_MODES = {
@@ -32,6 +36,11 @@ const state = {
   currentTime: undefined,
 };
 let map;
+/** The work tools (moves, locks, re-optimise, the stop's panel, undo/redo): workplan.js. */
+let work;
+/** The check under the Run button (check.js) and the keeper of the working day across reloads, per account (workday.js). */
+let lint;
+let workday;
 
 // -------------------------------------------------------------------------------- messages
 
@@ -72,7 +81,30 @@ function showAccount(account) {
     $('password').value = '';
     $('username').focus();
   }
+  if ((account?.Name ?? null) !== workday.account) switchDay(account?.Name ?? null).catch((e) => toast(`The working day could not be restored: ${e.message}`));
   updateRunButton();
+}
+
+/** Another account (or none): the page's working day becomes the one kept for it (workday.js), the plan drawn again. */
+async function switchDay(name) {
+  workday.close();
+  const day = name === null ? null : workday.open(name);
+  workday.quietly(() => {
+    setForm(day?.form);
+    state.currentTime = day?.currentTime;
+    setVehicles(day?.vehicles ?? []);
+    setStops(day?.stops ?? []);
+  });
+  if (!day?.plan) return;
+  await showResult(day.plan.specification, day.plan.result, day.plan.routeId, performance.now());
+  if (state.plan) setRunState('idle', 'The last plan, kept from before the reload.');
+}
+
+/** The stops, vehicles or options changed: an old run's "Done" goes, the day is kept, the check looks again. */
+function dayChanged() {
+  if (!state.job) setRunState('idle', '');
+  workday?.changed();
+  lint?.schedule();
 }
 
 async function signIn(ev) {
@@ -86,6 +118,7 @@ async function signIn(ev) {
 }
 
 async function signOut() {
+  lint.cancel();
   await api.logout();
   showAccount(null);
 }
@@ -97,7 +130,7 @@ async function refreshCredit() {
 
 // -------------------------------------------------------------------------------- stops
 
-function setStops(stops) {
+function setStops(stops, { keepPlan = false } = {}) {
   const names = new Set();
   state.stops = stops.map((l, i) => {
     // every stop gets a unique name: the plan's tables and the result refer to stops by name
@@ -109,21 +142,25 @@ function setStops(stops) {
   $('stop-count').textContent = String(state.stops.length);
   const rows = state.stops.map((l, i) => h('tr', {},
     h('td', { class: 'num' }, i + 1),
-    h('td', { class: 'name', title: l.Name }, l.Name),
+    h('td', { class: 'name', title: l.Name }, h('button', { type: 'button', class: 'link', title: `Open ${l.Name}`, onclick: () => work.openStop(l.Name) }, l.Name)),
     h('td', { class: 'num muted' }, l.Weight ? `${l.Weight}` : ''),
     h('td', {}, h('button', { type: 'button', class: 'link', title: `Remove ${l.Name}`, onclick: () => setStops(state.stops.filter((_, k) => k !== i)) }, '×'))));
   $('stop-table').tBodies[0].replaceChildren(...rows);
-  clearPlan();
+  if (!keepPlan) clearPlan();
+  else map?.showStops(state.plan ? [] : state.stops);
   updateRunButton();
+  dayChanged();
 }
 
 async function loadStopsFile(ev) {
   const file = ev.target.files?.[0];
   ev.target.value = '';
   if (!file) return;
-  const parsed = stopsFromFile(file.name, await file.text());
+  // read through the API's record rules (check.js): refused whole, or taken whole
+  const parsed = await readStopsFile(file, $('date').value || today());
   const locations = parsed.locations;
-  const notes = [...parsed.errors];
+  const notes = [...parsed.notes];
+  const what = parsed.encoding === 'UTF-8' ? file.name : `${file.name} (read as ${parsed.encoding})`;
   const unplaced = locations.filter((l) => !l.LatLong && l.Address);
   if (unplaced.length > 0) notes.push(...await geocode(unplaced));
   if (parsed.vehicles) setVehicles(parsed.vehicles);
@@ -132,8 +169,8 @@ async function loadStopsFile(ev) {
   setStops(locations);
   const placed = locations.filter((l) => l.LatLong);
   map.fitTo([...placed.map((l) => [l.LatLong.Latitude, l.LatLong.Longitude]), ...depotPoints()]);
-  if (notes.length > 0) toast(`${file.name}: ${locations.length} stops; ${notes.length} note${notes.length === 1 ? '' : 's'}: ${notes.slice(0, 3).join('; ')}${notes.length > 3 ? '; …' : ''}`, 'warning');
-  else toast(`${file.name}: ${locations.length} stops`, 'info');
+  if (notes.length > 0) toast(`${what}: ${locations.length} stops; ${notes.length} note${notes.length === 1 ? '' : 's'}: ${notes.slice(0, 3).join('; ')}${notes.length > 3 ? '; …' : ''}`, 'warning');
+  else toast(`${what}: ${locations.length} stops`, 'info');
 }
 
 /** Places stops given by address (one Geocode call); returns notes for those not found. */
@@ -151,6 +188,36 @@ async function geocode(locations) {
   return notes;
 }
 
+/** Add by address: the geocoder's candidates listed; the one picked becomes a stop (joining a plan on show as not served). */
+async function findAddress(ev) {
+  ev.preventDefault();
+  const text = $('address').value.trim();
+  if (!text) return;
+  const list = $('address-candidates');
+  list.replaceChildren(h('li', { class: 'muted' }, 'Looking…'));
+  const res = await api.operation('geocode', { IsNeedMatchCode: true, Addresses: [{ Street: text }] });
+  await refreshCredit();
+  const cands = (res.Items?.[0]?.Locations ?? []).filter((l) => l.LatLong).slice(0, 5);
+  if (cands.length === 0) { list.replaceChildren(h('li', { class: 'muted' }, `Nothing found for "${text}".`)); return; }
+  list.replaceChildren(...cands.map((c) => {
+    const a = c.Address ?? {};
+    const label = [a.Street, a.PostalCode, a.City].filter(Boolean).join(', ') || `${c.LatLong.Latitude}, ${c.LatLong.Longitude}`;
+    return h('li', {}, h('button', {
+      type: 'button', class: 'link', 'data-testid': 'address-candidate',
+      onclick: guarded(async () => {
+        work.remember();
+        const name = a.Street || text;
+        setStops([...state.stops, { Name: name, LatLong: c.LatLong, Address: c.Address, Weight: 1 }], { keepPlan: !!state.plan });
+        list.replaceChildren();
+        $('address').value = '';
+        map.showPlace(c.LatLong.Latitude, c.LatLong.Longitude, 17);
+        if (state.plan) await work.added();
+        toast(`${name} added${state.plan ? ': not served until it is placed (see Not served)' : ''}.`, 'info');
+      }),
+    }, label), h('span', { class: 'muted' }, ` ${c.MatchCode ?? ''}`));
+  }));
+}
+
 function setClickMode(mode) {
   state.clickMode = state.clickMode === mode ? null : mode;
   $('click-mode').setAttribute('aria-pressed', String(state.clickMode === 'stops'));
@@ -159,10 +226,13 @@ function setClickMode(mode) {
   map.setPicking(state.clickMode !== null);
 }
 
-function mapClicked(latlng) {
+async function mapClicked(latlng) {
   const LatLong = { Latitude: round6(latlng.lat), Longitude: round6(latlng.lng) };
   if (state.clickMode === 'stops') {
-    setStops([...state.stops, { Name: `Stop ${state.stops.length + 1}`, LatLong, Weight: 1 }]);
+    // with a plan on show, the stop joins it as not served (with the vehicle closest to taking it)
+    if (state.plan) work.remember();
+    setStops([...state.stops, { Name: `Stop ${state.stops.length + 1}`, LatLong, Weight: 1 }], { keepPlan: !!state.plan });
+    if (state.plan) await work.added();
   } else if (state.clickMode === 'start') {
     $('vehicle-form').elements.start.value = `${LatLong.Latitude}, ${LatLong.Longitude}`;
     setClickMode('start');
@@ -186,7 +256,7 @@ function setVehicles(vehicles) {
   $('vehicle-list').replaceChildren(...vehicles.map((v, i) => {
     const p = v.StartLocation?.LatLong;
     const facts = [
-      p ? `from ${p.Latitude.toFixed(4)}, ${p.Longitude.toFixed(4)}` : 'no start',
+      p ? `from ${Number(p.Latitude).toFixed(4)}, ${Number(p.Longitude).toFixed(4)}` : 'no start',
       v.FinishLocation ? 'returns' : null,
       v.MaxWeight ? `capacity ${v.MaxWeight}` : null,
       v.MaxStops ? `≤ ${v.MaxStops} stops` : null,
@@ -201,6 +271,7 @@ function setVehicles(vehicles) {
   clearPlan();
   map.showDepots(vehicles);
   updateRunButton();
+  dayChanged();
 }
 
 const shiftText = (t) => (!t ? '' : /T(\d\d:\d\d)/.exec(t)?.[1] ?? t);
@@ -268,8 +339,10 @@ function specification() {
 
 function updateRunButton() {
   const busy = state.job !== null;
-  $('run').disabled = busy || !state.account || state.stops.length === 0 || state.vehicles.length === 0;
-  $('run').title = !state.account ? 'Sign in first' : state.stops.length === 0 ? 'Add stops first' : state.vehicles.length === 0 ? 'Add a vehicle first' : '';
+  // the check's Errors block a run (its warnings never do)
+  const blocked = lint?.blocking() ?? '';
+  $('run').disabled = busy || !state.account || state.stops.length === 0 || state.vehicles.length === 0 || blocked !== '';
+  $('run').title = !state.account ? 'Sign in first' : state.stops.length === 0 ? 'Add stops first' : state.vehicles.length === 0 ? 'Add a vehicle first' : blocked;
 }
 
 function setRunState(kind, text) {
@@ -329,18 +402,130 @@ async function run(ev) {
   await refreshCredit();
 }
 
+/**
+ * The plan of a result (a DispatchResult, or an EvaluatePlanResult), drawn on the roads. A
+ * dispatch's result is checked once more by EvaluatePlan (the same Items) for what the page shows
+ * beyond it: the rules a plan breaks and, for each stop left out, the vehicle closest to taking it.
+ */
+async function planFrom(spec, result, routeId, { explain = false, previous = null } = {}) {
+  if (explain && !Array.isArray(result.Unserved) && (spec.Locations?.length ?? 0) <= EVALUATE_MAX_STOPS) {
+    const routes = routesOf(makePlan(spec, result, null));
+    const checked = await api.operation('evaluate', { Specification: spec, Routes: routes }).catch(() => null);
+    if (checked && checked.Status !== 'Failed') result = { ...checked, Items: result.Items };
+  }
+  const geojson = await planGeometry(spec, result, previous);
+  return makePlan(spec, result, geojson, routeId);
+}
+
+/** A route's identity for its drawing: the vehicle, its places and times. */
+const itemKey = (it) => JSON.stringify([it.Vehicle?.Name, (it.Locations ?? []).map((l) => [l.Name, l.LatLong?.Latitude, l.LatLong?.Longitude, l.TimeEstimatedArrival])]);
+
+/**
+ * The plan drawn on the roads. Routes unchanged since `previous` (a move changes one or two)
+ * keep their drawing; only the others are asked of the server. Each vehicle keeps its colour.
+ */
+async function planGeometry(spec, result, previous) {
+  const items = result.Items ?? [];
+  const old = new Map();
+  const colorOf = new Map();
+  if (previous?.geojson) {
+    previous.result.Items?.forEach((it, i) => old.set(itemKey(it), i));
+    for (const f of previous.geojson.features) if (f.properties.kind === 'vehicle-route') colorOf.set(f.properties.vehicle, f.properties.color);
+  }
+  const fresh = items.map((it, i) => (old.has(itemKey(it)) ? -1 : i)).filter((i) => i >= 0);
+  if (!previous?.geojson || fresh.length === items.length) return api.planGeoJson(spec, result);
+  const drawn = fresh.length > 0 ? await api.planGeoJson(spec, { ...result, Items: fresh.map((i) => items[i]) }) : { features: [] };
+  const features = [];
+  items.forEach((it, i) => {
+    const was = old.get(itemKey(it));
+    const from = was !== undefined ? previous.geojson.features.filter((f) => f.properties.index === was && f.properties.kind !== 'unserved')
+      : drawn.features.filter((f) => f.properties.index === fresh.indexOf(i));
+    for (const f of from) {
+      const color = f.properties.kind === 'vehicle-route' ? colorOf.get(f.properties.vehicle) ?? f.properties.color : f.properties.color;
+      features.push({ ...f, properties: { ...f.properties, index: i, ...(color ? { color } : {}) } });
+    }
+  });
+  return { ...drawn, type: 'FeatureCollection', features };
+}
+
+/** Shows `plan` as the working plan: the map, the timeline, the route tables. */
+function draw(plan) {
+  const spec = plan.specification;
+  map.showPlan(plan.geojson, plan.unserved, (f) => isDepotFeature(spec, plan.result, f));
+  map.onStopHover = (name) => highlightStop(name);
+  renderResults(plan, map, (e) => toast(e.message), work);
+  drawTimeline();
+  $('results').hidden = false;
+  $('timeline-panel').hidden = false;
+  map.map.invalidateSize();
+}
+
+function drawTimeline() {
+  if (!state.plan) return;
+  renderTimeline($('timeline'), state.plan, {
+    zoom: Number($('timeline-zoom').value) || 1,
+    locked: (name) => state.locks?.stops.get(name) ?? null,
+    routeLocked: (v) => state.locks?.routes.has(v) ?? false,
+    onOpen: (name) => { lastFocus = document.activeElement; work.openStop(name); },
+    onDrop: guarded((name, vehicle, position) => work.propose(name, vehicle, position)),
+    onHover: (name) => { map.highlightStop(name); },
+    onLockRoute: (v) => work.lockRoute(v),
+  });
+}
+
+/** A stop hovered on the map: its block on the timeline stands out. */
+function highlightStop(name) {
+  for (const el of document.querySelectorAll('.tl-block.tl-hover')) el.classList.remove('tl-hover');
+  if (name) for (const el of document.querySelectorAll('.tl-block[data-stop]')) if (el.dataset.stop === name) el.classList.add('tl-hover');
+}
+
+let lastFocus = null;
+function restoreFocus() {
+  if (lastFocus && document.contains(lastFocus)) lastFocus.focus();
+  else {
+    // the element was redrawn: the same stop's block, if any
+    const name = lastFocus?.dataset?.stop;
+    const again = name && [...document.querySelectorAll('[data-testid="timeline-stop"]')].find((e) => e.dataset.stop === name);
+    again?.focus();
+  }
+}
+
+/** Re-optimise: a dispatch of `spec` (the locks applied) as a job, with progress and cancel; its result, or null. */
+async function runLocked(spec) {
+  if (state.job) return null;
+  const started = performance.now();
+  $('progress').hidden = false;
+  $('cancel').disabled = false;
+  setRunState('running', 'Re-optimising…');
+  const job = api.dispatchJob({ ...spec, MinimumOptimization: Math.max(1, Math.round(Number($('optimization').value) || 4)) }, (j) => showProgress(j, started));
+  state.job = job;
+  updateRunButton();
+  try {
+    const final = await job.done;
+    if (final.State === 'completed') {
+      setRunState('completed', `Re-optimised in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+      return final.Result;
+    }
+    setRunState(final.State === 'cancelled' ? 'cancelled' : 'failed', final.State === 'cancelled' ? 'Cancelled: the plan is as it was.' : `Failed: ${final.Error ?? 'the re-optimisation did not finish.'}`);
+    return null;
+  } finally {
+    state.job = null;
+    $('progress').hidden = true;
+    updateRunButton();
+    await refreshCredit();
+  }
+}
+
 async function showResult(spec, result, routeId, started) {
   if (result.Status === 'Failed') {
     setRunState('failed', `Failed: ${(result.Errors ?? []).map((e) => e.Message).join('; ') || 'no reason given'}`);
     return;
   }
-  const geojson = await api.planGeoJson(spec, result);
-  const plan = makePlan(spec, result, geojson, routeId);
+  const plan = await planFrom(spec, result, routeId, { explain: true });
+  const geojson = plan.geojson;
   state.plan = plan;
-  map.showPlan(geojson, plan.unserved, (f) => isDepotFeature(spec, result, f));
-  renderResults(plan, map, (e) => toast(e.message));
-  $('results').hidden = false;
-  map.map.invalidateSize();
+  state.locks = { stops: new Map(), routes: new Set() };
+  draw(plan);
   map.fitTo([...geojson.features.filter((f) => f.geometry?.type === 'LineString').flatMap((f) => f.geometry.coordinates.map(([lon, lat]) => [lat, lon])),
     ...plan.unserved.filter((u) => u.location.LatLong).map((u) => [u.location.LatLong.Latitude, u.location.LatLong.Longitude])]);
   performance.clearMarks('dk-plan-drawn');
@@ -348,6 +533,7 @@ async function showResult(spec, result, routeId, started) {
   if (routeId !== undefined && routeId !== null) followLive(spec, routeId);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   setRunState('completed', `Done in ${seconds} s: ${plan.served} of ${spec.Locations.length} stops served${plan.unserved.length ? `, ${plan.unserved.length} not served` : ''}.`);
+  workday.changed();
 }
 
 // -------------------------------------------------------------------------------- live
@@ -443,6 +629,9 @@ async function cancel() {
 
 function clearPlan() {
   state.plan = null;
+  work?.cancelMove();
+  const tl = $('timeline-panel');
+  if (tl) tl.hidden = true;
   state.live?.stop?.();
   state.live = null;
   $('live').hidden = true;
@@ -467,7 +656,13 @@ function exportPlan(kind) {
 async function start() {
   $('mode').replaceChildren(...Object.keys(DISPATCH_MODES).map((m) => h('option', { value: m }, m)));
   $('date').value = today();
-  api.whenSignedOut(() => showAccount(null));
+  workday = new Workday(() => dayOf(state));
+  lint = new Linter($('lint'), { specification, ready: () => !!state.account && (state.stops.length > 0 || state.vehicles.length > 0), onChange: updateRunButton });
+  api.whenSignedOut((message) => {
+    showAccount(null);
+    $('signin-error').textContent = message;
+  });
+  for (const kind of ['input', 'change']) $('run-form').addEventListener(kind, dayChanged);
 
   $('signin-form').addEventListener('submit', guarded(signIn));
   $('sign-out').addEventListener('click', guarded(signOut));
@@ -486,6 +681,16 @@ async function start() {
   // a date chosen here replaces a loaded specification's CurrentTime
   $('date').addEventListener('change', () => { state.currentTime = undefined; });
   document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape' && state.clickMode) setClickMode(state.clickMode); });
+
+  work = attachWork({
+    state, $, specification, planFrom, draw, toast, runLocked, restoreFocus,
+    guard: guarded,
+    setStops: (stops, o) => setStops(stops, o),
+    clearPlanView: () => clearPlan(),
+  });
+  $('timeline-zoom').addEventListener('change', drawTimeline);
+  $('address-form').addEventListener('submit', guarded(findAddress));
+  window.addEventListener('resize', () => { if (state.plan && !$('timeline-panel').hidden) drawTimeline(); });
 
   const [dataset, account] = await Promise.all([api.dataset(), api.me()]);
   $('dataset-name').textContent = dataset.Name;

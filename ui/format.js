@@ -48,3 +48,15 @@ export function today() {
   const d = new Date();
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
+
+/**
+ * The text colour for a label on `background` (a #rrggbb colour): white where it has a contrast of
+ * at least 4.5:1 (WCAG AA for small text), else near-black.
+ */
+export function inkOn(background) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(String(background ?? ''));
+  if (!m) return '#fff';
+  const lin = (c) => { const x = parseInt(c, 16) / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
+  const L = 0.2126 * lin(m[1]) + 0.7152 * lin(m[2]) + 0.0722 * lin(m[3]);
+  return 1.05 / (L + 0.05) >= 4.5 ? '#fff' : '#111';
+}

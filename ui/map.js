@@ -4,7 +4,8 @@
 // `dk-depot`, `dk-unserved` or `dk-pending`) the tests and the page's legend can find.
 import * as L from '/ui/vendor/leaflet/leaflet-src.esm.js';
 import * as api from './api.js';
-import { clock, h } from './format.js';
+import { CLUSTER_FROM, ClusterLayer } from './cluster.js';
+import { clock, h, inkOn } from './format.js';
 
 const ROAD_PAD = 0.25;
 
@@ -27,6 +28,8 @@ export class PlanMap {
     this.depotLayer = L.layerGroup().addTo(this.map);
     this.planLayer = L.layerGroup().addTo(this.map);
     this.routeLines = new Map();
+    /** The plan's stop markers by Location Name. */
+    this.stopMarkers = new Map();
     /** What a click on the map does ({lat, lng}), and where a failure to draw the roads goes. */
     this.onClick = null;
     this.onError = (e) => { throw e; };
@@ -61,13 +64,15 @@ export class PlanMap {
 
   /** The stops of the specification before a dispatch: grey points. */
   showStops(locations) {
-    this.stopsLayer.clearLayers();
+    const markers = [];
     locations.forEach((l, i) => {
       if (!l.LatLong) return;
-      L.marker([l.LatLong.Latitude, l.LatLong.Longitude], { icon: icon('dk-pending', ''), keyboard: false })
-        .bindTooltip(`${escapeText(l.Name ?? `Stop ${i + 1}`)}${l.Weight ? ` · weight ${l.Weight}` : ''}`)
-        .addTo(this.stopsLayer);
+      markers.push(L.marker([l.LatLong.Latitude, l.LatLong.Longitude], { icon: icon('dk-pending', ''), keyboard: false })
+        .bindTooltip(`${escapeText(l.Name ?? `Stop ${i + 1}`)}${l.Weight ? ` · weight ${l.Weight}` : ''}`));
     });
+    // past a few hundred, clustered (ui/cluster.js): thousands of markers would hold the page
+    this.pendingStops ??= new ClusterLayer(this.map, this.stopsLayer, 'pending');
+    this.pendingStops.setMarkers(markers);
   }
 
   /** A marker per distinct start or finish place of the vehicles. */
@@ -97,7 +102,7 @@ export class PlanMap {
    */
   showPlan(geojson, unserved, isDepot) {
     this.clearPlan();
-    this.stopsLayer.clearLayers();
+    this.showStops([]);
     const colors = new Map();
     for (const f of geojson.features) {
       if (f.properties.kind !== 'vehicle-route') continue;
@@ -113,6 +118,7 @@ export class PlanMap {
       this.routeLines.set(f.properties.index, line);
     }
     const visits = new Map();
+    const stopMarkers = [];
     for (const f of geojson.features) {
       if (f.properties.kind !== 'stop' || isDepot(f)) continue;
       const p = f.properties;
@@ -121,19 +127,36 @@ export class PlanMap {
       visits.set(p.index, k);
       const eta = clock(p.TimeEstimatedArrival);
       const m = L.marker([lat, lon], { icon: icon('dk-stop', String(k), 20, colors.get(p.index)), keyboard: false, riseOnHover: true })
-        .bindTooltip(`${escapeText(p.Name ?? '')}<br>${escapeText(p.vehicle)} · stop ${k}${eta ? ` · ${eta}` : ''}`)
-        .addTo(this.planLayer);
-      m.getElement().dataset.vehicle = p.vehicle;
+        .bindTooltip(`${escapeText(p.Name ?? '')}<br>${escapeText(p.vehicle)} · stop ${k}${eta ? ` · ${eta}` : ''}`);
+      // tagged on each add: a clustered marker's element exists only while it is drawn
+      m.on('add', () => Object.assign(m.getElement().dataset, { vehicle: p.vehicle, stop: p.Name ?? '' }));
+      stopMarkers.push(m);
+      this.stopMarkers.set(p.Name, m);
+      // hovering a stop on the map picks out its block on the timeline
+      m.on('mouseover', () => this.onStopHover?.(p.Name));
+      m.on('mouseout', () => this.onStopHover?.(null));
     }
+    const unservedMarkers = [];
     for (const { location, reason } of unserved) {
       if (!location.LatLong) continue;
-      L.marker([location.LatLong.Latitude, location.LatLong.Longitude], { icon: icon('dk-unserved', '×', 20), keyboard: false, zIndexOffset: 500 })
-        .bindTooltip(`<strong>Not served:</strong> ${escapeText(location.Name ?? '')}<br>${escapeText(reason)}`)
-        .addTo(this.planLayer);
+      unservedMarkers.push(L.marker([location.LatLong.Latitude, location.LatLong.Longitude], { icon: icon('dk-unserved', '×', 20), keyboard: false, zIndexOffset: 500 })
+        .bindTooltip(`<strong>Not served:</strong> ${escapeText(location.Name ?? '')}<br>${escapeText(reason)}`));
     }
+    // the plan's stops and those left out, clustered past a few hundred in all (ui/cluster.js)
+    const many = stopMarkers.length + unservedMarkers.length > CLUSTER_FROM;
+    this.planStops ??= new ClusterLayer(this.map, this.planLayer, 'stop');
+    this.planStops.setMarkers(stopMarkers, many);
+    this.unservedStops ??= new ClusterLayer(this.map, this.planLayer, 'unserved');
+    this.unservedStops.setMarkers(unservedMarkers, many);
+  }
+
+  /** Picks out a stop's marker (its block hovered on the timeline), or none (null). */
+  highlightStop(name) {
+    for (const [n, m] of this.stopMarkers) m.getElement()?.classList.toggle('dk-hover', n === name);
   }
 
   clearPlan() {
+    this.stopMarkers.clear();
     this.planLayer.clearLayers();
     this.routeLines.clear();
     this.liveLayer?.clearLayers();
@@ -193,7 +216,7 @@ export class PlanMap {
 }
 
 function icon(kind, text, size = 18, color) {
-  const html = h('span', { class: 'dk-marker-body', style: color ? `background:${color}` : undefined }, text).outerHTML;
+  const html = h('span', { class: 'dk-marker-body', style: color ? `background:${color};color:${inkOn(color)}` : undefined }, text).outerHTML;
   return L.divIcon({ className: `dk-marker ${kind}`, html, iconSize: [size, size], iconAnchor: [size / 2, size / 2], tooltipAnchor: [size / 2, 0] });
 }
 

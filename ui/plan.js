@@ -51,7 +51,15 @@ export function makePlan(specification, result, geojson, routeId) {
   });
   const unserved = [];
   const notes = [];
-  for (const e of result.Errors ?? []) {
+  if (Array.isArray(result.Unserved)) {
+    // an EvaluatePlanResult: each stop left out with what would make it fit; the other Errors are notes
+    for (const u of result.Unserved) {
+      const location = specification.Locations?.[u.Index];
+      if (location) unserved.push({ index: u.Index, location, reason: u.Message ?? '', fit: u });
+    }
+    const out = new Set(result.Unserved.map((u) => u.Location));
+    for (const e of result.Errors ?? []) if (![...out].some((n) => (e.Message ?? '').includes(`'${n}'`))) notes.push(e.Message ?? '');
+  } else for (const e of result.Errors ?? []) {
     const message = e.Message ?? '';
     // a dispatch names Locations[i]; a re-dispatch names its stops (the route's) by Name
     const m = /\(Locations\[(\d+)\]\)/.exec(message);

@@ -2,12 +2,13 @@
 // route a table (ETAs, distances, loads) and, on request, its turn-by-turn directions.
 import * as api from './api.js';
 import { clock, distance, duration, h, num } from './format.js';
+import { openSheet } from './sheet.js';
 
 /**
  * Fills `#results` with `plan`. `map` is the PlanMap (for highlighting and panning),
  * `onError` shows a failed directions request.
  */
-export function renderResults(plan, map, onError) {
+export function renderResults(plan, map, onError, work = null) {
   const total = plan.specification.Locations?.length ?? 0;
   const dist = plan.routes.reduce((a, r) => a + r.distance, 0);
   const time = plan.routes.reduce((a, r) => a + r.time, 0);
@@ -22,20 +23,25 @@ export function renderResults(plan, map, onError) {
   unserved.replaceChildren();
   unserved.hidden = plan.unserved.length === 0 && plan.notes.length === 0;
   if (plan.unserved.length > 0) {
-    unserved.append(h('h3', {}, `Not served (${plan.unserved.length})`), h('ul', {}, plan.unserved.map((u) => h('li', {},
+    // each with why, and (from EvaluatePlan) the vehicle closest to taking it: one click checks that move
+    unserved.append(h('h3', {}, `Not served (${plan.unserved.length})`), h('ul', {}, plan.unserved.map((u) => h('li', { 'data-stop': u.location.Name },
       h('button', {
         type: 'button', class: 'link', disabled: !u.location.LatLong,
         onclick: () => u.location.LatLong && map.showPlace(u.location.LatLong.Latitude, u.location.LatLong.Longitude),
       }, u.location.Name ?? `Locations[${u.index}]`),
-      ': ', u.reason))));
+      ': ', u.reason,
+      work && u.fit?.Vehicle ? [' ', h('button', {
+        type: 'button', class: 'link', 'data-testid': 'try-fit',
+        onclick: () => work.propose(u.location.Name, u.fit.Vehicle, u.fit.Position ?? 0),
+      }, u.fit.Fits ? `Put it on ${u.fit.Vehicle}` : `Try ${u.fit.Vehicle} anyway`)] : null))));
   }
   if (plan.notes.length > 0) unserved.append(h('h3', {}, 'Notes'), h('ul', {}, plan.notes.map((n) => h('li', {}, n))));
 
   const routes = document.getElementById('routes');
-  routes.replaceChildren(...plan.routes.map((r, i) => routeSection(plan, r, map, onError, i === 0)));
+  routes.replaceChildren(...plan.routes.map((r, i) => routeSection(plan, r, map, onError, i === 0, work)));
 }
 
-function routeSection(plan, r, map, onError, open) {
+function routeSection(plan, r, map, onError, open, work) {
   const loadText = r.capacity > 0 ? `load ${num(r.weight)} / ${num(r.capacity)}` : `load ${num(r.weight)}`;
   const directions = h('div', { class: 'directions' });
   const button = h('button', { type: 'button', class: 'directions-button' }, 'Directions');
@@ -56,13 +62,29 @@ function routeSection(plan, r, map, onError, open) {
       h('span', { class: 'swatch', style: `background:${r.color}` }),
       h('strong', {}, r.vehicle),
       h('span', { class: 'muted' }, ` ${r.stops} stop${r.stops === 1 ? '' : 's'} · ${distance(r.distance, plan.unit)} · ${duration(r.time)} · ${loadText}${r.start ? ` · ${clock(r.start)}–${clock(r.end)}` : ''}`)),
-    h('div', { class: 'route-body' }, routeTable(plan, r, map), h('div', { class: 'row' }, button), directions));
+    h('div', { class: 'route-body' }, routeTable(plan, r, map, work), h('div', { class: 'row' }, button,
+      h('button', { type: 'button', 'data-testid': 'driver-sheet', 'data-vehicle': r.vehicle, onclick: () => openSheet(plan, r, { culture: navigator.language || 'en-US' }) }, 'Driver sheet')), directions));
   section.addEventListener('mouseenter', () => map.highlight(r.index));
   section.addEventListener('mouseleave', () => map.highlight(null));
+  if (work) {
+    // a stop dragged from a table (or the timeline) onto another route's table: before the row it is dropped on, or last
+    section.addEventListener('dragover', (ev) => { ev.preventDefault(); section.classList.add('drop-over'); });
+    section.addEventListener('dragleave', () => section.classList.remove('drop-over'));
+    section.addEventListener('drop', (ev) => {
+      ev.preventDefault();
+      section.classList.remove('drop-over');
+      const name = ev.dataTransfer.getData('text/plain');
+      if (!name) return;
+      const target = ev.target.closest?.('tr[data-stop]');
+      const stops = r.rows.filter((x) => !x.end && x.location.Name !== name && (x.location.LocationType ?? 'Midway') !== 'Break' && x.location.LocationType !== 'MidwayDrop');
+      const k = target ? stops.findIndex((x) => x.location.Name === target.dataset.stop) : -1;
+      work.propose(name, r.vehicle, k >= 0 ? k : stops.length);
+    });
+  }
   return section;
 }
 
-function routeTable(plan, r, map) {
+function routeTable(plan, r, map, work) {
   let cumulative = 0;
   const body = r.rows.map(({ location: l, visit, load }) => {
     cumulative += l.Distance ?? 0;
@@ -77,6 +99,11 @@ function routeTable(plan, r, map) {
       h('td', { class: 'num' }, l.Weight ? num(l.Weight) : ''),
       h('td', { class: 'num' }, visit === null ? '' : num(load)));
     if (l.LatLong) tr.addEventListener('click', () => map.showPlace(l.LatLong.Latitude, l.LatLong.Longitude));
+    if (work && visit !== null && (l.LocationType ?? 'Midway') !== 'Break' && l.LocationType !== 'MidwayDrop') {
+      tr.dataset.stop = l.Name;
+      tr.draggable = true;
+      tr.addEventListener('dragstart', (ev) => { ev.dataTransfer.setData('text/plain', l.Name); ev.dataTransfer.effectAllowed = 'move'; });
+    }
     return tr;
   });
   return h('div', { class: 'table-scroll' }, h('table', { class: 'route-table' },

@@ -1,6 +1,7 @@
 // Stops from a file: CSV (a header row naming the columns), JSON (a list of Locations, a whole
 // DispatchSpecification, or GeoJSON points). Every stop becomes a contract Location; rows that
 // cannot be read are reported by line and skipped, never guessed.
+import { CSV_COLUMNS, HEADER_FOLD } from '../columns.js';
 
 /** The separator of a CSV text: the most frequent of `,` `;` tab on its first line (outside quotes). */
 function sniffSeparator(text) {
@@ -52,23 +53,26 @@ export function parseCsv(text) {
   return rows;
 }
 
-const key = (s) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[\s_.\-()]+/g, '');
+/** A header cell folded as the one rule says (src/records/columns.ts HEADER_FOLD: NFD, lower case, then its replacements). */
+export function headerKey(h) {
+  let s = String(h).normalize(HEADER_FOLD.form).toLowerCase();
+  for (const [pattern, flags, to] of HEADER_FOLD.replace) s = s.replace(new RegExp(pattern, flags), to);
+  return s;
+}
 
-/** Column names (normalised) → where the value goes in a Location. */
-const COLUMNS = {
-  name: 'Name', stop: 'Name', id: 'Name',
-  latitude: 'Latitude', lat: 'Latitude', y: 'Latitude',
-  longitude: 'Longitude', lon: 'Longitude', lng: 'Longitude', long: 'Longitude', x: 'Longitude',
-  street: 'Street', address: 'Street', city: 'City', town: 'City', state: 'State', region: 'State',
-  postalcode: 'PostalCode', postcode: 'PostalCode', zip: 'PostalCode', zipcode: 'PostalCode', country: 'Country',
-  weight: 'Weight', volume: 'Volume', skids: 'Skids', priority: 'Priority',
-  wait: 'Wait', service: 'Wait', servicetime: 'Wait', waits: 'Wait',
-  from: 'TimeConstraintArrival', open: 'TimeConstraintArrival', earliest: 'TimeConstraintArrival', timeconstraintarrival: 'TimeConstraintArrival',
-  to: 'TimeConstraintDeparture', close: 'TimeConstraintDeparture', latest: 'TimeConstraintDeparture', timeconstraintdeparture: 'TimeConstraintDeparture',
-  conditions: 'Conditions', roles: 'Conditions', skills: 'Conditions',
-  vehicle: 'Vehicle', delivery: 'Delivery', description: 'Description', phone: 'Phone',
-  type: 'LocationType', locationtype: 'LocationType',
-};
+/** Folded column name → the field it fills: the table the CLI reads too (src/records/columns.ts, served as /ui/columns.js). */
+const FIELD_OF = new Map(Object.entries(CSV_COLUMNS).flatMap(([field, names]) => names.map((n) => [n, field])));
+
+/** The field each column of a header row fills (undefined: none); a field named twice is read from its first column, as the CLI does. */
+export function columnsOfHeader(cells) {
+  const seen = new Set();
+  return cells.map((c) => {
+    const f = FIELD_OF.get(headerKey(c));
+    if (f === undefined || seen.has(f)) return undefined;
+    seen.add(f);
+    return f;
+  });
+}
 const NUMBERS = new Set(['Latitude', 'Longitude', 'Weight', 'Volume', 'Skids', 'Priority', 'Wait']);
 const ADDRESS = new Set(['Street', 'City', 'State', 'PostalCode', 'Country']);
 
@@ -78,11 +82,11 @@ function number(s) {
   return t === '' ? NaN : Number(/^-?\d+,\d+$/.test(t) ? t.replace(',', '.') : t);
 }
 
-/** Stops from CSV text: `{ locations, errors }` (errors name the line). */
+/** Stops from CSV text: `{ locations, errors, lines }` (errors name the line; `lines[i]` is where `locations[i]` was read). */
 export function stopsFromCsv(text) {
   const rows = parseCsv(text);
   if (rows.length === 0) return { locations: [], errors: ['The file has no rows.'] };
-  let fields = rows[0].cells.map((c) => COLUMNS[key(c)]);
+  let fields = columnsOfHeader(rows[0].cells);
   let body = rows.slice(1);
   if (!fields.includes('Latitude') && !fields.includes('Street') && !fields.includes('City')) {
     // no header: Name, Latitude, Longitude[, Weight] when the first row reads that way
@@ -95,6 +99,8 @@ export function stopsFromCsv(text) {
   }
   const locations = [];
   const errors = [];
+  /** The line each location was read from (messages about Locations[i] name it). */
+  const lines = [];
   for (const { line, cells } of body) {
     const loc = {};
     const address = {};
@@ -116,9 +122,12 @@ export function stopsFromCsv(text) {
     if (Object.keys(address).length > 0) loc.Address = address;
     if (!bad && !loc.LatLong && !loc.Address) bad = 'neither coordinates nor an address';
     if (bad) errors.push(`line ${line}: ${bad}`);
-    else locations.push(loc);
+    else {
+      locations.push(loc);
+      lines.push(line);
+    }
   }
-  return { locations, errors };
+  return { locations, errors, lines };
 }
 
 /** Stops (and, for a DispatchSpecification, its vehicles and options) from JSON text. */
@@ -145,7 +154,8 @@ export function stopsFromJson(text) {
     const v = pick(data, k);
     if (v !== undefined && v !== null) options[k] = v;
   }
-  return { locations, vehicles: Array.isArray(vehicles) ? vehicles : undefined, options, errors: [] };
+  // the whole specification too: the page reads it through the API's rules (ui/check.js)
+  return { locations, vehicles: Array.isArray(vehicles) ? vehicles : undefined, options, errors: [], specification: data };
 }
 
 /** Stops from a file's text, by its name (and content when the name says little). */

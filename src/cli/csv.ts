@@ -6,13 +6,15 @@
  * record, a stray quote) is yielded as an error naming its line — never merged into a neighbour or
  * dropped silently.
  *
- * Header recognition (`detectHeader`) knows address column names in several languages; `--columns`
- * (`parseColumns`) names the columns explicitly.
+ * Header recognition (`detectHeader`) knows address column names in several languages (the table
+ * of `records/columns.ts`, which the dispatcher's page reads too); `--columns` (`parseColumns`)
+ * names the columns explicitly.
  */
 import type { Readable } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
 import { EngineError } from '../core/errors.js';
 import type { Address } from '../records/index.js';
+import { ADDRESS_FIELDS, columnsOfHeader, headerKey } from '../records/columns.js';
 
 export type AddressField = keyof Address;
 export type ColumnMap = Partial<Record<AddressField, number>>;
@@ -141,31 +143,14 @@ export async function* csvRecords(source: Readable, opts: { separator?: ',' | ';
 
 // ----------------------------------------------------------------------------- headers
 
-/** Accents off, ß → ss, lower case, `_`/`-`/`.` as spaces. */
-export function normalizeHeader(h: string): string {
-  return h.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/ß/g, 'ss').toLowerCase().replace(/[_\-.]+/g, ' ').replace(/\s+/g, ' ').trim();
-}
+/** A header name as it is compared: the one rule of `records/columns.ts` (accents off, ß → ss, lower case, only letters and digits). */
+export const normalizeHeader = headerKey;
 
-const HEADER_NAMES: Record<AddressField, Set<string>> = {
-  Street: new Set(['street', 'address', 'address 1', 'address1', 'addr', 'street address', 'line 1', 'address line 1', 'full address',
-    'strasse', 'str', 'anschrift', 'adresse', 'rue', 'via', 'indirizzo', 'calle', 'direccion', 'domicilio', 'endereco', 'morada', 'rua',
-    'straat', 'adres', 'ulica']),
-  City: new Set(['city', 'town', 'locality', 'place', 'municipality', 'ort', 'stadt', 'gemeinde', 'ville', 'commune', 'localite',
-    'citta', 'comune', 'localita', 'ciudad', 'localidad', 'municipio', 'cidade', 'plaats', 'woonplaats', 'miasto']),
-  State: new Set(['state', 'region', 'province', 'county', 'st', 'bundesland', 'kanton', 'provincia', 'estado', 'regione', 'departement', 'comunidad']),
-  PostalCode: new Set(['postal code', 'postcode', 'post code', 'zip', 'zip code', 'zipcode', 'plz', 'postleitzahl', 'cp', 'code postal',
-    'cap', 'codice postale', 'codigo postal', 'cod postal', 'cep', 'npa', 'postcode nl']),
-  Country: new Set(['country', 'country code', 'countrycode', 'land', 'staat', 'pays', 'paese', 'pais', 'nation']),
-};
-
-/** Column index per address field from a header row, or null when the row is not a header. */
+/** Column index per address field from a header row (the names of `records/columns.ts`, first column per field), or null when the row is not a header. */
 export function detectHeader(row: string[]): ColumnMap | null {
   const map: ColumnMap = {};
-  row.forEach((h, i) => {
-    const name = normalizeHeader(h);
-    for (const field of Object.keys(HEADER_NAMES) as AddressField[]) {
-      if (map[field] === undefined && HEADER_NAMES[field].has(name)) { map[field] = i; break; }
-    }
+  columnsOfHeader(row).forEach((f, i) => {
+    if (f !== undefined && (ADDRESS_FIELDS as readonly string[]).includes(f)) map[f as AddressField] = i;
   });
   return map.Street !== undefined || map.City !== undefined || map.PostalCode !== undefined ? map : null;
 }

@@ -8,7 +8,7 @@
 import { matchTrack, type Fix, type MatchOptions } from '../route/match.js';
 import { EngineError, invalidInput, toErrorRecord, type ErrorRecord } from '../core/errors.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
-import { throwIfAborted } from '../core/cancel.js';
+import { SLICE_MS, throwIfAborted, Ticker } from '../core/cancel.js';
 import { cmToMetres, msToSeconds } from '../core/units.js';
 import type { ContractionHierarchy } from '../ch/index.js';
 import { CchMetric, CchQuery, type CchSeed } from '../ch/cch.js';
@@ -31,6 +31,10 @@ import { Dataset, SECTION } from './dataset.js';
 const PLACE_CHUNK = 128;
 /** Batches of coordinates up to this size are placed in the calling thread (about 1 ms). */
 const PLACE_INLINE_MAX = 32;
+/** Cells rounded between two looks at the signal ({@link DatasetTravel.matrixRounded}). */
+const ROUND_PIECE = 1 << 22;
+/** Queries between two looks at the signal when a large batch is placed in one thread (a few ms: reverse geocoding included). */
+const PLACE_SLICE_CHUNK = 32;
 
 export interface DatasetPlaceTask {
   datasetKey: string;
@@ -119,7 +123,8 @@ export class DatasetTravel implements TravelProvider {
   async placeMany(qs: readonly PlaceQuery[], opts: PlaceOptions = {}): Promise<PlaceOutcome[]> {
     const ex = opts.executor;
     const heavy = qs.length > PLACE_INLINE_MAX || qs.some((q) => 'address' in q);
-    if (!ex || !ex.offThread || !heavy) return this.placeHere(qs, opts.paths, opts.reverseWithinM);
+    if (!heavy) return this.placeHere(qs, opts.paths, opts.reverseWithinM);
+    if (!ex || !ex.offThread) return this.placeSliced(qs, opts);
     const parts: Promise<PlaceOutcome[]>[] = [];
     let done = 0;
     for (let i = 0; i < qs.length; i += PLACE_CHUNK) {
@@ -135,6 +140,26 @@ export class DatasetTravel implements TravelProvider {
       }));
     }
     return (await Promise.all(parts)).flat();
+  }
+
+  /**
+   * A large batch placed in this thread (no executor, or inside a task: a dispatch's prepare),
+   * chunk by chunk: the signal is read before each chunk (a cancelled 10,000-stop placement stops
+   * within one chunk, milliseconds, not after the whole batch's seconds), the thread is handed back
+   * between slices (core/cancel.ts Ticker) and progress is reported. The same outcomes as one call.
+   */
+  private async placeSliced(qs: readonly PlaceQuery[], opts: PlaceOptions): Promise<PlaceOutcome[]> {
+    const out: PlaceOutcome[] = [];
+    const ticker = new Ticker(SLICE_MS, opts.signal);
+    for (let i = 0; i < qs.length; i += PLACE_SLICE_CHUNK) {
+      throwIfAborted(opts.signal);
+      const part = qs.slice(i, i + PLACE_SLICE_CHUNK);
+      const paths = part.map((_, k) => opts.paths?.[i + k] ?? `[${i + k}]`);
+      for (const o of this.placeHere(part, paths, opts.reverseWithinM)) out.push(o);
+      opts.onProgress?.({ phase: 'place', done: out.length, total: qs.length });
+      await ticker.tick();
+    }
+    return out;
   }
 
   route(from: Placement, to: Placement, profile: TravelProfile, withPath = false): PointToPoint {
@@ -195,13 +220,21 @@ export class DatasetTravel implements TravelProvider {
       executor: opts.executor, prefix: time ? SECTION.chTime : SECTION.chDist, datasetKey: this.opts.datasetKey ?? 'dataset',
       out: { cost: a, aux: b },
     });
+    throwIfAborted(opts.signal);
     const ms = time ? a : b, cm = time ? b : a;
     sameEdgeDrives(this.dataset, places, profile, (k, d) => {
       if ((time ? d.timeMs : d.lengthCm) <= (time ? ms[k] : cm[k])) { ms[k] = d.timeMs; cm[k] = d.lengthCm; }
     });
     for (let i = 0; i < n; i++) { ms[i * n + i] = 0; cm[i * n + i] = 0; }
     const timeI = new Int32Array(ms.buffer), distI = new Int32Array(cm.buffer);
-    roundInPlace(ms, cm, time ? ms : cm, timeI, distI);
+    // in pieces (10⁸ cells at 10,000 places take a few hundred ms): the signal is read between them
+    for (let from = 0; from < n * n; from += ROUND_PIECE) {
+      if (from > 0) {
+        await new Promise<void>((r) => setImmediate(r));
+        throwIfAborted(opts.signal);
+      }
+      roundInPlace(ms, cm, time ? ms : cm, timeI, distI, from, Math.min(n * n, from + ROUND_PIECE));
+    }
     return { size: n, time: timeI, distance: distI };
   }
 
@@ -442,9 +475,9 @@ function addSameEdgeDrives(ds: Dataset, places: readonly Placement[], m: TravelM
   });
 }
 
-/** Milliseconds / centimetres → whole seconds / metres in the same buffers (`cost` = the metric's own array decides unreachability). */
-function roundInPlace(ms: Uint32Array, cm: Uint32Array, cost: Uint32Array, timeI: Int32Array, distI: Int32Array): void {
-  for (let i = 0; i < cost.length; i++) {
+/** Milliseconds / centimetres → whole seconds / metres in the same buffers, cells [from, to) (`cost` = the metric's own array decides unreachability). */
+function roundInPlace(ms: Uint32Array, cm: Uint32Array, cost: Uint32Array, timeI: Int32Array, distI: Int32Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
     if (cost[i] === UNREACHABLE) { timeI[i] = ROUNDED_UNREACHABLE; distI[i] = ROUNDED_UNREACHABLE; continue; }
     const t = Math.round(ms[i] / 1000), d = Math.round(cm[i] / 100);
     timeI[i] = t < ROUNDED_UNREACHABLE ? t : ROUNDED_UNREACHABLE;

@@ -49,6 +49,13 @@ export interface OpOptions {
    * get the lowest latency without it.
    */
   offload?: boolean;
+  /**
+   * Aborted when nobody will read the answer (a cancelled job, a client gone), unlike `signal`
+   * (also a time limit's, after which a dispatch reports its best plan so far). Once it is, work
+   * that would only shape that answer is skipped: a cancelled dispatch ends with Cancelled instead
+   * of assembling its best plan (seconds at 10,000 stops).
+   */
+  discard?: AbortSignal;
 }
 
 /** The executor an operation may hand heavy work to under `opts`: the context's when offloading, else none. */

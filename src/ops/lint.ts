@@ -10,6 +10,7 @@
  * schema does, and never throws — whatever the input. Codes are a small stable set
  * ({@link LintCode}); messages may change. See docs/semantics.md, "Spec linter".
  */
+import { SLICE_MS, Ticker } from '../core/cancel.js';
 import { isEngineError } from '../core/errors.js';
 import {
   DispatchSpecificationSchema, DistanceSpecificationSchema, GeocodeSpecificationSchema, LatLongSchema, LocationSchema, VehicleSchema,
@@ -17,6 +18,8 @@ import {
 } from '../records/index.js';
 import { describeType, type Issue } from '../records/schema.js';
 import type { OpsContext } from './context.js';
+import { tripPlan } from './dispatch/trips.js';
+import { NOT_STOPS } from './dispatch/types.js';
 
 export type LintCode =
   /** A property that binds to no field of its record (case-insensitively): it is ignored. */
@@ -34,11 +37,13 @@ export type LintCode =
   /** A Location's Vehicle (pre-assignment) names no Vehicle. */
   | 'PreassignedUnknownVehicle'
   /** A LatLong farther than the snap radius from any road (only with a dataset). */
-  | 'FarFromRoad';
+  | 'FarFromRoad'
+  /** The stops' Weight, Volume or Skids in all exceed what the vehicles can carry in their trips, or the stops outnumber their MaxStops in all. */
+  | 'FleetTooSmall';
 
 export const LINT_CODES: readonly LintCode[] = [
   'UnknownProperty', 'DuplicateProperty', 'IgnoredField', 'EmptyWindow', 'DuplicateName', 'UnknownDelivery',
-  'PreassignedUnknownVehicle', 'FarFromRoad',
+  'PreassignedUnknownVehicle', 'FarFromRoad', 'FleetTooSmall',
 ];
 
 export interface LintWarning {
@@ -171,6 +176,11 @@ export function lintRecord(schema: AnyRecord, v: unknown, path = ''): LintWarnin
 }
 
 function walk(schema: AnyRecord, v: unknown, path: string, out: LintWarning[]): void {
+  drain(walkSteps(schema, v, path, out));
+}
+
+/** {@link walk} in steps: it yields after each item of a list (a long list is walked between turns of the event loop). */
+function* walkSteps(schema: AnyRecord, v: unknown, path: string, out: LintWarning[]): Generator<void> {
   if (!isObj(v)) return;
   const fields = Object.keys(schema.fields);
   const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
@@ -191,9 +201,19 @@ function walk(schema: AnyRecord, v: unknown, path: string, out: LintWarning[]): 
     const nested = recordOf(schema, canon);
     if (!nested || x === null || x === undefined) continue;
     const p = join(path, canon);
-    if (!nested.list) walk(nested.record, x, p, out);
-    else if (Array.isArray(x)) x.forEach((item, i) => walk(nested.record, item, `${p}[${i}]`, out));
+    if (!nested.list) yield* walkSteps(nested.record, x, p, out);
+    else if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) {
+        yield* walkSteps(nested.record, x[i], `${p}[${i}]`, out);
+        yield;
+      }
+    }
   }
+}
+
+/** Runs steps to their end at once. */
+function drain(steps: Generator<void>): void {
+  for (let r = steps.next(); !r.done; r = steps.next());
 }
 
 function unknownMessage(schema: AnyRecord, k: string, fields: string[]): string {
@@ -275,21 +295,29 @@ function lintRoad(ctx: OpsContext | undefined, l: Obj, path: string, out: LintWa
  * Warnings about a DispatchSpecification (raw JSON): unknown and duplicate properties; for each
  * Location, empty windows (or shorter than the stop's Wait), time
  * constraints ignored on Start/Finish locations, a Delivery naming no Location, a Vehicle naming
- * no vehicle; vehicles whose Tout comes before Tin; duplicate Location or Vehicle Names; and, with
- * `ctx` (a dataset), LatLongs too far from any road. Never throws; never changes the dispatch.
+ * no vehicle; vehicles whose Tout comes before Tin; duplicate Location or Vehicle Names; a fleet
+ * too small for the stops (FleetTooSmall); and, with `ctx` (a dataset), LatLongs too far from
+ * any road. Never throws; never changes the dispatch.
  */
 export function lintDispatchSpecification(spec: unknown, ctx?: OpsContext): LintWarning[] {
   const out: LintWarning[] = [];
+  drain(dispatchSteps(spec, ctx, out));
+  return out;
+}
+
+/** {@link lintDispatchSpecification} in steps (one per list item), warnings pushed to `out`. */
+function* dispatchSteps(spec: unknown, ctx: OpsContext | undefined, out: LintWarning[]): Generator<void> {
   try {
-    walk(DispatchSpecificationSchema, spec, '', out);
-    if (!isObj(spec)) return out;
+    yield* walkSteps(DispatchSpecificationSchema, spec, '', out);
+    if (!isObj(spec)) return;
     const locs = objects(spec, 'Locations');
     const vehicles = objects(spec, 'Vehicles');
 
     // Vehicles: names, shifts, depots.
     const vehicleNames = new Map<string, number>(); // lower-case name → first index
-    vehicles.forEach((v, i) => {
-      if (!v) return;
+    for (let i = 0; i < vehicles.length; i++) {
+      const v = vehicles[i];
+      if (!v) continue;
       const path = `Vehicles[${i}]`;
       const name = str(VehicleSchema, v, 'Name');
       if (name !== undefined) {
@@ -305,7 +333,8 @@ export function lintDispatchSpecification(spec: unknown, ctx?: OpsContext): Lint
         lintDepotTimes(l, `${path}.${f}`, out);
         lintRoad(ctx, l, `${path}.${f}`, out);
       }
-    });
+      yield;
+    }
     // With no vehicles, one is implied, named 'Vehicle'.
     const knownVehicles = vehicles.some((v) => v) ? [...vehicles.map((v) => (v ? str(VehicleSchema, v, 'Name') : undefined)).filter((n): n is string => n !== undefined)] : ['Vehicle'];
     const knownLower = new Set(knownVehicles.map((n) => n.toLowerCase()));
@@ -319,8 +348,10 @@ export function lintDispatchSpecification(spec: unknown, ctx?: OpsContext): Lint
       if (first !== undefined) out.push({ path: `Locations[${i}].Name`, code: 'DuplicateName', message: `'${name}' is also the Name of Locations[${first}]; a Delivery naming it means Locations[${first}]` });
       else locNames.set(name, i);
     });
-    locs.forEach((l, i) => {
-      if (!l) return;
+    yield;
+    for (let i = 0; i < locs.length; i++) {
+      const l = locs[i];
+      if (!l) continue;
       const path = `Locations[${i}]`;
       const type = value(LocationSchema, l, 'LocationType');
       if (type === 'Start' || type === 'Finish') lintDepotTimes(l, path, out);
@@ -343,11 +374,71 @@ export function lintDispatchSpecification(spec: unknown, ctx?: OpsContext): Lint
         });
       }
       lintRoad(ctx, l, path, out);
-    });
+      yield;
+    }
+    lintFleet(vehicles, locs, out);
   } catch {
     // The linter never throws: what it found so far stands.
   }
-  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fleet against the stops
+// ---------------------------------------------------------------------------------------------
+
+const AMOUNTS = [['Weight', 'MaxWeight'], ['Volume', 'MaxVolume'], ['Skids', 'MaxSkids']] as const;
+
+/** A figure as messages write it: at most three decimals. */
+const fig = (x: number): string => String(Math.round(x * 1000) / 1000);
+
+/**
+ * FleetTooSmall: what the vehicles can carry in their trips (a vehicle with MaxStops or
+ * MaxMinutes gets further trips, as many as the dispatch gives it: `dispatch/trips.ts`
+ * `tripPlan`) against what the stops need in all —
+ * - per amount (Weight, Volume, Skids), when every vehicle has its Max set (0 is no limit) and
+ *   no reload point (MidwayDrop) or pickup → delivery pair lets a vehicle carry more than its
+ *   capacity over a route: the stops' total above Σ Max × trips;
+ * - stops (Locations other than Start, Finish, MidwayDrop and Break), when every vehicle has a
+ *   MaxStops: more stops than Σ MaxStops × trips.
+ * The dispatch leaves the rest unserved; the warning says how much at least.
+ */
+function lintFleet(vehicles: (Obj | undefined)[], locs: (Obj | undefined)[], out: LintWarning[]): void {
+  const fleet = vehicles.filter((v): v is Obj => v !== undefined);
+  if (fleet.length === 0) return; // the implied vehicle has no limits
+  const stops = locs.filter((l): l is Obj => l !== undefined && !NOT_STOPS.has(String(value(LocationSchema, l, 'LocationType') ?? 'Midway')));
+  if (stops.length === 0) return;
+  const num = (schema: AnyRecord, o: Obj, f: string): number => {
+    const x = value(schema, o, f);
+    return typeof x === 'number' && Number.isFinite(x) ? x : 0;
+  };
+  const trips = tripPlan(fleet.map((v) => ({ maxStops: num(VehicleSchema, v, 'MaxStops'), maxDuration: num(VehicleSchema, v, 'MaxMinutes') * 60 })), stops.length);
+  const totalTrips = trips.reduce((a, t) => a + t, 0);
+  const tripsText = `${fleet.length} vehicle${fleet.length === 1 ? '' : 's'}${totalTrips > fleet.length ? `, ${totalTrips} trips` : ''}`;
+  const carries = locs.some((l) => l !== undefined && (value(LocationSchema, l, 'LocationType') === 'MidwayDrop' || str(LocationSchema, l, 'Delivery') !== undefined));
+  if (!carries) {
+    for (const [amount, max] of AMOUNTS) {
+      const caps = fleet.map((v) => num(VehicleSchema, v, max));
+      if (caps.some((c) => c <= 0)) continue; // a vehicle without this limit carries any amount
+      const capacity = caps.reduce((a, c, i) => a + c * trips[i], 0);
+      const need = stops.reduce((a, l) => a + num(LocationSchema, l, amount), 0);
+      if (need > capacity + 1e-9) {
+        out.push({
+          path: 'Vehicles', code: 'FleetTooSmall',
+          message: `can carry ${fig(capacity)} of ${amount} in all (${max} × trips, ${tripsText}), but the ${stops.length} stops' ${amount} adds up to ${fig(need)}: at least ${fig(need - capacity)} of it will not be served`,
+        });
+      }
+    }
+  }
+  const perTrip = fleet.map((v) => num(VehicleSchema, v, 'MaxStops'));
+  if (perTrip.every((m) => m > 0)) {
+    const most = perTrip.reduce((a, m, i) => a + m * trips[i], 0);
+    if (stops.length > most) {
+      out.push({
+        path: 'Vehicles', code: 'FleetTooSmall',
+        message: `can make at most ${most} stops in all (MaxStops × trips, ${tripsText}), but there are ${stops.length} stops: at least ${stops.length - most} will not be served`,
+      });
+    }
+  }
 }
 
 /** Warnings about a GeocodeSpecification: unknown and duplicate properties. Never throws. */
@@ -377,6 +468,20 @@ export function lintSpecification(kind: LintKind, spec: unknown, ctx?: OpsContex
   if (kind === 'Dispatch') return lintDispatchSpecification(spec, ctx);
   if (kind === 'CalculateDistance') return lintDistanceSpecification(spec, ctx);
   return lintGeocodeSpecification(spec);
+}
+
+/**
+ * {@link lintSpecification} in slices: the same warnings, a long specification (10,000 stops)
+ * linted a list item at a time with the event loop's turns between slices of {@link SLICE_MS}
+ * (a server calls it on its own thread). Throws only `Cancelled` when `signal` aborts.
+ */
+export async function lintSpecificationSliced(kind: LintKind, spec: unknown, ctx?: OpsContext, signal?: AbortSignal): Promise<LintWarning[]> {
+  if (kind !== 'Dispatch') return lintSpecification(kind, spec, ctx);
+  const out: LintWarning[] = [];
+  const ticker = new Ticker(SLICE_MS, signal);
+  const steps = dispatchSteps(spec, ctx, out);
+  for (let r = steps.next(); !r.done; r = steps.next()) await ticker.tick();
+  return out;
 }
 
 /** The schema of a lint kind's specification. */

@@ -50,7 +50,8 @@ class Writer extends Ticker {
   private parts: string[] = [];
   private size = 0;
   readonly chunks: Chunk[] = [];
-  constructor(readonly o: EncodeOptions) { super(SLICE_MS); }
+  /** `signal`: read at each slice's end (Cancelled). */
+  constructor(readonly o: EncodeOptions, signal?: AbortSignal) { super(SLICE_MS, signal); }
   /** UTF-8 bytes made elsewhere, as they are (views of at most {@link CHUNK} bytes). */
   pushBytes(b: Uint8Array): void {
     this.flush();
@@ -200,10 +201,10 @@ export async function jsonSliced(rec: RecordDef<any>, value: unknown, o: EncodeO
   return w.flush();
 }
 
-/** The JSON text of any value, written in slices (chunks for a large one, see {@link jsonSliced}). */
-export async function rawJsonSliced(value: unknown): Promise<string | Chunk[]> {
+/** The JSON text of any value, written in slices (chunks for a large one, see {@link jsonSliced}); `signal` is read between slices (Cancelled). */
+export async function rawJsonSliced(value: unknown, signal?: AbortSignal): Promise<string | Chunk[]> {
   if (!hasLong(value, 4)) return JSON.stringify(value);
-  const w = new Writer({});
+  const w = new Writer({}, signal);
   await raw(w, value);
   return w.flush();
 }
@@ -364,11 +365,12 @@ export async function parseJsonSliced(text: string, o: { from?: number; big?: nu
 
 /**
  * `rec.safeParse(v, path)` with long lists validated item by item between turns of the event
- * loop: the same value and the same issues (those of the long lists after the others).
+ * loop: the same value and the same issues (those of the long lists after the others). `signal`
+ * is read between slices (Cancelled).
  */
-export async function safeParseSliced(rec: RecordDef<any>, v: unknown, path = ''): Promise<{ ok: true; value: any } | { ok: false; issues: Issue[] }> {
+export async function safeParseSliced(rec: RecordDef<any>, v: unknown, path = '', signal?: AbortSignal): Promise<{ ok: true; value: any } | { ok: false; issues: Issue[] }> {
   if (!hasLong(v, 4) || typeof v !== 'object' || v === null || Array.isArray(v)) return rec.safeParse(v, path);
-  const w = new Writer({});
+  const w = new Writer({}, signal);
   // the fields holding long lists (or records holding them), bound case-insensitively as RecordDef binds
   const canon = new Map(Object.keys(rec.fields).map((k) => [k.toLowerCase(), k]));
   const seen = new Set<string>();
@@ -391,7 +393,7 @@ export async function safeParseSliced(rec: RecordDef<any>, v: unknown, path = ''
     const p = path ? `${path}.${c}` : c;
     const d = describeType((rec.fields[c] as AnyField).ty);
     if (d.record) {
-      const r = await safeParseSliced(d.record, h.raw, p);
+      const r = await safeParseSliced(d.record, h.raw, p, signal);
       if (r.ok) value[c] = r.value;
       else issues.push(...r.issues);
       continue;
@@ -405,7 +407,7 @@ export async function safeParseSliced(rec: RecordDef<any>, v: unknown, path = ''
       const ip = `${p}[${i}]`;
       if (x === null || x === undefined) { issues.push({ path: ip, message: 'is empty (null)' }); continue; }
       if (itemRec && hasLong(x, 3)) {
-        const r = await safeParseSliced(itemRec, x, ip);
+        const r = await safeParseSliced(itemRec, x, ip, signal);
         if (r.ok) out.push(r.value);
         else issues.push(...r.issues);
       } else {

@@ -78,8 +78,41 @@ export const PlanSpecificationSchema = defineRecord('PlanSpecification', {
   Result: t.record(DispatchResultSchema).req(),
 }, 'Extension: a dispatch plan to draw on the roads.');
 
+/** Which specification CheckSpecification reads: Dispatch, Geocode or Distance (CalculateDistance too), any case. */
+class SpecificationKindTy extends Ty<SpecificationKind> {
+  readonly label = 'string';
+  parse(v: unknown, path: string, issues: Issue[]): SpecificationKind | undefined {
+    const k = typeof v === 'string' ? SPECIFICATION_KINDS.find((x) => x.toLowerCase() === v.trim().toLowerCase()) ?? (/^calculatedistance$/i.test(v.trim()) ? 'Distance' : undefined) : undefined;
+    if (k) return k;
+    issues.push({ path, message: `must be ${SPECIFICATION_KINDS.join(', ')} (got ${JSON.stringify(v)?.slice(0, 60)})` });
+    return undefined;
+  }
+  encode(v: SpecificationKind): unknown { return v; }
+  jsonSchema(): object { return { type: 'string', enum: [...SPECIFICATION_KINDS] }; }
+}
+export const SPECIFICATION_KINDS = ['Dispatch', 'Geocode', 'Distance'] as const;
+export type SpecificationKind = (typeof SPECIFICATION_KINDS)[number];
+
+export const CheckSpecificationSchema = defineRecord('CheckSpecification', {
+  Kind: new Field(new SpecificationKindTy(), 'opt').describe('Dispatch, Geocode or Distance; default: told from the property names.'),
+  Specification: json().req().describe('The specification to check, as a client would send it to its operation.'),
+  ReturnSpecification: t.boolean().def(true).describe('false: the answer leaves Specification out (a check that only wants Errors and Warnings).'),
+}, 'Extension: a specification to check without running it (POST /rest/check).');
+
+export const SpecificationWarningSchema = defineRecord('SpecificationWarning', {
+  Code: t.string().req().describe('UnknownProperty, DuplicateProperty, IgnoredField, EmptyWindow, DuplicateName, UnknownDelivery, PreassignedUnknownVehicle, FarFromRoad or FleetTooSmall (docs/semantics.md, "Spec linter").'),
+  Path: t.string().req().describe('The field, as in Errors (Vehicles[0].MaxWeigth).'),
+  Message: t.string().req(),
+}, 'Extension: a linter warning: the specification is valid but probably not what was meant.');
+
+export const CheckResultSchema = extendRecord(ResultSchema, 'CheckResult', {
+  Kind: new Field(new SpecificationKindTy(), 'opt').describe('The kind checked.'),
+  Warnings: t.list(SpecificationWarningSchema).describe('The linter\'s warnings (never a Failed Status).'),
+  Specification: json().describe('The record as its operation reads it: values coerced, defaults applied, enums by name (absent when Failed or ReturnSpecification is false).'),
+}, 'Extension: Status Failed with Errors naming the fields when the specification does not validate; Warnings either way.');
+
 /** The service's own records, for the OpenAPI document. */
 export const SERVICE_RECORDS = [
   JobSubmissionSchema, JobReferenceSchema, JobSubmittedSchema, JobViewSchema, DatasetInfoSchema, RoadsSpecificationSchema,
-  GeoJsonResultSchema, PlanSpecificationSchema,
+  GeoJsonResultSchema, PlanSpecificationSchema, CheckSpecificationSchema, SpecificationWarningSchema, CheckResultSchema,
 ] as const;

@@ -52,6 +52,10 @@ export interface Mount {
   /** A refusal before the service is asked (e.g. the page's anti-CSRF header), or null. */
   precheck?(req: FastifyRequest): Refusal | null;
   enums(req: FastifyRequest): 'int' | 'name';
+  /** Called on every call the service authorized (the page renews its session cookie here: the session slides with use). */
+  authorized?(req: FastifyRequest, reply: FastifyReply): void;
+  /** A refusal of the caller's key as this mount words it (the page speaks of its session, never of a key). */
+  refusal?(r: Refusal): Refusal;
 }
 
 /** `jobs/:id` → fastify's `jobs/:id`; paths are matched case-insensitively by the server's router. */
@@ -83,8 +87,9 @@ export function registerOperations(app: FastifyInstance, service: Service, mount
         if (pre) return sendRefusal(reply, pre, mount.enums(req));
         if (!row.auth) return;
         const a = await service.authorize(mount.keyOf(req));
-        if ('kind' in a) return sendRefusal(reply, a, mount.enums(req));
+        if ('kind' in a) return sendRefusal(reply, mount.refusal?.(a) ?? a, mount.enums(req));
         accounts.set(req, a);
+        mount.authorized?.(req, reply);
       },
       handler: async (req, reply) => {
         const ac = new AbortController();
@@ -138,7 +143,9 @@ async function* bytesOf(chunks: readonly Chunk[]): AsyncGenerator<Buffer> {
 async function streamEvents(req: FastifyRequest, reply: FastifyReply, o: Answer, enums: 'int' | 'name', signal: AbortSignal): Promise<void> {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no', 'X-Content-Type-Options': 'nosniff' });
+  // a cookie set before the stream (the page's renewed session) goes out with it
+  const cookie = reply.getHeader('set-cookie');
+  res.writeHead(200, { ...(cookie !== undefined ? { 'Set-Cookie': cookie as string | string[] } : {}), 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no', 'X-Content-Type-Options': 'nosniff' });
   const beat = setInterval(() => { if (!res.writableEnded) res.write(': keep-alive\n\n'); }, 7000);
   try {
     for await (const item of o.stream!) {

@@ -19,6 +19,11 @@ export interface Call {
   readonly client: string | undefined;
   /** Aborted at the operation's time limit or when the caller goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted only when the caller cancels or goes away (a job cancelled, a client disconnected),
+   * not at the time limit: nobody reads the answer then, so long work may stop without one.
+   */
+  readonly callerGone?: AbortSignal;
   /** The operation's time limit in ms (Infinity: none). */
   readonly limitMs: number;
   readonly onProgress?: (e: ProgressEvent) => void;

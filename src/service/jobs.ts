@@ -163,6 +163,8 @@ export async function runJob(
   const ac = new AbortController();
   const onOuter = (): void => ac.abort();
   opts.signal?.addEventListener('abort', onOuter);
+  // cancelled while the run began (its 'abort' event is gone)
+  if (opts.signal?.aborted) ac.abort();
   let cancelled = false;
   // heartbeat and cancellation: the row says whether the job is still wanted
   const poll = setInterval(() => {
@@ -184,7 +186,14 @@ export async function runJob(
   };
   try {
     const spec = JSON.parse(job.spec) as unknown;
-    const parsed = await parseRequest(row, spec);
+    let parsed;
+    try {
+      // a long specification is validated in slices (a second at 10,000 stops): a cancel stops that too
+      parsed = await parseRequest(row, spec, ac.signal);
+    } catch (e) {
+      if (ac.signal.aborted) return await end('cancelled', 'Cancelled.');
+      throw e;
+    }
     let result: Record<string, unknown>;
     let units = 0, cost = 0, unitPrice = 0;
     let route;

@@ -14,12 +14,12 @@ import {
   RoutesResultSchema, RoutesSpecificationSchema, TrackPointsResultSchema, TrackPointsSpecificationSchema, TrackResultSchema,
   TrackSpecificationSchema, type DispatchResult, type DispatchSpecification, type GeocodeResult, type Issue, type RecordDef,
   type RouteResult, type RouteSpecification, type RoutesResult, safeParseSliced, joined, jsonSliced,
-  LiveResultSchema, LiveSpecificationSchema, RedispatchResultSchema, RedispatchSpecificationSchema, StopEventsResultSchema, StopEventsSpecificationSchema,
+  LiveResultSchema, LiveSpecificationSchema, EvaluatePlanResultSchema, EvaluatePlanSpecificationSchema, RedispatchResultSchema, RedispatchSpecificationSchema, StopEventsResultSchema, StopEventsSpecificationSchema,
   type LiveResult, type LiveSpecification, type RedispatchResult, type RedispatchSpecification, type StopEventsResult, type StopEventsSpecification,
 } from '../records/index.js';
 import {
   DatasetInfoSchema, GeoJsonResultSchema, JobReferenceSchema, JobSubmissionSchema, JobSubmittedSchema, JobViewSchema,
-  PlanSpecificationSchema, RoadsSpecificationSchema,
+  PlanSpecificationSchema, RoadsSpecificationSchema, CheckSpecificationSchema, CheckResultSchema,
 } from '../records/service.js';
 import type { OperationName } from '../ops/table.js';
 import type { Call } from './call.js';
@@ -39,6 +39,7 @@ import { watchJob } from './handlers/watch-job.js';
 import { datasetInfo } from './handlers/dataset-info.js';
 import { roads } from './handlers/roads.js';
 import { planGeoJson } from './handlers/plan-geojson.js';
+import { checkSpecification } from './handlers/check-specification.js';
 import { live } from './handlers/live.js';
 import { liveEvents } from './handlers/live-events.js';
 import { stopEvents } from './handlers/stop-events.js';
@@ -255,6 +256,18 @@ export const OPERATIONS = {
     handler: redispatchHandler,
     respond: (r) => (r.RouteID ? { headers: { 'X-Route-ID': String(r.RouteID) } } : {}),
   }),
+  EvaluatePlan: op<import('../records/index.js').EvaluatePlanSpecification, import('../records/index.js').EvaluatePlanResult>({
+    name: 'EvaluatePlan', summary: 'Extension: a plan given by hand (per vehicle, its stops in order) checked and timed on the roads without optimising — ETAs, the rules it breaks and by how much, and what would make each stop left out fit.', extension: true,
+    faces: { rest: { method: 'POST', path: 'evaluate' }, page: true, cli: 'evaluate' },
+    spec: EvaluatePlanSpecificationSchema, result: EvaluatePlanResultSchema, auth: true, runsOn: 'caller', limit: 'operation', engine: 'EvaluatePlan',
+    // a check of a plan already paid for (its dispatch): free unless the price list says otherwise
+    price: { unit: 'request', default: 0 },
+    maxUnits: () => 1,
+    units: (_s, r) => (failed(r) ? 0 : 1),
+    instant: () => true,
+    failed: { Items: [], Violations: [], Unserved: [], Feasible: false },
+    handler: engineHandler('EvaluatePlan'),
+  }),
   Login: op({
     name: 'Login', summary: 'A session key for a user name and password, valid 4 hours after its last use (legacy; the API key needs no Login).',
     faces: { rest: { method: 'POST', path: 'login' }, soap: 'login', http: true },
@@ -306,6 +319,13 @@ export const OPERATIONS = {
     faces: { rest: { method: 'POST', path: 'plan' }, page: true },
     spec: PlanSpecificationSchema, result: GeoJsonResultSchema, auth: true, runsOn: 'executor', limit: 'operation', handler: planGeoJson,
   }),
+  CheckSpecification: op({
+    name: 'CheckSpecification', summary: 'Extension: check a Dispatch, Geocode or Distance specification without running it: the validation Errors its operation would answer, the linter\'s Warnings, and the record as the operation reads it.', extension: true,
+    faces: { rest: { method: 'POST', path: 'check' }, page: true },
+    // free; validated, linted and written in slices on the calling thread
+    spec: CheckSpecificationSchema, result: CheckResultSchema, auth: true, runsOn: 'caller', limit: 'operation', handler: checkSpecification,
+    failed: { Warnings: [] },
+  }),
 } as const satisfies Record<string, ServiceOperation>;
 
 export type ServiceOperationName = keyof typeof OPERATIONS;
@@ -334,8 +354,8 @@ export function jobOperations(): ServiceOperation[] {
  * Validates a request for `row`: its own parse, or its record's (an absent body is an empty one),
  * long lists item by item between turns of the event loop (records/json-sliced.ts).
  */
-export async function parseRequest<S>(row: ServiceOperation<S>, raw: unknown): Promise<ParseOutcome<S>> {
+export async function parseRequest<S>(row: ServiceOperation<S>, raw: unknown, signal?: AbortSignal): Promise<ParseOutcome<S>> {
   if (row.parse) return row.parse(raw);
   if (row.spec === null) return { ok: true, value: undefined as S };
-  return (await safeParseSliced(row.spec, raw ?? {})) as ParseOutcome<S>;
+  return (await safeParseSliced(row.spec, raw ?? {}, '', signal)) as ParseOutcome<S>;
 }

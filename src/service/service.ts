@@ -332,6 +332,7 @@ export class Service {
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       ...(opts.routeName !== undefined ? { routeName: opts.routeName } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       ...(opts.encodeFor ? { encodeFor: opts.encodeFor } : {}),
+      ...(opts.signal ? { callerGone: opts.signal } : {}),
     };
     try {
       let out: unknown;

@@ -11,6 +11,7 @@
  *
  * The caller keeps the better of the two (lexicographic: unassigned profile, then cost).
  */
+import { EngineError } from '../core/errors.js';
 import { BIG } from './model.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
@@ -222,9 +223,11 @@ class JobHeap {
 /**
  * Regret-2 insertion of every unassigned job of `st` (lazy re-evaluation: a popped job is
  * re-priced; if its regret dropped below the next candidate's, it goes back to the heap).
- * Returns the per-job failure reasons for jobs that could not be inserted.
+ * Returns the per-job failure reasons for jobs that could not be inserted. `cancelled` (optional)
+ * is read every few jobs: once it says so, Cancelled is thrown (the routes then hold the jobs
+ * inserted so far).
  */
-export function regretInsert(st: State, ins: Insertion, full: boolean): Map<number, string> {
+export function regretInsert(st: State, ins: Insertion, full: boolean, cancelled?: () => boolean): Map<number, string> {
   const pb = st.pb;
   const J = pb.J;
   const regret = new Float64Array(J);
@@ -243,12 +246,18 @@ export function regretInsert(st: State, ins: Insertion, full: boolean): Map<numb
     bestC[u] = ins.bestCost;
     return true;
   };
+  let n = 0;
+  const check = (): void => {
+    if (cancelled !== undefined && (++n & 15) === 0 && cancelled()) throw new EngineError('Cancelled', 'The operation was cancelled.');
+  };
   for (let u = 0; u < J; u++) {
     if (st.routeOf[u] >= 0 || st.excluded[u] || pb.jOptional[u] || pb.jPairRole[u] === 2) continue;
+    check();
     if (price(u)) heap.push(u);
     else failed.set(u, ins.failReason);
   }
   while (heap.size > 0) {
+    check();
     const u = heap.pop();
     if (st.routeOf[u] >= 0) continue;
     const oldR = regret[u];

@@ -36,6 +36,12 @@ export class LocalSearch {
   private readonly swapStamp: Int32Array;
   private readonly pairSeen: Int32Array;
   private pairStamp = 1;
+  /**
+   * While set, {@link run} reads it every few jobs and throws Cancelled once it says so — between
+   * moves, so the routes stay valid. Set only around a full run (construction): a localized run
+   * inside a search iteration is short and must not be cut.
+   */
+  cancelled: (() => boolean) | null = null;
 
   constructor(readonly st: State, readonly nb: Neighbours, readonly rng: Rng, public params: LsParams) {
     const J = st.pb.J;
@@ -86,8 +92,10 @@ export class LocalSearch {
     } else {
       for (let i = 0; i < seeds.length; i++) { const u = seeds[i]; if (st.routeOf[u] >= 0) { this.lastTest[u] = 0; this.push(u); } }
     }
+    let n = 0;
     for (;;) {
       while (this.qLen > 0) {
+        if (this.cancelled !== null && (++n & 63) === 0 && this.cancelled()) throw new EngineError('Cancelled', 'The operation was cancelled.');
         const u = this.pop();
         if (st.routeOf[u] < 0) continue;
         this.examine(u);

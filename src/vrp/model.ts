@@ -18,6 +18,7 @@
  */
 import type { BalanceTerm } from './objective.js';
 import { EngineError, invalidInput } from '../core/errors.js';
+import { throwIfAborted } from '../core/cancel.js';
 import { vehicleCostTerms } from './objective.js';
 
 /** "Unbounded" for times (kept finite so that differences never produce NaN). */
@@ -149,10 +150,10 @@ export interface VrpInput {
 /** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
 export type UnassignedReason =
   | 'skills' | 'preassigned' | 'capacity' | 'maxStops' | 'timeWindow' | 'shift' | 'otherWindows' | 'maxDuration'
-  | 'unreachable' | 'pair' | 'keepOrder' | 'noVehicle' | 'notInserted' | 'timeLimit';
+  | 'unreachable' | 'pair' | 'keepOrder' | 'noVehicle' | 'notInserted' | 'timeLimit' | 'cancelled';
 
 export const REASON_CODES: readonly UnassignedReason[] = [
-  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'otherWindows', 'maxDuration', 'unreachable', 'pair', 'keepOrder', 'noVehicle', 'notInserted', 'timeLimit',
+  'skills', 'preassigned', 'capacity', 'maxStops', 'timeWindow', 'shift', 'otherWindows', 'maxDuration', 'unreachable', 'pair', 'keepOrder', 'noVehicle', 'notInserted', 'timeLimit', 'cancelled',
 ];
 
 /**
@@ -160,7 +161,7 @@ export const REASON_CODES: readonly UnassignedReason[] = [
  * pick the one reason reported for a stop that no route could take.
  */
 export const REASON_RANK: Record<UnassignedReason, number> = {
-  noVehicle: 0, notInserted: 0, timeLimit: 0, skills: 1, preassigned: 1, unreachable: 2, timeWindow: 3, shift: 3, otherWindows: 3, keepOrder: 3,
+  noVehicle: 0, notInserted: 0, timeLimit: 0, cancelled: 0, skills: 1, preassigned: 1, unreachable: 2, timeWindow: 3, shift: 3, otherWindows: 3, keepOrder: 3,
   maxDuration: 4, maxStops: 5, capacity: 5, pair: 6,
 };
 
@@ -179,6 +180,7 @@ export const REASON_TEXT: Record<UnassignedReason, string> = {
   noVehicle: 'there is no vehicle',
   notInserted: 'no room left in any route (lower priority than the stops served)',
   timeLimit: 'the time limit ended the work before it could be placed',
+  cancelled: 'the work was cancelled before it could be placed',
 };
 
 /** Internal problem: typed arrays only (plus labels). Built by {@link buildProblem}; rebuilt in workers by {@link Problem.fromTransfer}. */
@@ -340,18 +342,30 @@ export class Problem {
   }
 }
 
-/** Copies a matrix into an Int32Array (on a SharedArrayBuffer) of side N, rounding; unreachable → UNREACHABLE. */
-function intMatrix(src: ArrayLike<number>, n: number, N: number, path: string): Int32Array {
+/**
+ * Copies a matrix into an Int32Array (on a SharedArrayBuffer) of side N, rounding; unreachable →
+ * UNREACHABLE. 10⁸ cells (10,000 places) take a second: `signal` is read between bands of rows.
+ */
+function intMatrix(src: ArrayLike<number>, n: number, N: number, path: string, signal?: AbortSignal): Int32Array {
   if (src.length !== n * n) throw invalidInput(path, `must have places × places = ${n * n} entries (got ${src.length})`);
+  const band = Math.max(1, Math.floor(MATRIX_BAND_CELLS / Math.max(1, n)));
   if (N === n && src instanceof Int32Array && src.buffer instanceof SharedArrayBuffer) {
     let ok = true;
-    for (let i = 0; i < src.length; i++) if (src[i] < 0) { ok = false; break; }
+    for (let r = 0; r < n && ok; r += band) {
+      throwIfAborted(signal);
+      ok = nonNegative(src, r * n, Math.min(n, r + band) * n);
+    }
     if (ok) return src;
   }
   const out = new Int32Array(new SharedArrayBuffer(N * N * 4));
-  if (src instanceof Float64Array) roundRows(src, out, n, N);
-  else {
+  if (src instanceof Float64Array) {
+    for (let r = 0; r < n; r += band) {
+      throwIfAborted(signal);
+      roundRows(src, out, r, Math.min(n, r + band), n, N);
+    }
+  } else {
     for (let i = 0; i < n; i++) {
+      if (i % band === 0) throwIfAborted(signal);
       const ro = i * N;
       const ri = i * n;
       for (let j = 0; j < n; j++) {
@@ -363,9 +377,18 @@ function intMatrix(src: ArrayLike<number>, n: number, N: number, path: string): 
   return out;
 }
 
-/** intMatrix's loop for the usual Float64Array input (monomorphic: ~20× faster on 10⁸ cells). */
-function roundRows(src: Float64Array, out: Int32Array, n: number, N: number): void {
-  for (let i = 0; i < n; i++) {
+/** Cells of a matrix between two looks at the signal in {@link intMatrix} (a few ms). */
+const MATRIX_BAND_CELLS = 1 << 21;
+
+/** Whether src[from, to) holds no negative value (intMatrix's scan, monomorphic). */
+function nonNegative(src: Int32Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (src[i] < 0) return false;
+  return true;
+}
+
+/** intMatrix's loop for the usual Float64Array input, rows [r0, r1) (monomorphic: ~20× faster on 10⁸ cells). */
+function roundRows(src: Float64Array, out: Int32Array, r0: number, r1: number, n: number, N: number): void {
+  for (let i = r0; i < r1; i++) {
     const ro = i * N;
     const ri = i * n;
     for (let j = 0; j < n; j++) {
@@ -394,12 +417,14 @@ function concatTW(E1: number, L1: number, D1: number, t: number, E2: number, L2:
  * {@link formJobs}, {@link readVehicles}, {@link vehicleClasses}, {@link jobNodes},
  * {@link depotNodes}, {@link priorityRanks}, {@link isolationFeasibility}.
  */
-export function buildProblem(input: VrpInput): Problem {
+export function buildProblem(input: VrpInput, opts: { signal?: AbortSignal } = {}): Problem {
+  const signal = opts.signal;
   const pb = new Problem();
   const stops = input.stops ?? [];
   const vehicles = input.vehicles ?? [];
   const pairs = input.pairs ?? [];
-  readMatrices(pb, input, vehicles);
+  readMatrices(pb, input, vehicles, signal);
+  throwIfAborted(signal);
   pb.K = capacityDimensions(input, stops, vehicles);
   const skillOf = skillIndex();
   const st = readStops(pb, stops, skillOf);
@@ -410,10 +435,12 @@ export function buildProblem(input: VrpInput): Problem {
   pb.balance = readBalance(input.balance);
   homeProfiles(pb, input, stops, vehicles);
   vehicleClasses(pb, vehicles, stops, veh.skills);
+  throwIfAborted(signal);
   const compositeBad = jobNodes(pb, stops, jobs);
   depotNodes(pb);
   priorityRanks(pb);
-  isolationFeasibility(pb, stops, jobs, st.skills, veh.skills, compositeBad);
+  throwIfAborted(signal);
+  isolationFeasibility(pb, stops, jobs, st.skills, veh.skills, compositeBad, signal);
   return pb;
 }
 
@@ -472,7 +499,7 @@ function readBalance(b: BalanceTerm | undefined): BalanceTerm | null {
  * the integer matrices: time per profile, distance (default: the first time profile) and the
  * cost base per profile.
  */
-function readMatrices(pb: Problem, input: VrpInput, vehicles: ReadonlyArray<VrpVehicle>): void {
+function readMatrices(pb: Problem, input: VrpInput, vehicles: ReadonlyArray<VrpVehicle>, signal?: AbortSignal): void {
   const n = input.places;
   if (!Number.isInteger(n) || n < 1) throw invalidInput('places', 'must be a positive integer');
   const needDummy = vehicles.some((v) => v.start === undefined || v.end === undefined);
@@ -488,14 +515,14 @@ function readMatrices(pb: Problem, input: VrpInput, vehicles: ReadonlyArray<VrpV
   const timeList: ArrayLike<number>[] = isMatrixList(input.time) ? [...(input.time as ReadonlyArray<ArrayLike<number>>)] : [input.time as ArrayLike<number>];
   if (timeList.length === 0) throw invalidInput('time', 'at least one travel-time matrix is needed');
   pb.P = timeList.length;
-  pb.time = timeList.map((m, i) => intMatrix(m, n, N, timeList.length > 1 ? `time[${i}]` : 'time'));
+  pb.time = timeList.map((m, i) => intMatrix(m, n, N, timeList.length > 1 ? `time[${i}]` : 'time', signal));
   // Distance: one matrix for every profile, or one per profile (vehicles routed differently, e.g. around no-go zones).
   if (input.distance !== undefined && isMatrixList(input.distance)) {
     const list = input.distance as ReadonlyArray<ArrayLike<number>>;
     if (list.length !== pb.P) throw invalidInput('distance', `must be one matrix, or one per time profile (${pb.P}; got ${list.length})`);
-    pb.distP = list.map((m, i) => intMatrix(m, n, N, `distance[${i}]`));
+    pb.distP = list.map((m, i) => intMatrix(m, n, N, `distance[${i}]`, signal));
   } else {
-    const d = input.distance !== undefined ? intMatrix(input.distance as ArrayLike<number>, n, N, 'distance') : pb.time[0];
+    const d = input.distance !== undefined ? intMatrix(input.distance as ArrayLike<number>, n, N, 'distance', signal) : pb.time[0];
     pb.distP = pb.time.map(() => d);
   }
   pb.dist = pb.distP[0];
@@ -942,7 +969,7 @@ function priorityRanks(pb: Problem): void {
  * when a stop is pre-assigned), or `noVehicle`.
  */
 function isolationFeasibility(
-  pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList, stopSkills: number[][], vehSkills: Set<number>[], compositeBad: Uint8Array,
+  pb: Problem, stops: ReadonlyArray<VrpStop>, jobs: JobList, stopSkills: number[][], vehSkills: Set<number>[], compositeBad: Uint8Array, signal?: AbortSignal,
 ): void {
   const { stops: jobStops, mate: jobMate, role: jobRole } = jobs;
   const J = pb.J;
@@ -951,6 +978,7 @@ function isolationFeasibility(
   let allAllowed = true;
   const reasonCount = new Int32Array(REASON_CODES.length);
   for (let j = 0; j < J; j++) {
+    if ((j & 255) === 255) throwIfAborted(signal);
     if (jobRole[j] === 2) continue; // handled with its pickup
     const js = jobRole[j] === 1 ? [j, jobMate[j]] : [j];
     const jstops = js.flatMap((x) => (jobStops[x][1] >= 0 ? [jobStops[x][0], jobStops[x][1]] : [jobStops[x][0]]));

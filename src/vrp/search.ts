@@ -15,6 +15,7 @@
  * budget the search is a pure function of (problem, parameters, seed).
  */
 import { Rng } from '../core/rng.js';
+import { isEngineError } from '../core/errors.js';
 import { BIG, Problem } from './model.js';
 import { buildNeighbours, type Neighbours } from './neighbours.js';
 import { State } from './state.js';
@@ -27,12 +28,15 @@ import { Route } from './route.js';
 /** The last neighbour lists built in this thread, by {@link Problem.cacheKey} (decomposition rounds reuse them). */
 let lastNeighbours: { key: string; k: number; nb: Neighbours } | null = null;
 
-function neighboursOf(pb: Problem, k: number, excluded: Uint8Array): Neighbours {
+function neighboursOf(pb: Problem, k: number, excluded: Uint8Array, cancelled?: () => boolean): Neighbours {
   if (pb.cacheKey !== undefined && lastNeighbours !== null && lastNeighbours.key === pb.cacheKey && lastNeighbours.k === k) return lastNeighbours.nb;
-  const nb = buildNeighbours(pb, k, excluded);
+  const nb = buildNeighbours(pb, k, excluded, cancelled);
   if (pb.cacheKey !== undefined) lastNeighbours = { key: pb.cacheKey, k, nb };
   return nb;
 }
+
+/** Whether an error is the Cancelled a cancelled construction throws. */
+export const isCancelled = (e: unknown): boolean => isEngineError(e) && e.code === 'Cancelled';
 
 /** From this many jobs the ruin sometimes removes a whole short route, with this probability per iteration. */
 const ROUTE_RUIN_MIN_JOBS = 1000;
@@ -164,7 +168,15 @@ export class Search {
   private fleetProgress = 0;
   private fleetTarget = -1;
 
-  constructor(pb: Problem, readonly params: SearchParams, seed: number, isFocused = false) {
+  /**
+   * Set up, construction and warm start read `cancelled` (the constructor's last argument) every
+   * few jobs and throw Cancelled once it says so — seconds of work at 10,000 jobs, before any plan
+   * exists; the iterations read it through {@link runSlice}.
+   */
+  private readonly cancelled: (() => boolean) | undefined;
+
+  constructor(pb: Problem, readonly params: SearchParams, seed: number, isFocused = false, cancelled?: () => boolean) {
+    this.cancelled = cancelled;
     if (params.fleetPhase > 0 && !isFocused && pb.V > 1) {
       this.allowed0 = pb.allowed;
       pb = Object.assign(new Problem(), pb, { allowed: pb.allowed !== null ? pb.allowed.slice() : new Uint8Array(pb.J * pb.V).fill(1) });
@@ -172,7 +184,7 @@ export class Search {
     this.pb = pb;
     this.rng = new Rng(seed);
     this.st = new State(pb);
-    this.nb = neighboursOf(pb, params.kList, this.st.excluded);
+    this.nb = neighboursOf(pb, params.kList, this.st.excluded, cancelled);
     this.ins = new Insertion(this.st, this.nb, params.kIns);
     this.ls = new LocalSearch(this.st, this.nb, this.rng.fork(1), { k: params.kLs, swapStar: params.swapStar });
     this.bestUn = new Int32Array(pb.R);
@@ -198,7 +210,11 @@ export class Search {
     return this.pb.J <= this.params.fullInsertMax;
   }
 
-  /** Construction (savings and regret, keep the better) followed by local search. */
+  /**
+   * Construction (savings and regret, keep the better) followed by local search. Cancelled (see
+   * {@link cancelled}) during the second construction, the first one's plan is kept; before any
+   * plan exists, Cancelled is thrown.
+   */
   construct(): void {
     const st = this.st;
     let bestSnap: Int32Array[] | null = null;
@@ -207,7 +223,12 @@ export class Search {
     let bestReasons = new Map<number, string>();
     const consider = (reasons: Map<number, string>): void => {
       this.reloadPass();
-      this.ls.run();
+      this.ls.cancelled = this.cancelled ?? null;
+      try {
+        this.ls.run();
+      } finally {
+        this.ls.cancelled = null;
+      }
       const c = st.totalCost();
       const cmp = bestSnap === null ? -1 : State.compareUnassigned(st.unassigned, bestUn);
       if (cmp < 0 || (cmp === 0 && c < bestCost)) {
@@ -218,14 +239,18 @@ export class Search {
       }
     };
     if (savings(st, this.nb)) {
-      const r = regretInsert(st, this.ins, this.full);
+      const r = regretInsert(st, this.ins, this.full, this.cancelled);
       consider(r);
       st.load(this.pb.V === 0 ? [] : st.routes.map(() => new Int32Array(0)));
     }
     // The second construction only while the wall clock allows (the savings one is kept otherwise).
     if (bestSnap === null || performance.now() < this.bDeadline) {
-      const r2 = regretInsert(st, this.ins, this.full);
-      consider(r2);
+      try {
+        const r2 = regretInsert(st, this.ins, this.full, this.cancelled);
+        consider(r2);
+      } catch (e) {
+        if (bestSnap === null || !isCancelled(e)) throw e;
+      }
     } else this.cutByClock = true;
     st.load(bestSnap!);
     this.reasons = bestReasons;
@@ -254,9 +279,16 @@ export class Search {
       if (ok) for (const u of jobs) used[u] = 1;
     }
     st.load(keep);
-    const reasons = regretInsert(st, this.ins, this.full);
+    const reasons = regretInsert(st, this.ins, this.full, this.cancelled);
     this.reloadPass();
-    if (fullLocalSearch) this.ls.run();
+    if (fullLocalSearch) {
+      this.ls.cancelled = this.cancelled ?? null;
+      try {
+        this.ls.run();
+      } finally {
+        this.ls.cancelled = null;
+      }
+    }
     this.reasons = reasons;
     this.curCost = st.totalCost();
     this.curUn.set(st.unassigned);

@@ -21,10 +21,10 @@
  */
 import { EngineError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
-import type { ProgressEvent } from '../core/cancel.js';
+import { throwIfAborted, type ProgressEvent } from '../core/cancel.js';
 import type { Executor } from '../core/executor.js';
 import { buildProblem, Problem, REASON_CODES, type UnassignedReason, type VrpInput } from './model.js';
-import { defaultParams, Search, type SearchParams, type SearchResult } from './search.js';
+import { defaultParams, isCancelled, Search, type SearchParams, type SearchResult } from './search.js';
 import { Insertion } from './insertion.js';
 import { buildNeighbours } from './neighbours.js';
 import { describeRoute, unassignedStop, type Solution, type SolveStats } from './solution.js';
@@ -84,6 +84,11 @@ export interface SolveOptions {
    */
   offload?: boolean;
   signal?: AbortSignal;
+  /**
+   * Aborted when nobody will read the solution (a cancelled job): the solve then throws Cancelled
+   * after its searches instead of assembling their best plan (seconds at 10,000 stops).
+   */
+  discard?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
   /** Search parameter overrides (tuning, tests). */
   params?: Partial<SearchParams>;
@@ -133,6 +138,8 @@ export interface SearchTaskSpec {
 export interface SearchTaskResult extends Omit<SearchResult, 'reasons' | 'stoppedBy'> {
   reasons: [number, string][];
   stoppedBy: string;
+  /** Cancelled before it had a plan (during its set-up or construction): no routes, not a candidate. */
+  planless?: true;
 }
 
 /** Runs one search to completion (used in this thread and by the `vrp-solve` worker task). */
@@ -141,13 +148,20 @@ export async function runSearch(
 ): Promise<SearchTaskResult> {
   const start = performance.now();
   if (spec.allowed && spec.focus) pb = focusedProblem(pb, spec.allowed, spec.focus);
-  const s = new Search(pb, spec.params, spec.seed, spec.focus !== undefined);
-  if (spec.focus) s.focus = spec.focus;
-  const { deadlineAt, ...b } = spec.budget;
-  s.setBudget(deadlineAt === undefined ? b : { ...b, timeLimitMs: deadlineAt - performance.timeOrigin - start }, start);
-  // a decomposition round starts from a plan the local search has been through already
-  if (spec.initial) s.warmStart(spec.initial, !spec.focus);
-  else s.construct();
+  let s: Search;
+  try {
+    // set-up and construction read `cancelled` too (seconds at 10,000 jobs): cancelled before a plan exists, the search has none
+    s = new Search(pb, spec.params, spec.seed, spec.focus !== undefined, cancelled);
+    if (spec.focus) s.focus = spec.focus;
+    const { deadlineAt, ...b } = spec.budget;
+    s.setBudget(deadlineAt === undefined ? b : { ...b, timeLimitMs: deadlineAt - performance.timeOrigin - start }, start);
+    // a decomposition round starts from a plan the local search has been through already
+    if (spec.initial) s.warmStart(spec.initial, !spec.focus);
+    else s.construct();
+  } catch (e) {
+    if (!isCancelled(e) || !cancelled()) throw e;
+    return { routes: [], cost: Infinity, unassigned: new Int32Array(pb.R), iterations: 0, work: 0, improvements: 0, reasons: [], stoppedBy: 'cancelled', planless: true };
+  }
   let stoppedBy: string;
   for (;;) {
     stoppedBy = s.runSlice(yieldEveryMs > 0 ? performance.now() + yieldEveryMs : Infinity, cancelled, tick);
@@ -173,6 +187,7 @@ export async function solve(input: VrpInput | Problem, opts: SolveOptions = {}):
   const pb = input instanceof Problem ? input
     : offload ? Problem.fromTransfer(await ex.run('vrp-build', input, { signal: opts.signal })) : buildProblem(input);
   const best = await searchBest(pb, opts, started);
+  throwIfAborted(opts.discard);
   return offload ? ex.run('vrp-assemble', { problem: pb.toTransfer(), ...best }) : assemble(pb, best.routes, best.stats, opts.assembleBy);
 }
 
@@ -251,6 +266,7 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
             problem, control, index: w,
             spec: { seed: Rng.derive(seed, 1000 + round * W + w), params, budget: roundBudget, initial: base, focus, allowed: parts.allowed[w] },
           })));
+          if (outs.some((o) => o.planless)) break; // cancelled inside the round: the plan before it stands
           routes = mergeParts(pb, base, parts, outs.map((o) => o.routes));
           results.push(...outs);
         }
@@ -261,6 +277,8 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
       opts.signal?.removeEventListener('abort', onAbort);
     }
   }
+  // cancelled before any search had a plan: there is no best so far
+  if (results.every((r) => r.planless)) throw new EngineError('Cancelled', 'The operation was cancelled.');
   // best by (unassigned profile, cost, index); after a decomposition, its merged plan (the last result)
   const bi = decompose && results.length > W ? results.length - 1 : pickBestIndex(results);
   const best = results[bi];
@@ -283,9 +301,11 @@ const FIRST_SHARE = 0.4;
 /** Cooperative rounds (each cuts the plan elsewhere). */
 const ROUNDS = 4;
 
+/** The best search with a plan (at least one has one). */
 function pickBestIndex(results: readonly SearchTaskResult[]): number {
-  let bi = 0;
-  for (let i = 1; i < results.length; i++) {
+  let bi = results.findIndex((r) => !r.planless);
+  for (let i = bi + 1; i < results.length; i++) {
+    if (results[i].planless) continue;
     const c = State.compareUnassigned(results[i].unassigned, results[bi].unassigned);
     if (c < 0 || (c === 0 && results[i].cost < results[bi].cost)) bi = i;
   }
@@ -367,17 +387,28 @@ function searchBudget(pb: Problem, opts: SolveOptions, started: number, sequenti
 
 /**
  * Builds the reported solution; stops still unassigned get a final insertion try, then a reason
- * (every position of every route); once `assembleBy` ({@link wallNow}) has passed, the rest get 'timeLimit'.
+ * (every position of every route); once `assembleBy` ({@link wallNow}) has passed, the rest get
+ * 'timeLimit'. A cancelled solve's best plan is reported as it is: no tries (seconds of work when
+ * thousands of stops are open), its open stops get 'cancelled'.
  */
 export function assemble(pb: Problem, routes: Int32Array[], stats: SolveStats, assembleBy = Infinity): Solution {
   const st = new State(pb);
   st.load(routes);
-  // Last chance: insert what fits now (highest priority first), to report reasons that hold for the returned routes.
-  const ins = new Insertion(st, buildNeighbours(pb, 1), 1);
   const open: number[] = [];
   for (let j = 0; j < pb.J; j++) if (st.routeOf[j] < 0 && !st.excluded[j] && !pb.jOptional[j] && pb.jPairRole[j] !== 2) open.push(j);
   open.sort((a, b) => pb.jPrio[b] - pb.jPrio[a] || a - b);
   const why = new Map<number, UnassignedReason>();
+  const cancelled = stats.stoppedBy === 'cancelled' || stats.perWorker.some((w) => w.stoppedBy === 'cancelled');
+  if (cancelled) {
+    for (const u of open) {
+      why.set(u, 'cancelled');
+      if (pb.jPairRole[u] === 1) why.set(pb.jMate[u], 'cancelled');
+    }
+    open.length = 0;
+  }
+  // Last chance: insert what fits now (highest priority first), to report reasons that hold for the returned routes.
+  // (The neighbour lists cost O(J²): none when nothing is open.)
+  const ins = new Insertion(st, open.length > 0 ? buildNeighbours(pb, 1) : { k: 1, list: new Int32Array(pb.J).fill(-1) }, 1);
   ins.classify = true; // exact attribution of time failures (shift / own window / other stops' windows)
   for (const u of open) {
     if (assembleBy !== Infinity && wallNow() >= assembleBy) { // out of time: no more tries

@@ -34,8 +34,8 @@ declare module '../core/executor.js' {
   }
 }
 
-export function vrpBuildTask(input: VrpInput): Record<string, unknown> {
-  return buildProblem(input).toTransfer();
+export function vrpBuildTask(input: VrpInput, env: TaskEnv): Record<string, unknown> {
+  return buildProblem(input, env.signal ? { signal: env.signal } : {}).toTransfer();
 }
 
 export function vrpAssembleTask(t: VrpAssembleTask): Solution {

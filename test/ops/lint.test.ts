@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine.js';
 import {
   detectSpecificationKind, editDistance, lintDispatchSpecification, lintDistanceSpecification, lintGeocodeSpecification,
-  lintRecord, LINT_CODES, suggestName, type LintWarning,
+  lintRecord, lintSpecification, lintSpecificationSliced, LINT_CODES, suggestName, type LintWarning,
 } from '../../src/ops/lint.js';
 import {
   DispatchSpecificationSchema, DistanceSpecificationSchema, GeocodeSpecificationSchema, LatLongSchema, LocationSchema, VehicleSchema,
@@ -167,6 +167,75 @@ describe('lintDispatchSpecification', () => {
     // the only difference is the ignored departure carried through on the returned start
     const strip = (r: typeof a) => JSON.stringify(r, (k, v) => (k === 'TimeConstraintDeparture' ? undefined : v));
     expect(strip(b)).toBe(strip(a));
+  });
+});
+
+describe('FleetTooSmall', () => {
+  /** `n` stops of weight `w` each around the depot. */
+  const stops = (n: number, w = 1, extra: Record<string, unknown> = {}) =>
+    Array.from({ length: n }, (_, i) => ({ Name: `S${i + 1}`, LatLong: { Latitude: 43.73 + (i % 50) * 1e-4, Longitude: 7.42 + Math.floor(i / 50) * 1e-4 }, Weight: w, ...extra }));
+  const van = (o: Record<string, unknown>) => ({ Name: 'Van 1', StartLocation: DEPOT, ...o });
+
+  it('10,000 stops of weight 1 on one van of capacity 30: the figures (30 carried, 10000 needed, 9970 left), at Vehicles', () => {
+    const ws = only(lintDispatchSpecification({ Vehicles: [van({ MaxWeight: 30 })], Locations: stops(10_000) }), 'FleetTooSmall');
+    expect(ws).toHaveLength(1);
+    expect(ws[0].path).toBe('Vehicles');
+    expect(ws[0].message).toBe("can carry 30 of Weight in all (MaxWeight × trips, 1 vehicle), but the 10000 stops' Weight adds up to 10000: at least 9970 of it will not be served");
+  });
+
+  it('each amount on its own (Volume, Skids); a fleet that carries exactly enough, or any vehicle without the limit, gives none', () => {
+    const locs = stops(10, 1, { Volume: 2, Skids: 1 });
+    const codes = (vs: Record<string, unknown>[]) => only(lintDispatchSpecification({ Vehicles: vs, Locations: locs }), 'FleetTooSmall').map((w) => /of (\w+) in all/.exec(w.message)?.[1]);
+    expect(codes([van({ MaxWeight: 10, MaxVolume: 19.5, MaxSkids: 9 })])).toEqual(['Volume', 'Skids']);
+    expect(codes([van({ MaxWeight: 10, MaxVolume: 20, MaxSkids: 10 })])).toEqual([]);
+    expect(codes([van({ MaxWeight: 4 }), { ...van({}), Name: 'Van 2', MaxWeight: 5 }])).toEqual(['Weight']);
+    expect(codes([van({ MaxWeight: 4 }), { ...van({}), Name: 'Van 2' }])).toEqual([]); // Van 2 has no MaxWeight: no limit
+    expect(codes([])).toEqual([]); // the implied vehicle has no limits
+  });
+
+  it("trips count: a van with MaxStops gets the dispatch's further trips (its capacity on each), so 40 stops on MaxStops 10 / MaxWeight 10 fit", () => {
+    expect(only(lintDispatchSpecification({ Vehicles: [van({ MaxWeight: 10, MaxStops: 10 })], Locations: stops(40) }), 'FleetTooSmall')).toEqual([]);
+    // past the most trips a dispatch gives (14): 10 × 14 = 140 stops at most
+    const ws = only(lintDispatchSpecification({ Vehicles: [van({ MaxStops: 10 })], Locations: stops(200) }), 'FleetTooSmall');
+    expect(ws.map((w) => w.message)).toEqual(['can make at most 140 stops in all (MaxStops × trips, 1 vehicle, 14 trips), but there are 200 stops: at least 60 will not be served']);
+    // a vehicle without MaxStops makes any number of stops
+    expect(only(lintDispatchSpecification({ Vehicles: [van({ MaxStops: 10 }), { ...van({}), Name: 'Van 2' }], Locations: stops(200) }), 'FleetTooSmall')).toEqual([]);
+  });
+
+  it('depots, breaks and reload points are not stops; a reload point or a pickup → delivery pair lets a van carry more than its capacity (no amount warning)', () => {
+    const locs = [...stops(5, 3), { Name: 'Home', LocationType: 'Start', LatLong: DEPOT.LatLong, Weight: 100 }, { Name: 'Lunch', LocationType: 'Break', Wait: 600, Weight: 100 }];
+    expect(only(lintDispatchSpecification({ Vehicles: [van({ MaxWeight: 15, MaxStops: 5 })], Locations: locs }), 'FleetTooSmall')).toEqual([]);
+    expect(only(lintDispatchSpecification({ Vehicles: [van({ MaxWeight: 14 })], Locations: locs }), 'FleetTooSmall')).toHaveLength(1);
+    const drop = { Name: 'Depot drop', LocationType: 'MidwayDrop', LatLong: DEPOT.LatLong };
+    expect(only(lintDispatchSpecification({ Vehicles: [van({ MaxWeight: 14 })], Locations: [...locs, drop] }), 'FleetTooSmall')).toEqual([]);
+    const paired = [...stops(5, 3)];
+    paired[0] = { ...paired[0], Delivery: 'S2' } as never;
+    expect(only(lintDispatchSpecification({ Vehicles: [van({ MaxWeight: 14 })], Locations: paired }), 'FleetTooSmall')).toEqual([]);
+  });
+
+  it('reads values as the records do (strings coerced, case-insensitive names); malformed values give no warning (validation reports them)', () => {
+    const locs = stops(3, 1).map((l) => ({ name: l.Name, latlong: l.LatLong, WEIGHT: '2' }));
+    expect(only(lintDispatchSpecification({ vehicles: [{ name: 'V', maxweight: '5' }], locations: locs }), 'FleetTooSmall')).toHaveLength(1);
+    expect(only(lintDispatchSpecification({ Vehicles: [{ Name: 'V', MaxWeight: 'lots' }], Locations: locs }), 'FleetTooSmall')).toEqual([]);
+  });
+});
+
+describe('lintSpecificationSliced', () => {
+  it('the same warnings as lintSpecification, a long specification between turns of the event loop', async () => {
+    const s = clean();
+    (s.Vehicles as Record<string, unknown>[])[0].MaxWeigth = 5;
+    const many = Array.from({ length: 3000 }, (_, i) => ({ Name: i % 1000 === 7 ? 'Casino' : `S${i}`, LatLong: i % 997 === 3 ? FAR : STADE.LatLong, Weight: 1, Wiat: 1 }));
+    (s.Locations as unknown[]).push(...many);
+    let turns = 0;
+    const timer = setInterval(() => { turns++; }, 1);
+    const sliced = await lintSpecificationSliced('Dispatch', s, engine.context());
+    clearInterval(timer);
+    expect(sliced).toEqual(lintSpecification('Dispatch', s, engine.context()));
+    expect(new Set(sliced.map((w) => w.code))).toEqual(new Set(['UnknownProperty', 'DuplicateName', 'FarFromRoad', 'FleetTooSmall']));
+    expect(turns).toBeGreaterThan(0);
+    const ac = new AbortController();
+    ac.abort();
+    await expect(lintSpecificationSliced('Dispatch', { Locations: Array.from({ length: 5000 }, () => CASINO) }, undefined, ac.signal)).rejects.toMatchObject({ code: 'Cancelled' });
   });
 });
 

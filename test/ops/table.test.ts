@@ -15,7 +15,7 @@ const B = { LatLong: { Latitude: 43.7276, Longitude: 7.4155 } };
 
 describe('operation table', () => {
   it('names each operation once, with its records, and finds it case-insensitively', () => {
-    expect(Object.keys(OPERATIONS)).toEqual(['CalculateDistance', 'Dispatch', 'Geocode', 'CalculateRoute', 'CalculateRoutes']);
+    expect(Object.keys(OPERATIONS)).toEqual(['CalculateDistance', 'Dispatch', 'Geocode', 'CalculateRoute', 'CalculateRoutes', 'EvaluatePlan']);
     for (const [name, op] of Object.entries(OPERATIONS)) {
       expect(op.name).toBe(name);
       expect(op.spec.name).toMatch(/Specification$/);

@@ -10,35 +10,19 @@
  * Screenshots and the measured timings go to a folder under the OS tmp dir (printed). With
  * UPDATE_DOCS_SCREENSHOT=1 the plan's screenshot is also written to docs/page.png.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { Engine } from '../../src/engine.js';
-import { openStore } from '../../src/store/index.js';
-import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
-import type { Store } from '../../src/store/types.js';
-import { Service } from '../../src/service/service.js';
-import { buildServer } from '../../src/server/http.js';
+import type { Page } from 'playwright-core';
 import { EXAMPLES } from '../../src/server/openapi.js';
-import { fixtureDataset } from '../helpers/datasets.js';
+import { CHROMIUM, csvRows, DEPOT, FIXTURES, HAVE_CHROMIUM, PASSWORD, USER, usePage, type Tagged } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`test/ui/page.test.ts skipped: ${CHROMIUM} is missing (Debian's chromium package; .ci/run installs it).`);
 
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const STOPS_50 = join(FIXTURES, 'monaco-50.csv');
 const STOPS_150 = join(FIXTURES, 'monaco-150.csv');
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/page.png', import.meta.url));
-const USER = 'dispatcher';
-const PASSWORD = 'correct horse battery';
-/** Where vehicles start (Place du Palais). */
-const DEPOT = '43.7314, 7.42';
-/** Targets of the issue: first paint, and a 150-stop dispatch drawn after submit. */
 const FIRST_PAINT_MS = 1000;
 const DRAWN_150_MS = 3000;
 /**
@@ -51,7 +35,6 @@ const DRAWN_150_MS = 3000;
 const MO_150 = process.env.DK_PAGE_150_MO ?? '1';
 
 /** What the tests read of the page's elements inside functions that run in the browser (the project compiles without the DOM library). */
-type Tagged = { dataset: Record<string, string | undefined> };
 declare const document: {
   cookie: string;
   body: Tagged;
@@ -59,79 +42,25 @@ declare const document: {
   getElementById(id: string): { textContent: string | null } | null;
 };
 
-const csvRows = (file: string): number => readFileSync(file, 'utf8').trim().split('\n').length - 1;
 
 describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
-  let engine: Engine;
-  let store: Store;
-  let service: Service;
-  let app: FastifyInstance;
-  let url: string;
-  let browser: Browser;
-  let context: BrowserContext;
+  const t = usePage('ui');
   let page: Page;
-  const out = mkdtempSync(join(tmpdir(), 'dispatchkit-ui-'));
-  /** The account's API key (the live test sends what the vans would: track points and stop events). */
-  const apiKey = newApiKey();
   const timings: Record<string, number | number[]> = {};
-  /** Everything that went wrong in the page since the last check. */
-  let problems: string[] = [];
-  /** Paths whose 401 is expected: /ui/me answers 401 to a stale session cookie (after a sign-out in another tab). */
-  const expected401 = new Set(['/ui/me']);
-
-  const shot = async (name: string): Promise<void> => {
-    await page.screenshot({ path: join(out, `${name}.png`) });
-  };
-
+  const { expected401 } = t;
+  const out = t.out;
+  const url = (): string => t.url;
+  const shot = (name: string): Promise<void> => t.shot(name);
+  const count = (selector: string): Promise<number> => t.count(selector);
   /** A new page (its own cookie jar) that records the page's errors. */
-  async function openPage(): Promise<Page> {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-    const p = await context.newPage();
-    p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    p.on('console', (m) => {
-      if (m.type() !== 'error') return;
-      if (m.text().includes('status of 401') && expected401.has(new URL(m.location().url).pathname)) return;
-      problems.push(`console error: ${m.text()} (${m.location().url})`);
-    });
-    p.on('requestfailed', (r) => {
-      // the map drops its roads request when the view moves again
-      if (r.failure()?.errorText === 'net::ERR_ABORTED' && new URL(r.url()).pathname === '/ui/rest/roads') return;
-      // a job's event stream is closed by the page once the job has ended, a route's live stream when another plan replaces it
-      if (/^\/ui\/rest\/(jobs\/[^/]+\/events|routes\/\d+\/live\/events)$/i.test(new URL(r.url()).pathname)) return;
-      problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
-    });
-    return p;
-  }
-
-  async function signIn(): Promise<void> {
-    await page.goto(`${url}/`);
-    await page.waitForSelector('#signin:not([hidden])');
-    await page.fill('#username', USER);
-    await page.fill('#password', PASSWORD);
-    await page.click('#signin-form button[type=submit]');
-    await page.waitForSelector('#account:not([hidden])');
-    await page.waitForSelector('body[data-ready=true]');
-  }
-
-  async function addVehicle(capacity: number): Promise<void> {
-    await page.fill('#vehicle-form input[name=start]', DEPOT);
-    await page.fill('#vehicle-form input[name=capacity]', String(capacity));
-    await page.click('#vehicle-form button[type=submit]');
-  }
-
+  const openPage = async (): Promise<Page> => (page = await t.openPage());
+  const signIn = (): Promise<void> => t.signIn();
+  const addVehicle = (capacity: number): Promise<void> => t.addVehicle(capacity);
   async function loadStops(file: string): Promise<void> {
     await page.setInputFiles('#stops-file', file);
     await page.waitForFunction((n) => document.querySelectorAll('.dk-marker.dk-pending').length === n, csvRows(file));
   }
-
-  async function runAndWait(timeout = 90_000): Promise<string> {
-    await page.click('#run');
-    await page.waitForSelector('#run-state:is([data-state=completed],[data-state=failed],[data-state=cancelled])', { timeout });
-    return (await page.getAttribute('#run-state', 'data-state'))!;
-  }
-
-  const count = (selector: string): Promise<number> => page.locator(selector).count();
+  const runAndWait = (timeout = 90_000): Promise<string> => t.runAndWait(timeout);
 
   async function download(button: string): Promise<{ name: string; text: string }> {
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
@@ -139,36 +68,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     return { name: dl.suggestedFilename(), text: readFileSync(path, 'utf8') };
   }
 
-  beforeAll(async () => {
-    engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
-    store = await openStore('sqlite::memory:');
-    service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
-    await service.start();
-    await store.createAccount({ name: USER, keyHash: keyHash(apiKey), passwordHash: await hashPassword(PASSWORD), credit: 1_000_000, now: Date.now() });
-    app = buildServer(service, { logger: false });
-    url = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    console.log(`page test output (screenshots, timings): ${out}`);
-  });
-
-  afterEach(() => {
-    const found = problems;
-    problems = [];
-    expect(found, 'errors in the page').toEqual([]);
-  });
-
-  afterAll(async () => {
+  afterAll(() => {
     writeFileSync(join(out, 'timings.json'), JSON.stringify(timings, null, 2));
     console.log(`page timings: ${JSON.stringify(timings)}`);
-    await context?.close();
-    await browser?.close();
-    await app?.close();
-    await service?.close();
-    await store?.close();
-    await engine?.close();
   });
 
   it('paints first within the target, from the package alone (no request leaves the server)', async () => {
@@ -177,8 +79,8 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     for (let i = 0; i < 5; i++) {
       page = await openPage();
       const foreign: string[] = [];
-      page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('data:')) foreign.push(r.url()); });
-      await page.goto(`${url}/`);
+      page.on('request', (r) => { if (!r.url().startsWith(url()) && !r.url().startsWith('data:')) foreign.push(r.url()); });
+      await page.goto(`${url()}/`);
       await page.waitForSelector('body[data-ready=true]');
       const t = await page.evaluate(() => ({
         paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
@@ -200,7 +102,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
 
   it('signs in with a name and password: an HttpOnly session cookie the scripts cannot read, no API key', async () => {
     page = await openPage();
-    await page.goto(`${url}/`);
+    await page.goto(`${url()}/`);
     await page.waitForSelector('#signin:not([hidden])');
     await page.fill('#username', USER);
     await page.fill('#password', 'wrong');
@@ -213,7 +115,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     expected401.delete('/ui/login');
     expect(await page.textContent('#account-name')).toBe(USER);
     expect(await page.evaluate(() => document.cookie)).toBe('');
-    const cookie = (await context.cookies()).find((c) => c.name === 'dk_session');
+    const cookie = (await t.context.cookies()).find((c) => c.name === 'dk_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     expect(await page.content()).not.toMatch(/dk_[A-Za-z0-9_-]{20,}|X-API-Key/i);
     // a reload keeps the session
@@ -302,7 +204,8 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     // 2 × 60 of capacity for 125 of weight: some stops are left out, each with its reason
     expect(unserved).toBeGreaterThan(0);
     expect(await count('#unserved li')).toBe(unserved);
-    expect(await page.textContent('#unserved')).toContain("does not fit the vehicles' capacity");
+    // why, and the van closest to taking it (EvaluatePlan): by how much it misses the capacity
+    expect(await page.textContent('#unserved')).toMatch(/Van \d comes closest .*: Van \d would carry [\d.]+ Weight where its MaxWeight is/);
     // the tables: each route's stops plus its start and finish rows, with ETAs
     expect(routes.reduce((a, r) => a + r.rows - 2, 0)).toBe(served);
     expect(await page.textContent('details.route[data-vehicle="Van 1"] tbody tr:nth-child(2) td:nth-child(3)')).toMatch(/^\d\d:\d\d$/);
@@ -372,7 +275,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     expect(await runAndWait()).toBe('completed');
     await page.waitForSelector('#live:not([hidden])');
     await page.waitForFunction(() => /version 1/.test(document.getElementById('live-state')?.textContent ?? ''));
-    const rest = async (path: string, body: unknown): Promise<any> => (await fetch(`${url}/rest/${path}?enums=name`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey }, body: JSON.stringify(body) })).json();
+    const rest = async (path: string, body: unknown): Promise<any> => (await fetch(`${url()}/rest/${path}?enums=name`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': t.apiKey }, body: JSON.stringify(body) })).json();
     const routeId = (await rest('routelist', {})).Routes[0].RouteID;
     const plan = await rest('getroute', { RouteID: routeId });
     const van = plan.Items.find((i: any) => i.Vehicle.Name === 'Van 1');
@@ -391,8 +294,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
     await shot('06-live');
     // an order on the map, then a re-plan from now
     await page.click('#add-order');
+    // a corner of the map clear of the plan's markers (a click on a marker is not a click on the map)
     const box = (await page.locator('#map').boundingBox())!;
-    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.click(box.x + box.width * 0.15, box.y + box.height * 0.85);
     await page.waitForSelector('.dk-marker.dk-order');
     await page.click('#add-order');
     await page.click('#replan');

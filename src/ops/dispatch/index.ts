@@ -17,6 +17,7 @@ import {
 } from '../../records/index.js';
 import type { Executor, TaskEnv, TaskTypes } from '../../core/executor.js';
 import { EngineError, isEngineError } from '../../core/errors.js';
+import { throwIfAborted } from '../../core/cancel.js';
 import { assemble, searchBest, wallNow } from '../../vrp/solve.js';
 import { buildProblem, Problem, type VrpInput } from '../../vrp/model.js';
 import type { SolveStats } from '../../vrp/solution.js';
@@ -184,7 +185,9 @@ export async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: Disp
     return failedFromError(isEngineError(e) && e.code === 'TooBig' && e.path === undefined ? new EngineError('TooBig', e.message, { path: 'Locations', details: e.details }) : e, { Items: [] }) as DispatchResult;
   }
   try {
+    throwIfAborted(opts.signal);
     const built = buildDispatchInput(s, travel, { unplaced, ...(opts.stability ? { stability: opts.stability } : {}) });
+    throwIfAborted(opts.signal);
     if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
     return { spec: s, input: built.input, b: built.b };
   } catch (e) {
@@ -339,8 +342,9 @@ declare module '../../core/executor.js' {
 async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, started: number): Promise<DispatchResult> {
   const ex = ctx.executor;
   try {
+    throwIfAborted(opts.signal);
     const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
-    const payload = Array.isArray(locs) && locs.length >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec)) } : { spec };
+    const payload = Array.isArray(locs) && locs.length >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec, opts.signal)) } : { spec };
     const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...payload, ...(opts.stability ? { stability: opts.stability } : {}) }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
     if (prep.input) {
@@ -353,6 +357,8 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
     if (prep.b.initial) so.initial = prep.b.initial;
     const best = await searchBest(pb, so, started);
     reportStop(opts, best.stats);
+    // Nobody will read the answer (a cancelled job): no assembly (seconds at 10,000 stops).
+    throwIfAborted(opts.discard);
     // No signal here: a cancelled solve still reports the best solution it reached.
     return await fromTexts<DispatchResult>(await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best, assembleBy: so.assembleBy }));
   } catch (e) {
@@ -367,8 +373,10 @@ export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv):
   const phases = modePhases(p.input, p.b);
   if (phases.reference || phases.regions) return { spec: p.spec, b: p.b, input: p.input };
   try {
-    return { spec: p.spec, b: p.b, problem: buildProblem(p.input).toTransfer() };
+    // the signal is read inside the build too (a second at 10,000 stops)
+    return { spec: p.spec, b: p.b, problem: buildProblem(p.input, env.signal ? { signal: env.signal } : {}).toTransfer() };
   } catch (e) {
+    if (isEngineError(e) && e.code === 'Cancelled') throw e;
     return { result: failedFromError(inContractTerms(e, p.input, p.b), { Items: [] }) as DispatchResult };
   }
 }

@@ -39,6 +39,7 @@ export function dispatchOverheadMs(places: number, stops: number, limitMs: numbe
  */
 export function solveOptions(spec: DispatchSpecification, opts: DispatchOptions, timing: Timing, stops: number): SolveOptions {
   const so: SolveOptions = { seed: opts.seed ?? 1, executor: opts.executor, workers: opts.workers, signal: opts.signal, onProgress: opts.onProgress, offload: opts.offload };
+  if (opts.discard) so.discard = opts.discard;
   if (opts.timeLimitMs !== undefined) {
     const limit = Math.max(0, opts.timeLimitMs);
     const over = dispatchOverheadMs(timing.places, stops, limit);

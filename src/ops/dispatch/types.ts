@@ -53,6 +53,8 @@ export interface DispatchOptions {
    */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /** Aborted when nobody will read the answer (OpOptions.discard): a cancelled solve then ends with Cancelled, unassembled. */
+  discard?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
   /** Called with the solver's input and solution before they are turned into records (checks, diagnostics). */
   onSolution?: (input: VrpInput, solution: Solution) => void;

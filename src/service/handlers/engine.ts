@@ -20,6 +20,8 @@ export function engineHandler<S>(name: OperationName, input: (spec: S) => unknow
     const encode = name === 'CalculateRoutes' && call.encodeFor ? { encodeFor: call.encodeFor } : {};
     return (await call.service.engine.run(name, input(spec), {
       signal: call.signal, offload: true, ...deadline, ...encode, ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      // a cancelled job's or a gone client's answer is never read: a dispatch then skips its final assembly
+      ...(call.callerGone ? { discard: call.callerGone } : {}),
     })) as never;
   };
 }
