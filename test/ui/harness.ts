@@ -1,9 +1,10 @@
 /**
  * The page tests' harness: a real server in this process (fastify on a free port, the Monaco
- * fixture, SQLite in memory, jobs in this process) with one account, Debian's Chromium driven by
+ * fixture, SQLite in memory, jobs in this process) with one account (more if asked), Debian's Chromium driven by
  * playwright-core, and helpers that act as a dispatcher would (sign in, add a van, load stops,
  * run). A page error, a console error or a failed request of the page is recorded in `problems`;
- * each test file fails a test that leaves any (see `usePage`).
+ * each test file fails a test that leaves any (see `usePage`). A test may expect some for itself
+ * (`expected401`, `expectedErrors`): both are put back after each test.
  */
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -39,42 +40,55 @@ export interface PageHarness {
   page: Page;
   out: string;
   service: Service;
+  engine: Engine;
   problems: string[];
   /** Paths whose 401 is expected (a wrong password's /ui/login; /ui/me always: a stale session cookie). */
   expected401: Set<string>;
+  /** Console errors a test provokes on purpose (the page logs every failed action). */
+  expectedErrors: RegExp[];
   /** The current page's browser context (its cookies). */
   readonly context: BrowserContext;
   /** A new page with its own cookie jar; `bypassCSP` lets a test inject a checker script (axe-core). */
-  openPage(viewport?: { width: number; height: number }, o?: { bypassCSP?: boolean }): Promise<Page>;
-  signIn(): Promise<void>;
-  addVehicle(capacity: number, name?: string): Promise<void>;
+  openPage(viewport?: { width: number; height: number }, o?: { bypassCSP?: boolean; locale?: string }): Promise<Page>;
+  /** Opens the page and signs in as `user` (USER unless told). */
+  signIn(user?: string): Promise<void>;
+  /** Signs in as `user` through the page's dialog, already showing. */
+  signInHere(user?: string): Promise<void>;
+  /** A van from the depot; `null` leaves its capacity empty. */
+  addVehicle(capacity: number | null, name?: string): Promise<void>;
+  /** Loads a CSV file; waits until its stops are listed and drawn. */
   loadStops(file: string): Promise<void>;
   runAndWait(timeout?: number): Promise<string>;
   shot(name: string): Promise<void>;
   count(selector: string): Promise<number>;
 }
 
+export interface PageOptions {
+  /** Accounts beside USER, each with PASSWORD. */
+  accounts?: string[];
+}
+
 /** Sets up the server and the browser for the calling test file (beforeAll / afterAll / afterEach). */
-export function usePage(prefix: string): PageHarness {
-  let engine: Engine;
+export function usePage(prefix: string, options: PageOptions = {}): PageHarness {
   let store: Store;
   let app: FastifyInstance;
   let browser: Browser;
   let context: BrowserContext | undefined;
   const h = {
     url: '', apiKey: newApiKey(), page: undefined as unknown as Page, out: mkdtempSync(join(tmpdir(), `dispatchkit-${prefix}-`)),
-    service: undefined as unknown as Service, problems: [] as string[], expected401: new Set(['/ui/me']),
+    service: undefined as unknown as Service, problems: [] as string[], expected401: new Set(['/ui/me']), expectedErrors: [] as RegExp[],
   } as PageHarness;
   Object.defineProperty(h, 'context', { get: () => context });
 
   h.openPage = async (viewport = { width: 1400, height: 900 }, o = {}) => {
     await context?.close();
-    context = await browser.newContext({ viewport, acceptDownloads: true, bypassCSP: o.bypassCSP ?? false });
+    context = await browser.newContext({ viewport, acceptDownloads: true, bypassCSP: o.bypassCSP ?? false, locale: o.locale });
     const p = await context.newPage();
     p.on('pageerror', (e) => h.problems.push(`page error: ${e.message}`));
     p.on('console', (m) => {
       if (m.type() !== 'error') return;
       if (m.text().includes('status of 401') && h.expected401.has(new URL(m.location().url).pathname)) return;
+      if (h.expectedErrors.some((r) => r.test(m.text()))) return;
       h.problems.push(`console error: ${m.text()} (${m.location().url})`);
     });
     p.on('requestfailed', (r) => {
@@ -86,26 +100,29 @@ export function usePage(prefix: string): PageHarness {
     h.page = p;
     return p;
   };
-  h.signIn = async () => {
+  h.signIn = async (user = USER) => {
+    await h.page.goto(`${h.url}/`);
+    await h.page.waitForSelector('#signin:not([hidden])');
+    await h.signInHere(user);
+    await h.page.waitForSelector('body[data-ready=true]');
+  };
+  h.signInHere = async (user = USER) => {
     const page = h.page;
-    await page.goto(`${h.url}/`);
-    await page.waitForSelector('#signin:not([hidden])');
-    await page.fill('#username', USER);
+    await page.fill('#username', user);
     await page.fill('#password', PASSWORD);
     await page.click('#signin-form button[type=submit]');
     await page.waitForSelector('#account:not([hidden])');
-    await page.waitForSelector('body[data-ready=true]');
   };
   h.addVehicle = async (capacity, name) => {
     const page = h.page;
     if (name) await page.fill('#vehicle-form input[name=name]', name);
     await page.fill('#vehicle-form input[name=start]', DEPOT);
-    await page.fill('#vehicle-form input[name=capacity]', String(capacity));
+    await page.fill('#vehicle-form input[name=capacity]', capacity === null ? '' : String(capacity));
     await page.click('#vehicle-form button[type=submit]');
   };
   h.loadStops = async (file) => {
     await h.page.setInputFiles('[data-testid="file-input"]', file);
-    await h.page.waitForFunction((n) => document.querySelectorAll('#stop-table tbody tr').length === n, csvRows(file));
+    await h.page.waitForFunction((n) => document.querySelectorAll('#stop-table tbody tr').length === n && document.querySelectorAll('.dk-marker.dk-pending').length === n, csvRows(file));
   };
   h.runAndWait = async (timeout = 90_000) => {
     await h.page.click('[data-testid="run"]');
@@ -116,11 +133,14 @@ export function usePage(prefix: string): PageHarness {
   h.count = (selector) => h.page.locator(selector).count();
 
   beforeAll(async () => {
-    engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
+    h.engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
     store = await openStore('sqlite::memory:');
-    h.service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
+    h.service = new Service(h.engine, store, { rateLimit: { perSecond: 0 } });
     await h.service.start();
-    await store.createAccount({ name: USER, keyHash: keyHash(h.apiKey), passwordHash: await hashPassword(PASSWORD), credit: 1_000_000, now: Date.now() });
+    for (const name of [USER, ...(options.accounts ?? [])]) {
+      const apiKey = name === USER ? h.apiKey : newApiKey();
+      await store.createAccount({ name, keyHash: keyHash(apiKey), passwordHash: await hashPassword(PASSWORD), credit: 1_000_000, now: Date.now() });
+    }
     app = buildServer(h.service, { logger: false });
     h.url = await app.listen({ port: 0, host: '127.0.0.1' });
     browser = await chromium.launch({
@@ -131,6 +151,9 @@ export function usePage(prefix: string): PageHarness {
   });
   afterEach(() => {
     const found = h.problems.splice(0);
+    h.expectedErrors = [];
+    h.expected401.clear();
+    h.expected401.add('/ui/me');
     expect(found, 'errors in the page').toEqual([]);
   });
   afterAll(async () => {
@@ -139,7 +162,7 @@ export function usePage(prefix: string): PageHarness {
     await app?.close();
     await h.service?.close();
     await store?.close();
-    await engine?.close();
+    await h.engine?.close();
   });
   return h;
 }

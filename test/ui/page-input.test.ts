@@ -1,40 +1,25 @@
 /**
  * The dispatcher's page against a hostile trial of its input (issue #25 item 7), in Debian's
  * Chromium (playwright-core, headless) against a real server in this process — the harness of
- * test/ui/page.test.ts: a Windows-1252 CSV read as such and said so; files read through the API's
+ * test/ui/harness.ts: a Windows-1252 CSV read as such and said so; files read through the API's
  * record rules (CheckSpecification), taken whole or refused with the field named; the CLI's
  * multilingual CSV columns; the working day kept across reloads per account; an ended session
  * spoken of as a session; an old "Done" cleared by a change; the linter's warnings (FleetTooSmall
  * on 10,000 stops) under the Run button before running. A page error, an unexpected console error
  * or a failed request fails the test.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { Engine } from '../../src/engine.js';
-import { openStore } from '../../src/store/index.js';
-import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
-import type { Store } from '../../src/store/types.js';
-import { Service } from '../../src/service/service.js';
-import { buildServer } from '../../src/server/http.js';
+import type { Page } from 'playwright-core';
 import { csvRecords, detectHeader } from '../../src/cli/csv.js';
-import { fixtureDataset } from '../helpers/datasets.js';
+import { CHROMIUM, FIXTURES, HAVE_CHROMIUM, USER, usePage } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`test/ui/page-input.test.ts skipped: ${CHROMIUM} is missing (Debian's chromium package; .ci/run installs it).`);
 
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const STOPS_50 = join(FIXTURES, 'monaco-50.csv');
-const USER = 'dispatcher';
 const OTHER = 'planner';
-const PASSWORD = 'correct horse battery';
-const DEPOT = '43.7314, 7.42';
 const SIGNED_OUT = 'You are signed out (your session ended): sign in again.';
 
 /** What the tests read of the page inside functions that run in the browser (the project compiles without the DOM library). */
@@ -46,64 +31,15 @@ declare const document: {
 declare const localStorage: { getItem(k: string): string | null };
 
 describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and checks", () => {
-  let engine: Engine;
-  let store: Store;
-  let service: Service;
-  let app: FastifyInstance;
-  let url: string;
-  let browser: Browser;
-  let context: BrowserContext;
+  const t = usePage('ui-input', { accounts: [OTHER] });
   let page: Page;
-  const out = mkdtempSync(join(tmpdir(), 'dispatchkit-ui-input-'));
+  const out = t.out;
   const figures: Record<string, number> = {};
-  let problems: string[] = [];
-  /** Paths whose 401 is expected (an ended session), and console errors a test provokes on purpose (the page logs every failed action). */
-  let expected401 = new Set(['/ui/me']);
-  let expectedErrors: RegExp[] = [];
-
-  async function openPage(): Promise<Page> {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const p = await context.newPage();
-    p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    p.on('console', (m) => {
-      if (m.type() !== 'error') return;
-      if (m.text().includes('status of 401') && expected401.has(new URL(m.location().url).pathname)) return;
-      if (expectedErrors.some((r) => r.test(m.text()))) return;
-      problems.push(`console error: ${m.text()} (${m.location().url})`);
-    });
-    p.on('requestfailed', (r) => {
-      if (r.failure()?.errorText === 'net::ERR_ABORTED' && new URL(r.url()).pathname === '/ui/rest/roads') return;
-      if (/^\/ui\/rest\/(jobs\/[^/]+\/events|routes\/\d+\/live\/events)$/i.test(new URL(r.url()).pathname)) return;
-      problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
-    });
-    return p;
-  }
-
-  async function signIn(user = USER): Promise<void> {
-    await page.goto(`${url}/`);
-    await page.waitForSelector('#signin:not([hidden])');
-    await signInHere(user);
-    await page.waitForSelector('body[data-ready=true]');
-  }
-
-  /** Signs in through the page's dialog (already showing). */
-  async function signInHere(user = USER): Promise<void> {
-    await page.fill('#username', user);
-    await page.fill('#password', PASSWORD);
-    await page.click('#signin-form button[type=submit]');
-    await page.waitForSelector('#account:not([hidden])');
-  }
+  const { signInHere, addVehicle, runAndWait } = t;
 
   async function signOut(): Promise<void> {
     await page.click('#sign-out');
     await page.waitForSelector('#signin:not([hidden])');
-  }
-
-  async function addVehicle(capacity: number | null, start = DEPOT): Promise<void> {
-    await page.fill('#vehicle-form input[name=start]', start);
-    await page.fill('#vehicle-form input[name=capacity]', capacity === null ? '' : String(capacity));
-    await page.click('#vehicle-form button[type=submit]');
   }
 
   /** Loads a file through the page's file input; waits for its message. */
@@ -112,12 +48,6 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and check
     await page.setInputFiles('#stops-file', path);
     await page.waitForSelector('#toast:not([hidden])', { timeout: 60_000 });
     return (await page.textContent('#toast'))!;
-  }
-
-  async function runAndWait(timeout = 90_000): Promise<string> {
-    await page.click('#run');
-    await page.waitForSelector('#run-state:is([data-state=completed],[data-state=failed],[data-state=cancelled])', { timeout });
-    return (await page.getAttribute('#run-state', 'data-state'))!;
   }
 
   const text = async (selector: string): Promise<string> => (await page.textContent(selector)) ?? '';
@@ -134,39 +64,12 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and check
   const lintCodes = (): Promise<string[]> => page.$$eval('[data-testid=lint] li[data-code]', (els) => els.map((e) => (e as unknown as { dataset: Record<string, string> }).dataset.code));
 
   beforeAll(async () => {
-    engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
-    store = await openStore('sqlite::memory:');
-    service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
-    await service.start();
-    for (const name of [USER, OTHER]) {
-      await store.createAccount({ name, keyHash: keyHash(newApiKey()), passwordHash: await hashPassword(PASSWORD), credit: 1_000_000, now: Date.now() });
-    }
-    app = buildServer(service, { logger: false });
-    url = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await openPage();
-    await signIn();
+    page = await t.openPage();
+    await t.signIn();
   });
 
-  afterEach(() => {
-    const found = problems;
-    problems = [];
-    expectedErrors = [];
-    expected401 = new Set(['/ui/me']);
-    expect(found, 'errors in the page').toEqual([]);
-  });
-
-  afterAll(async () => {
+  afterAll(() => {
     console.log(`page-input figures: ${JSON.stringify(figures)} (files in ${out})`);
-    await context?.close();
-    await browser?.close();
-    await app?.close();
-    await service?.close();
-    await store?.close();
-    await engine?.close();
   });
 
   it('a Windows-1252 CSV loads with the right names and the page says it read Windows-1252; UTF-8 (with or without BOM) and UTF-16 too', async () => {
@@ -208,7 +111,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and check
     expect(kept.stops[0]).toEqual({ Name: 'A', LatLong: { Latitude: 43.73, Longitude: 7.4215 }, Weight: 2 });
 
     // a bad value anywhere: refused with the API's words naming the field; the lists stay as they were
-    expectedErrors = [/refused by the API's rules/];
+    t.expectedErrors = [/refused by the API's rules/];
     const bad = structuredClone(spec) as typeof spec;
     bad.Vehicles = [...bad.Vehicles, { Name: 'Van T', MaxWeight: '40', StartLocation: { Name: 'Depot', LatLong: { Latitude: 'north', Longitude: '7.42' } } }];
     bad.Locations = [...bad.Locations, { Name: 'C', LatLong: { Latitude: '43.735', Longitude: '7.425' }, Weight: '2' }];
@@ -335,8 +238,8 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and check
   it('an ended session: the page says it is signed out, never a "key" — from the check, a run, a reload', async () => {
     await addVehicle(null);
     const endSession = async (): Promise<void> => {
-      const cookie = (await context.cookies()).find((c) => c.name === 'dk_session')!;
-      const r = await fetch(`${url}/ui/logout`, { method: 'POST', headers: { 'X-DK-UI': '1', Cookie: `dk_session=${cookie.value}` } });
+      const cookie = (await t.context.cookies()).find((c) => c.name === 'dk_session')!;
+      const r = await fetch(`${t.url}/ui/logout`, { method: 'POST', headers: { 'X-DK-UI': '1', Cookie: `dk_session=${cookie.value}` } });
       expect(r.status).toBe(200);
     };
     const noKey = async (): Promise<void> => {
@@ -345,7 +248,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and check
     };
     // the check after a change meets the ended session
     await endSession();
-    expected401 = new Set(['/ui/me', '/ui/rest/check', '/ui/rest/jobs']);
+    t.expected401.add('/ui/rest/check').add('/ui/rest/jobs');
     await page.click('#click-mode');
     const box = (await page.locator('#map').boundingBox())!;
     await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
@@ -358,7 +261,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and check
     await page.waitForSelector('#lint[data-state=done]', { state: 'attached' });
     // a run meets the ended session
     await endSession();
-    expectedErrors = [/signed out/];
+    t.expectedErrors = [/signed out/];
     await page.click('#run');
     await page.waitForSelector('#signin:not([hidden])', { timeout: 10_000 });
     expect(await text('#signin-error')).toBe(SIGNED_OUT);
@@ -404,14 +307,14 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page: input, session and check
   });
 
   it('10,000 stops in Monaco and one van of capacity 30: FleetTooSmall shows under Run before running', async () => {
-    const w = engine.datasetInfo();
+    const w = t.engine.datasetInfo();
     const rows = ['Name,Latitude,Longitude,Weight'];
     for (let i = 0, k = 0; rows.length <= 10_000; i++) {
       // a fine grid over the extent, points near a road only (FarFromRoad would drown the list)
       const lat = Math.round((w.south + 0.1 * (w.north - w.south) + ((i % 137) / 137) * 0.8 * (w.north - w.south)) * 1e6) / 1e6;
       const lon = Math.round((w.west + 0.1 * (w.east - w.west) + ((Math.floor(i / 137) % 139) / 139) * 0.8 * (w.east - w.west)) * 1e6) / 1e6;
       try {
-        if (engine.placeLocation({ LatLong: { Latitude: lat, Longitude: lon } } as never, 'p').snap.distanceM > 40) continue;
+        if (t.engine.placeLocation({ LatLong: { Latitude: lat, Longitude: lon } } as never, 'p').snap.distanceM > 40) continue;
       } catch {
         continue;
       }

@@ -1,6 +1,6 @@
 /**
  * The dispatcher's page with 10,000 stops (issue #25 item 7), in Debian's Chromium against a real
- * server in this process (the harness of test/ui/page.test.ts: fastify on a free port, the Monaco
+ * server in this process (test/ui/harness.ts: fastify on a free port, the Monaco
  * fixture, SQLite in memory, jobs in this process; a page error, a console error or a failed
  * request fails the test):
  *
@@ -19,29 +19,15 @@
  * have run the page tests up to 2.2× slower than the development machine, see page.test.ts).
  * Measured figures are printed (`page-large figures`) and written with the screenshots.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { Engine } from '../../src/engine.js';
-import { openStore } from '../../src/store/index.js';
-import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
-import type { Store } from '../../src/store/types.js';
-import { Service } from '../../src/service/service.js';
-import { buildServer } from '../../src/server/http.js';
-import { fixtureDataset } from '../helpers/datasets.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, HAVE_CHROMIUM, usePage } from './harness.js';
 import { largeStops, largeStopsCsv, placesWithin } from './large-stops.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`test/ui/page-large.test.ts skipped: ${CHROMIUM} is missing (Debian's chromium package; .ci/run installs it).`);
 
-const USER = 'dispatcher';
-const PASSWORD = 'correct horse battery';
-/** Where vehicles start (Place du Palais). */
-const DEPOT = '43.7314, 7.42';
 const STOPS = 10_000;
 const FACTOR = Number(process.env.DK_TIME_FACTOR ?? 1.5);
 /** Click on Cancel → the page says "Cancelled". */
@@ -64,60 +50,13 @@ declare class PerformanceObserver {
 }
 
 describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page with 10,000 stops", () => {
-  let engine: Engine;
-  let store: Store;
-  let service: Service;
-  let app: FastifyInstance;
-  let url: string;
-  let browser: Browser;
-  let context: BrowserContext;
+  const t = usePage('ui-large');
   let page: Page;
   let stopsFile: string;
-  const out = mkdtempSync(join(tmpdir(), 'dispatchkit-ui-large-'));
+  const out = t.out;
   const figures: Record<string, unknown> = {};
-  let problems: string[] = [];
-
-  const shot = async (name: string): Promise<void> => {
-    await page.screenshot({ path: join(out, `${name}.png`) });
-  };
-  const count = (selector: string): Promise<number> => page.locator(selector).count();
-
-  /** A new page (its own cookie jar) that records the page's errors. */
-  async function openPage(): Promise<Page> {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const p = await context.newPage();
-    p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    p.on('console', (m) => {
-      if (m.type() !== 'error') return;
-      if (m.text().includes('status of 401') && new URL(m.location().url).pathname === '/ui/me') return;
-      problems.push(`console error: ${m.text()} (${m.location().url})`);
-    });
-    p.on('requestfailed', (r) => {
-      const path = new URL(r.url()).pathname;
-      // the map drops its roads request when the view moves again; a job's event stream is closed by the page once the job has ended
-      if (r.failure()?.errorText === 'net::ERR_ABORTED' && path === '/ui/rest/roads') return;
-      if (/^\/ui\/rest\/(jobs\/[^/]+\/events|routes\/\d+\/live\/events)$/i.test(path)) return;
-      problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
-    });
-    return p;
-  }
-
-  async function signIn(): Promise<void> {
-    await page.goto(`${url}/`);
-    await page.waitForSelector('#signin:not([hidden])');
-    await page.fill('#username', USER);
-    await page.fill('#password', PASSWORD);
-    await page.click('#signin-form button[type=submit]');
-    await page.waitForSelector('#account:not([hidden])');
-    await page.waitForSelector('body[data-ready=true]');
-  }
-
-  async function addVehicle(capacity: number): Promise<void> {
-    await page.fill('#vehicle-form input[name=start]', DEPOT);
-    await page.fill('#vehicle-form input[name=capacity]', String(capacity));
-    await page.click('#vehicle-form button[type=submit]');
-  }
+  const { shot, count } = t;
+  const addVehicle = (capacity: number): Promise<void> => t.addVehicle(capacity);
 
   /** The clusters' counts and the single pending stops drawn now. */
   const drawn = (): Promise<{ clusters: number; inClusters: number; singles: number; markers: number }> => page.evaluate(() => {
@@ -127,43 +66,19 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page with 10,000 stops", () =>
     return { clusters: clusters.length, inClusters, singles: document.querySelectorAll('.dk-marker.dk-pending').length, markers: document.querySelectorAll('.leaflet-marker-icon').length };
   });
 
-  beforeAll(async () => {
-    engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
-    store = await openStore('sqlite::memory:');
-    service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
-    await service.start();
-    await store.createAccount({ name: USER, keyHash: keyHash(newApiKey()), passwordHash: await hashPassword(PASSWORD), credit: 100_000_000, now: Date.now() });
-    app = buildServer(service, { logger: false });
-    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  beforeAll(() => {
     stopsFile = join(out, 'monaco-10000.csv');
-    writeFileSync(stopsFile, largeStopsCsv(largeStops(engine.datasetInfo(), STOPS, placesWithin(engine))));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    console.log(`page-large test output (screenshots, figures): ${out}`);
+    writeFileSync(stopsFile, largeStopsCsv(largeStops(t.engine.datasetInfo(), STOPS, placesWithin(t.engine))));
   }, 180_000);
 
-  afterEach(() => {
-    const found = problems;
-    problems = [];
-    expect(found, 'errors in the page').toEqual([]);
-  });
-
-  afterAll(async () => {
+  afterAll(() => {
     writeFileSync(join(out, 'figures.json'), JSON.stringify(figures, null, 2));
     console.log(`page-large figures: ${JSON.stringify(figures)}`);
-    await context?.close();
-    await browser?.close();
-    await app?.close();
-    await service?.close();
-    await store?.close();
-    await engine?.close();
   });
 
   it('draws 10,000 stops as clusters: under 500 markers, counts adding up to 10,000, single stops once zoomed in', async () => {
-    page = await openPage();
-    await signIn();
+    page = await t.openPage();
+    await t.signIn();
     const t0 = Date.now();
     await page.setInputFiles('#stops-file', stopsFile);
     await page.waitForFunction((n) => document.getElementById('stop-count')?.textContent === String(n) && document.querySelectorAll('.dk-cluster').length > 0, STOPS, { timeout: 60_000 });

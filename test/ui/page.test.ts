@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { EXAMPLES } from '../../src/server/openapi.js';
-import { CHROMIUM, csvRows, DEPOT, FIXTURES, HAVE_CHROMIUM, PASSWORD, USER, usePage, type Tagged } from './harness.js';
+import { CHROMIUM, DEPOT, FIXTURES, HAVE_CHROMIUM, PASSWORD, USER, usePage, type Tagged } from './harness.js';
 
 if (!HAVE_CHROMIUM) console.warn(`test/ui/page.test.ts skipped: ${CHROMIUM} is missing (Debian's chromium package; .ci/run installs it).`);
 
@@ -56,10 +56,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the dispatcher's page in Chromium", () => {
   const openPage = async (): Promise<Page> => (page = await t.openPage());
   const signIn = (): Promise<void> => t.signIn();
   const addVehicle = (capacity: number): Promise<void> => t.addVehicle(capacity);
-  async function loadStops(file: string): Promise<void> {
-    await page.setInputFiles('#stops-file', file);
-    await page.waitForFunction((n) => document.querySelectorAll('.dk-marker.dk-pending').length === n, csvRows(file));
-  }
+  const loadStops = (file: string): Promise<void> => t.loadStops(file);
   const runAndWait = (timeout = 90_000): Promise<string> => t.runAndWait(timeout);
 
   async function download(button: string): Promise<{ name: string; text: string }> {

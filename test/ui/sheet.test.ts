@@ -1,7 +1,7 @@
 /**
  * The driver sheet (ui/sheet.js, ui/sheet.css, ui/pdf.js) in Debian's Chromium (playwright-core
- * driving /usr/bin/chromium, headless) against a real server in this process (the harness of
- * test/ui/page.test.ts: fastify on a free port, the Monaco fixture, SQLite in memory): sign in,
+ * driving /usr/bin/chromium, headless) against a real server in this process (test/ui/harness.ts:
+ * fastify on a free port, the Monaco fixture, SQLite in memory): sign in,
  * add a van, load 50 Monaco stops, run, open the sheet of the van from its route; the stops in
  * order with ETAs, the directions (then in German), the server-drawn map, the PDF download read
  * back (the stops, the directions, the map as a JPEG), the print media (the sheet alone), Escape
@@ -10,41 +10,25 @@
  * Screenshots and the measured timings go to a folder under the OS tmp dir (printed). With
  * UPDATE_DOCS_SCREENSHOT=1 the sheet's screenshot is also written to docs/sheet.png.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, describe, expect, it } from 'vitest';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { Engine } from '../../src/engine.js';
-import { openStore } from '../../src/store/index.js';
-import { hashPassword, keyHash, newApiKey } from '../../src/store/hash.js';
-import type { Store } from '../../src/store/types.js';
-import { Service } from '../../src/service/service.js';
-import { buildServer } from '../../src/server/http.js';
-import { fixtureDataset } from '../helpers/datasets.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, FIXTURES, HAVE_CHROMIUM, usePage } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`test/ui/sheet.test.ts skipped: ${CHROMIUM} is missing (Debian's chromium package; .ci/run installs it).`);
 
-const STOPS_50 = fileURLToPath(new URL('./fixtures/monaco-50.csv', import.meta.url));
+const STOPS_50 = join(FIXTURES, 'monaco-50.csv');
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/sheet.png', import.meta.url));
-const USER = 'dispatcher';
-const PASSWORD = 'correct horse battery';
-/** Where the van starts (Place du Palais). */
-const DEPOT = '43.7314, 7.42';
 const VAN = 'Van 1';
 
 /** What the tests read of the page inside functions that run in the browser (the project compiles without the DOM library). */
 declare const document: {
-  querySelectorAll(selector: string): { length: number };
   activeElement: { getAttribute(name: string): string | null } | null;
 };
 type Img = { naturalWidth: number; naturalHeight: number; complete: boolean };
 
-const csvRows = (file: string): number => readFileSync(file, 'utf8').trim().split('\n').length - 1;
 const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
 // ------------------------------------------------------------------------------ reading the PDF
@@ -172,100 +156,19 @@ describe('the sheet\'s model and PDF (ui/sheet.js sheetModel, sheetPdf; no brows
 });
 
 describe.skipIf(!HAVE_CHROMIUM)("the driver sheet in Chromium", () => {
-  let engine: Engine;
-  let store: Store;
-  let service: Service;
-  let app: FastifyInstance;
-  let url: string;
-  let browser: Browser;
-  let context: BrowserContext;
+  const t = usePage('sheet');
   let page: Page;
-  const out = mkdtempSync(join(tmpdir(), 'dispatchkit-sheet-'));
-  const apiKey = newApiKey();
+  const out = t.out;
   const timings: Record<string, number | number[]> = {};
-  let problems: string[] = [];
-  const expected401 = new Set(['/ui/me']);
-
-  async function openPage(): Promise<Page> {
-    await context?.close();
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true, locale: 'en-US' });
-    const p = await context.newPage();
-    p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    p.on('console', (m) => {
-      if (m.type() !== 'error') return;
-      if (m.text().includes('status of 401') && expected401.has(new URL(m.location().url).pathname)) return;
-      problems.push(`console error: ${m.text()} (${m.location().url})`);
-    });
-    p.on('requestfailed', (r) => {
-      if (r.failure()?.errorText === 'net::ERR_ABORTED' && new URL(r.url()).pathname === '/ui/rest/roads') return;
-      if (/^\/ui\/rest\/(jobs\/[^/]+\/events|routes\/\d+\/live\/events)$/i.test(new URL(r.url()).pathname)) return;
-      problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`);
-    });
-    return p;
-  }
-
-  async function signIn(): Promise<void> {
-    await page.goto(`${url}/`);
-    await page.waitForSelector('#signin:not([hidden])');
-    await page.fill('#username', USER);
-    await page.fill('#password', PASSWORD);
-    await page.click('#signin-form button[type=submit]');
-    await page.waitForSelector('#account:not([hidden])');
-    await page.waitForSelector('body[data-ready=true]');
-  }
-
-  async function addVehicle(capacity: number): Promise<void> {
-    await page.fill('#vehicle-form input[name=start]', DEPOT);
-    await page.fill('#vehicle-form input[name=capacity]', String(capacity));
-    await page.click('#vehicle-form button[type=submit]');
-  }
-
-  async function loadStops(file: string): Promise<void> {
-    await page.setInputFiles('#stops-file', file);
-    await page.waitForFunction((n) => document.querySelectorAll('.dk-marker.dk-pending').length === n, csvRows(file));
-  }
-
-  async function runAndWait(timeout = 90_000): Promise<string> {
-    await page.click('#run');
-    await page.waitForSelector('#run-state:is([data-state=completed],[data-state=failed],[data-state=cancelled])', { timeout });
-    return (await page.getAttribute('#run-state', 'data-state'))!;
-  }
 
   /** The sheet's leg headings and step texts, per leg. */
   const sheetSteps = (): Promise<string[][]> => page.$$eval('#sheet .sheet-leg', (legs) => legs.map((leg) =>
     [...leg.querySelectorAll('.sheet-steps > li')].map((li) => (li.firstChild?.textContent ?? '').trim())));
 
-  beforeAll(async () => {
-    engine = await Engine.open((await fixtureDataset('monaco')).buffer, { threads: 2, offload: true });
-    store = await openStore('sqlite::memory:');
-    service = new Service(engine, store, { rateLimit: { perSecond: 0 } });
-    await service.start();
-    await store.createAccount({ name: USER, keyHash: keyHash(apiKey), passwordHash: await hashPassword(PASSWORD), credit: 1_000_000, now: Date.now() });
-    app = buildServer(service, { logger: false });
-    url = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    console.log(`sheet test output (screenshots, PDF, timings): ${out}`);
-  });
-
-  afterEach(() => {
-    const found = problems;
-    problems = [];
-    expect(found, 'errors in the page').toEqual([]);
-  });
-
-  afterAll(async () => {
+  afterAll(() => {
     Object.assign(timings, { routeAnswerBytes: routeBytes });
     writeFileSync(join(out, 'timings.json'), JSON.stringify(timings, null, 2));
     console.log(`sheet timings: ${JSON.stringify(timings)}`);
-    await context?.close();
-    await browser?.close();
-    await app?.close();
-    await service?.close();
-    await store?.close();
-    await engine?.close();
   });
 
   /** The route's rows in the page's route table: [name, ETA]. */
@@ -278,12 +181,12 @@ describe.skipIf(!HAVE_CHROMIUM)("the driver sheet in Chromium", () => {
   let english: string[][] = [];
 
   it('opens a van\'s sheet from its route: every stop in order with its ETA, window and load, the directions and the map', async () => {
-    page = await openPage();
-    await signIn();
-    await loadStops(STOPS_50);
-    await addVehicle(60);
+    page = await t.openPage(undefined, { locale: 'en-US' });
+    await t.signIn();
+    await t.loadStops(STOPS_50);
+    await t.addVehicle(60);
     await page.fill('#optimization', '2');
-    expect(await runAndWait()).toBe('completed');
+    expect(await t.runAndWait()).toBe('completed');
     // the route list's table: its Stop and ETA columns, found by their headings
     routeRows = await page.$eval(`details.route[data-vehicle="${VAN}"] table`, (table) => {
       const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
