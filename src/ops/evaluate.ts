@@ -16,6 +16,7 @@ import {
   type UnservedStopRecord, type Vehicle,
 } from '../records/index.js';
 import { roundDistance } from '../core/units.js';
+import { throwIfAborted } from '../core/cancel.js';
 import { buildProblem, REASON_CODES, REASON_TEXT, type Problem } from '../vrp/model.js';
 import { closestFit, evaluatePlan, type PlanViolation, type PlannedRoute } from '../vrp/evaluate.js';
 import type { OpOptions, OpsContext } from './context.js';
@@ -40,7 +41,8 @@ async function modelOf(ctx: OpsContext, spec: DispatchSpecification, opts: OpOpt
     return hit;
   }
   const made = (async (): Promise<Model | DispatchResult> => {
-    const p = await prepareDispatch(ctx, spec, opts, undefined);
+    // offloading (the default), placement and the matrix run on the executor: the caller's loop stays free
+    const p = await prepareDispatch(ctx, spec, opts, opts.offload ? ctx.executor : undefined);
     if ('Status' in p) return p;
     return { ...p, pb: buildProblem(p.input) };
   })();
@@ -60,7 +62,7 @@ export async function evaluatePlanOp(ctx: OpsContext, raw: unknown, opts: OpOpti
   try {
     const m = await modelOf(ctx, spec, opts);
     if ('Status' in m) return { ...m, Feasible: false, Violations: [], Unserved: [] } as unknown as EvaluatePlanResult;
-    return evaluateOn(m, parsed.value.Routes ?? [], parsed.value.Explain !== false);
+    return await evaluateOn(m, parsed.value.Routes ?? [], parsed.value.Explain !== false, opts.signal);
   } catch (e) {
     return failedFromError(e, FAILED) as EvaluatePlanResult;
   }
@@ -120,7 +122,10 @@ function planOf(m: Model, routes: readonly { Vehicle?: string; Locations?: strin
   return issues.length ? { issues } : { plan, names };
 }
 
-function evaluateOn(m: Model, routes: readonly { Vehicle?: string; Locations?: string[] }[], explain: boolean): EvaluatePlanResult {
+/** Work between two turns of the caller's event loop while stops left out are explained (ms). */
+const SLICE_MS = 8;
+
+async function evaluateOn(m: Model, routes: readonly { Vehicle?: string; Locations?: string[] }[], explain: boolean, signal?: AbortSignal): Promise<EvaluatePlanResult> {
   const mapped = planOf(m, routes);
   if ('issues' in mapped) return failedFromIssues(mapped.issues, FAILED) as EvaluatePlanResult;
   const { spec, b, pb } = m;
@@ -130,7 +135,15 @@ function evaluateOn(m: Model, routes: readonly { Vehicle?: string; Locations?: s
   const say = sayer(spec, b);
   const violations = records(ev.violations, (x) => names[x.route], (x) => plan[x.route].vehicle, m, say);
   const unserved: UnservedStopRecord[] = [];
-  const unassigned = ev.unplanned.map((s) => {
+  const unassigned: { stop: number; reason: 'notInserted'; message: string }[] = [];
+  let slice = performance.now();
+  for (const s of ev.unplanned) {
+    // many stops left out take a while to explain: the caller's loop gets its turns meanwhile
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((r) => setImmediate(r));
+      throwIfAborted(signal);
+      slice = performance.now();
+    }
     const li = b.stopLoc[s];
     const l = locs[li] as Location;
     let rec: UnservedStopRecord = { Location: l.Name, Index: li, Fits: false, Misses: [], Message: 'It is in no route.' };
@@ -154,8 +167,8 @@ function evaluateOn(m: Model, routes: readonly { Vehicle?: string; Locations?: s
       }
     }
     unserved.push(rec);
-    return { stop: s, reason: 'notInserted' as const, message: `it is in no route: ${rec.Message}` };
-  });
+    unassigned.push({ stop: s, reason: 'notInserted', message: `it is in no route: ${rec.Message}` });
+  }
   const res = toResult(spec, b, {
     routes: ev.routes, unassigned, cost: ev.cost, distance: ev.distance, travelTime: ev.travelTime, duration: ev.duration, vehicles: ev.routes.length,
     stats: { seed: 0, workers: 0, iterations: 0, work: 0, improvements: 0, seconds: 0, stoppedBy: 'evaluation', bestWorker: 0, perWorker: [] },

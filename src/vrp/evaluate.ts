@@ -89,7 +89,7 @@ function lastClose(pb: Problem, s: number): number {
  * route is scheduled exactly as the solver reports it (describeRoute); an infeasible one departs
  * at the shift's start and serves each stop on arrival when its windows are over.
  */
-export function evaluateRoute(pb: Problem, v: number, seq: readonly number[], ri = 0, describe = true): { route: SolutionRoute | null; violations: PlanViolation[] } {
+export function evaluateRoute(pb: Problem, v: number, seq: readonly number[], ri = 0, describe = true, probe = false): { route: SolutionRoute | null; violations: PlanViolation[] } {
   const V = pb.V, K = pb.K, N = pb.N;
   const out: PlanViolation[] = [];
   // ---- rules that do not depend on time
@@ -138,8 +138,8 @@ export function evaluateRoute(pb: Problem, v: number, seq: readonly number[], ri
     for (let k = 0; k < K; k++) if (over[k] > 0) out.push({ kind: 'capacity', route: ri, stop: overAt[k] < 0 ? (seq[0] ?? -1) : overAt[k], amount: over[k], dim: k });
   }
 
-  // ---- time: the solver's schedule when the route is feasible
-  if (out.length === 0) {
+  // ---- time: the solver's schedule when the route is feasible (a probe walks the relaxed schedule only)
+  if (out.length === 0 && !probe) {
     const dep = chooseDeparture(pb, v, seq as number[]);
     if (dep !== null) return { route: describe ? describeRoute(pb, v, jobsOf(pb, seq)) : null, violations: out };
   }
@@ -172,6 +172,11 @@ export function evaluateRoute(pb: Problem, v: number, seq: readonly number[], ri
       start = arrival;
     }
     if (i === 0) firstWait = start - arrival;
+    if (!describe) {
+      t = start + pb.sService[s];
+      prev = pl;
+      continue;
+    }
     for (let k = 0; k < K; k++) load[k] += stopLoad(pb, s, k).delta;
     visits.push({ stop: s, arrival, start, departure: start + pb.sService[s], wait: start - arrival, legDistance: ld, legTime: lt, load: load.slice() });
     dist += ld; travel += lt; service += pb.sService[s]; wait += start - arrival; cost += lc;
@@ -192,7 +197,7 @@ export function evaluateRoute(pb: Problem, v: number, seq: readonly number[], ri
   // a later departure would absorb the wait at the first stop
   const duration = end - startTime - firstWait;
   if (duration > pb.vMaxDur[v]) out.push({ kind: 'maxDuration', route: ri, stop: -1, amount: duration - pb.vMaxDur[v] });
-  if (out.length === 0 && !late) out.push({ kind: 'breaks', route: ri, stop: -1, amount: 1 });
+  if (out.length === 0 && !late && !probe) out.push({ kind: 'breaks', route: ri, stop: -1, amount: 1 });
   if (!describe) return { route: null, violations: out };
   return {
     route: {
@@ -244,6 +249,9 @@ export function evaluatePlan(pb: Problem, plan: readonly PlannedRoute[]): PlanEv
   return { routes, violations, unplanned, cost, distance, travelTime, duration };
 }
 
+/** Places of a stop left out checked exactly, best first by the relaxed schedule. */
+const EXACT_CHECKS = 24;
+
 export interface ClosestFit {
   /** The vehicle and the position in its route (0 = first) that come closest. */
   vehicle: number;
@@ -268,29 +276,46 @@ export function closestFit(pb: Problem, plan: readonly PlannedRoute[], s: number
   else if (pb.jPairRole[j] === 2) extra = [pb.jStop0[pb.jMate[j]], s];
   const seqOf = new Map<number, readonly number[]>();
   for (const r of plan) seqOf.set(r.vehicle, r.stops);
-  let best: ClosestFit | null = null;
-  let bestMiss = Infinity;
+  // every vehicle and position walked on the relaxed schedule (linear, no allocation per stop)…
+  const cands: { v: number; p: number; m: number; dc: number }[] = [];
+  const base = new Map<number, { soft: Totals; exact: Totals; cost: number }>();
   for (let v = 0; v < pb.V; v++) {
     // a vehicle the stop is not allowed on is tried too: its window or load may be what rules it
     // out, and by how much is the answer (an eligibility miss weighs more than any other)
     const seq = seqOf.get(v) ?? [];
     if (seq.some((x) => extra.includes(x))) continue;
-    const base = totals(pb, evaluateRoute(pb, v, seq, 0, false).violations, v);
-    const baseCost = arcCost(pb, v, seq);
+    const b = {
+      soft: totals(pb, evaluateRoute(pb, v, seq, 0, false, true).violations, v),
+      exact: totals(pb, evaluateRoute(pb, v, seq, 0, false).violations, v),
+      cost: arcCost(pb, v, seq),
+    };
+    base.set(v, b);
     for (let p = 0; p <= seq.length; p++) {
       const cand = [...seq.slice(0, p), ...extra, ...seq.slice(p)];
-      const ev = evaluateRoute(pb, v, cand, 0, false).violations;
-      const now = totals(pb, ev, v);
+      const now = totals(pb, evaluateRoute(pb, v, cand, 0, false, true).violations, v);
       const added = zero();
-      for (const k of KINDS) added[k] = Math.max(0, now[k] - base[k]);
-      const m = miss(added);
-      const dc = arcCost(pb, v, cand) - baseCost;
-      if (m < bestMiss - 1e-9 || (Math.abs(m - bestMiss) <= 1e-9 && best !== null && dc < best.addedCost)) {
-        bestMiss = m;
-        const misses = ev.filter((x) => added[x.kind] > 0);
-        best = { vehicle: v, position: p, fits: m === 0, misses, addedCost: dc };
-      }
+      for (const k of KINDS) added[k] = Math.max(0, now[k] - b.soft[k]);
+      cands.push({ v, p, m: miss(added), dc: arcCost(pb, v, cand) - b.cost });
     }
+  }
+  // …then the best few checked exactly (the solver's schedule: breaks, the latest departure)
+  cands.sort((a, b) => a.m - b.m || a.dc - b.dc || a.v - b.v || a.p - b.p);
+  let best: ClosestFit | null = null;
+  let bestMiss = Infinity;
+  for (const c of cands.slice(0, EXACT_CHECKS)) {
+    const seq = seqOf.get(c.v) ?? [];
+    const cand = [...seq.slice(0, c.p), ...extra, ...seq.slice(c.p)];
+    const ev = evaluateRoute(pb, c.v, cand, 0, false).violations;
+    const now = totals(pb, ev, c.v);
+    const b = base.get(c.v)!;
+    const added = zero();
+    for (const k of KINDS) added[k] = Math.max(0, now[k] - b.exact[k]);
+    const m = miss(added);
+    if (m < bestMiss - 1e-9 || (Math.abs(m - bestMiss) <= 1e-9 && best !== null && c.dc < best.addedCost)) {
+      bestMiss = m;
+      best = { vehicle: c.v, position: c.p, fits: m === 0, misses: ev.filter((x) => added[x.kind] > 0), addedCost: c.dc };
+    }
+    if (bestMiss === 0) break;
   }
   return best;
 }

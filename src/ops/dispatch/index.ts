@@ -242,6 +242,9 @@ function scratchOf(ctx: OpsContext, places: number): number {
   return searchScratchBytes(ctx.roads.numNodes, places, true, tiled ? ctx.executor.threads : 0);
 }
 
+/** Matrices of at most this many cells stay in a thread that offloads (a 50 × 50 matrix: a few milliseconds). */
+const OFFLOAD_IN_THREAD_CELLS = 2_500;
+
 /** Travel data over the placed locations, in the dispatch's place order (unplaced rows and columns unreachable). */
 async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (Placement | null)[], opts: OpOptions): Promise<DispatchTravel> {
   const idx: number[] = [];
@@ -252,6 +255,8 @@ async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (
     // computeMatrix keeps small matrices in this thread and tiles large ones on the executor.
     executor: ctx.executor,
     signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
+    // a caller that offloads keeps only tiny matrices in its own thread (EvaluatePlan's model)
+    ...(opts.offload && ctx.executor.offThread ? { inThreadMaxCells: OFFLOAD_IN_THREAD_CELLS } : {}),
   };
   let out: DispatchTravel;
   if (n >= (ctx.roundedMatrixFrom ?? ROUNDED_MIN_PLACES) && n === N && ctx.travel.matrixRounded) {
@@ -274,9 +279,7 @@ async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (
     out.zoned = {};
     for (const [k, zones] of sets) {
       const blocked = ctx.travel.blockedArcs(zones);
-      const zm = await ctx.travel.matrix(idx.map((i) => placed[i]!), { ...profileFor(s.RouteOptimize), blockedArcs: blocked }, {
-        executor: ctx.executor, signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: ctx.maxMatrixBytes,
-      });
+      const zm = await ctx.travel.matrix(idx.map((i) => placed[i]!), { ...profileFor(s.RouteOptimize), blockedArcs: blocked }, mopts);
       const z = spread(zm.timeS, zm.distanceM, idx, N);
       out.zoned[k] = { time: z.time, distance: z.distance };
     }
