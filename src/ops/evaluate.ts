@@ -18,7 +18,7 @@ import {
 import { roundDistance } from '../core/units.js';
 import { throwIfAborted } from '../core/cancel.js';
 import { buildProblem, REASON_CODES, REASON_TEXT, type Problem } from '../vrp/model.js';
-import { closestFit, evaluatePlan, type PlanViolation, type PlannedRoute } from '../vrp/evaluate.js';
+import { closestFit, evaluatePlan, lastClose, type PlanViolation, type PlannedRoute } from '../vrp/evaluate.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { prepareDispatch, type Prepared } from './dispatch/index.js';
 import { toResult } from './dispatch/result.js';
@@ -132,7 +132,7 @@ async function evaluateOn(m: Model, routes: readonly { Vehicle?: string; Locatio
   const { plan, names } = mapped;
   const ev = evaluatePlan(pb, plan);
   const locs = spec.Locations ?? [];
-  const say = sayer(spec, b);
+  const say = sayer(b);
   const violations = records(ev.violations, (x) => names[x.route], (x) => plan[x.route].vehicle, m, say);
   const unserved: UnservedStopRecord[] = [];
   const unassigned: { stop: number; reason: 'notInserted'; message: string }[] = [];
@@ -193,7 +193,7 @@ interface Sayer {
   amount(x: number): string;
 }
 
-function sayer(spec: DispatchSpecification, b: Bookkeeping): Sayer {
+function sayer(b: Bookkeeping): Sayer {
   return {
     clock: (t) => (b.hasClock ? secondsToDate(b.origin + t, b.utc).slice(11, 16) : `${Math.round(t / 60)} min`),
     minutes: (s) => (s >= 3600 ? `${Math.floor(s / 3600)} h ${String(Math.round((s % 3600) / 60)).padStart(2, '0')} min` : s >= 60 ? `${Math.round(s / 60)} min` : `${Math.ceil(s)} s`),
@@ -232,8 +232,7 @@ function violationRecord(x: PlanViolation, vehicle: string, mv: number, m: Model
   const base = { Vehicle: vehicle, ...(l?.Name !== undefined ? { Location: l.Name } : {}) };
   switch (x.kind) {
     case 'window': {
-      const c = pb.sWinCount[x.stop];
-      const close = c > 0 ? pb.sWin[x.stop * 4 + 2 * (c - 1) + 1] : 0;
+      const close = lastClose(pb, x.stop);
       // the window holds the whole service (semantics.md): it must start by the close less the service
       return {
         ...base, Kind: 'Window', Amount: Math.round(x.amount), Field: `Locations[${li}].TimeConstraintDeparture`,

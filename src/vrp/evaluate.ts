@@ -10,7 +10,7 @@
  */
 import { UNREACHABLE, serviceStart, type Problem } from './model.js';
 import { routeObjective } from './objective.js';
-import { chooseDeparture, describeRoute, stopLoad, type RouteStopVisit, type SolutionRoute } from './solution.js';
+import { chooseDeparture, describeRoute, segmentLoads, stopLoad, type RouteStopVisit, type SolutionRoute } from './solution.js';
 
 export type ViolationKind =
   /** Service starts after the stop's (last) window closes; amount: seconds late. */
@@ -79,7 +79,7 @@ function miss(t: Totals): number {
 const zero = (): Totals => ({ window: 0, capacity: 0, shift: 0, maxStops: 0, maxDuration: 0, eligibility: 0, pair: 0, keepOrder: 0, unreachable: 0, breaks: 0 });
 
 /** The last closing of a stop's windows (Infinity without windows). */
-function lastClose(pb: Problem, s: number): number {
+export function lastClose(pb: Problem, s: number): number {
   const c = pb.sWinCount[s];
   return c === 0 ? Infinity : pb.sWin[s * 4 + 2 * (c - 1) + 1];
 }
@@ -118,12 +118,7 @@ export function evaluateRoute(pb: Problem, v: number, seq: readonly number[], ri
   const over = new Float64Array(K).fill(0);
   const overAt = new Int32Array(K).fill(-1);
   {
-    const seg: number[][] = [new Array<number>(K).fill(0)];
-    for (const s of seq) {
-      if (pb.jReset[pb.stopJob[s]]) { seg.push(new Array<number>(K).fill(0)); continue; }
-      const cur = seg[seg.length - 1];
-      for (let k = 0; k < K; k++) cur[k] += stopLoad(pb, s, k).dep;
-    }
+    const seg = segmentLoads(pb, seq);
     let g = 0;
     const load = seg[0].slice();
     const note = (k: number, s: number): void => {

@@ -158,6 +158,18 @@ export function stopLoad(pb: Problem, s: number, k: number): { dep: number; delt
   return { dep: pb.jDep[j * K + k], delta: pb.jDelta[j * K + k] };
 }
 
+/** What leaves the depot, then what is loaded at each reload point (MidwayDrop) for the stops after it, per dimension. */
+export function segmentLoads(pb: Problem, seq: readonly number[]): number[][] {
+  const K = pb.K;
+  const seg: number[][] = [new Array<number>(K).fill(0)];
+  for (const s of seq) {
+    if (pb.jReset[pb.stopJob[s]]) { seg.push(new Array<number>(K).fill(0)); continue; }
+    const cur = seg[seg.length - 1];
+    for (let k = 0; k < K; k++) cur[k] += stopLoad(pb, s, k).dep;
+  }
+  return seg;
+}
+
 export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): SolutionRoute {
   const seq = stopsOf(pb, jobs);
   const dep = chooseDeparture(pb, v, seq);
@@ -167,13 +179,7 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
   const C = pb.cost[pb.vProfile[v]];
   const N = pb.N;
   const K = pb.K;
-  // What leaves the depot, and what is loaded at each reload point (MidwayDrop) for the stops after it.
-  const segDep: number[][] = [new Array<number>(K).fill(0)];
-  for (const s of seq) {
-    if (pb.jReset[pb.stopJob[s]]) { segDep.push(new Array<number>(K).fill(0)); continue; }
-    const cur = segDep[segDep.length - 1];
-    for (let k = 0; k < K; k++) cur[k] += stopLoad(pb, s, k).dep;
-  }
+  const segDep = segmentLoads(pb, seq);
   let seg = 0;
   const load = segDep[0].slice();
   const startLoad = load.slice();
