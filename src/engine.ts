@@ -18,7 +18,7 @@ import type { ReverseResult } from './geocode/search.js';
 import type { DispatchResult, DistanceResult, GeocodeResult, RouteResult, RoutesResult, Location, MatchCodeName, LiveResult, EvaluatePlanResult } from './records/index.js';
 import type { Placement, TravelMatrix } from './route/travel.js';
 import type { Snap } from './graph/snap.js';
-import type { OpOptions, OpsContext } from './ops/context.js';
+import { OFFLOAD_IN_THREAD_CELLS, type OpOptions, type OpsContext } from './ops/context.js';
 import { calculateDistance } from './ops/distance.js';
 import type { DispatchOpOptions } from './ops/dispatch/index.js';
 import { placeLocation, profileFor } from './ops/locations.js';
@@ -32,6 +32,23 @@ export { METRES_PER_MILE, metresToUnit } from './core/units.js';
 
 /** How long the engine waits, idle after heavy work, before it collects ({@link Engine.collectWhenIdle}). */
 const IDLE_GC_MS = 2000;
+/**
+ * Only after an operation over this many places (its matrices: 32 MB and more of shared memory)
+ * does the engine collect when idle: a full collection holds the caller's loop for as long as its
+ * heap takes to mark, which smaller work does not warrant (docs/no-stall.md).
+ */
+const COLLECT_FROM_PLACES = 2000;
+
+/** The Locations of a raw specification (Dispatch's, or EvaluatePlan's Specification's), by field name case-insensitively. */
+function placesIn(spec: unknown): number {
+  const field = (o: unknown, name: string): unknown => {
+    if (!o || typeof o !== 'object' || Array.isArray(o)) return undefined;
+    for (const k of Object.keys(o)) if (k.toLowerCase() === name) return (o as Record<string, unknown>)[k];
+    return undefined;
+  };
+  const locs = field(spec, 'locations') ?? field(field(spec, 'specification'), 'locations');
+  return Array.isArray(locs) ? locs.length : 0;
+}
 export type { TravelMatrix } from './route/travel.js';
 
 export interface EngineOptions {
@@ -47,8 +64,11 @@ export interface EngineOptions {
   /** Memory bound for one distance matrix (default 2 GiB); past it operations fail with TooBig. */
   maxMatrixBytes?: number;
   /**
-   * Keep the calling thread's event loop free by default: every operation runs its heavy stages
-   * on the worker pool (see `OpOptions.offload`). What a server sets; per-call options override.
+   * Keep the calling thread's event loop free (default true): small work runs in the calling
+   * thread, every heavier stage on the worker pool, and answers are rebuilt in slices, so that no
+   * operation holds the loop for more than about 20 ms (docs/no-stall.md; bench/no-stall.ts).
+   * `false`: everything but the solver's searches runs in the calling thread — the lowest latency
+   * for small work, with the loop held while it runs. Per-call options override.
    */
   offload?: boolean;
 }
@@ -171,11 +191,20 @@ export class Engine {
   /** Runs an operation of the table by its contract name (records in, records out). */
   run<N extends OperationName>(name: N, spec: unknown, opts: OpOptions & Record<string, unknown> = {}): ReturnType<(typeof OPERATIONS)[N]['run']> {
     const op = OPERATIONS[name];
-    if (op.runsOn !== 'executor') return op.run(this.context(), spec, { offload: this.options.offload, ...opts } as never) as ReturnType<(typeof OPERATIONS)[N]['run']>;
+    if (op.runsOn !== 'executor') return op.run(this.context(), spec, { offload: this.offload, ...opts } as never) as ReturnType<(typeof OPERATIONS)[N]['run']>;
     this.heavy++;
-    return (op.run(this.context(), spec, { offload: this.options.offload, ...opts } as never) as Promise<unknown>).finally(() => {
-      if (--this.heavy === 0) this.collectWhenIdle();
+    if (placesIn(spec) >= COLLECT_FROM_PLACES) this.large = true;
+    return (op.run(this.context(), spec, { offload: this.offload, ...opts } as never) as Promise<unknown>).finally(() => {
+      if (--this.heavy === 0 && this.large) this.collectWhenIdle();
     }) as ReturnType<(typeof OPERATIONS)[N]['run']>;
+  }
+
+  /** Whether an operation over {@link COLLECT_FROM_PLACES} places ran since the last collection. */
+  private large = false;
+
+  /** EngineOptions.offload with its default. */
+  private get offload(): boolean {
+    return this.options.offload ?? true;
   }
 
   /** Heavy operations running now ({@link collectWhenIdle}). */
@@ -194,7 +223,10 @@ export class Engine {
     if (this.idleGc) clearTimeout(this.idleGc);
     this.idleGc = setTimeout(() => {
       this.idleGc = null;
-      if (this.heavy === 0) fullCollection();
+      if (this.heavy === 0) {
+        this.large = false;
+        fullCollection();
+      }
     }, IDLE_GC_MS);
     this.idleGc.unref();
   }
@@ -284,7 +316,7 @@ export class Engine {
    * specification its next re-dispatch starts from.
    */
   async redispatch(plan: LivePlan, spec: unknown, opts: DispatchOpOptions = {}): Promise<RedispatchAnswer> {
-    return redispatchOp(this.context(), plan, spec, { offload: this.options.offload, ...opts });
+    return redispatchOp(this.context(), plan, spec, { offload: this.offload, ...opts });
   }
 
   /** The dataset's name, attribution and extent (degrees), computed once. */
@@ -322,8 +354,9 @@ export class Engine {
       snap: p.snap, matchCode: p.matchCode, lat: p.latLong?.Latitude ?? p.snap.queryLat, lon: p.latLong?.Longitude ?? p.snap.queryLon, geocoded: !!p.latLong,
     }));
     return this.travel.matrix(placements, profileFor(opts.metric === 'distance' ? 'MinimizeDistance' : 'MinimizeTime'), {
-      // Small matrices stay in this thread; the pool starts only when a large one needs it.
+      // Small matrices stay in this thread (under offload, only tiny ones); the pool starts only when a larger one needs it.
       executor: this.context().executor,
+      ...((opts.offload ?? this.offload) ? { inThreadMaxCells: OFFLOAD_IN_THREAD_CELLS } : {}),
       signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: this.options.maxMatrixBytes,
     });
   }

@@ -64,6 +64,9 @@ export const SLICE_MS = 10;
 
 const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** One turn of the event loop (timers, I/O, other work) before the caller goes on. */
+export const yieldTurn = nextTurn;
+
 /**
  * The end of the thread's current slice: every sliced loop of the thread (any number may be
  * running, each resumed in its turn of the event loop) shares it, so that together they hold the

@@ -217,7 +217,7 @@ export class DatasetTravel implements TravelProvider {
     const b = new Uint32Array(new SharedArrayBuffer(n * n * 4));
     await computeMatrix(ch, entries(places, 'source', time), entries(places, 'target', time), {
       withAux: true, signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: opts.maxMatrixBytes,
-      executor: opts.executor, prefix: time ? SECTION.chTime : SECTION.chDist, datasetKey: this.opts.datasetKey ?? 'dataset',
+      executor: opts.executor, inThreadMaxCells: opts.inThreadMaxCells, prefix: time ? SECTION.chTime : SECTION.chDist, datasetKey: this.opts.datasetKey ?? 'dataset',
       out: { cost: a, aux: b },
     });
     throwIfAborted(opts.signal);
@@ -249,6 +249,7 @@ export class DatasetTravel implements TravelProvider {
       onProgress: opts.onProgress,
       maxMatrixBytes: opts.maxMatrixBytes,
       executor: opts.executor,
+      inThreadMaxCells: opts.inThreadMaxCells,
       prefix: time ? SECTION.chTime : SECTION.chDist,
       datasetKey: this.opts.datasetKey ?? 'dataset',
     });

@@ -43,10 +43,11 @@ export interface OpOptions {
   /** One event shape for all long work: `{ phase, done, total, info? }`. */
   onProgress?: ProgressCallback;
   /**
-   * Keep the calling thread free: everything heavier than about a millisecond (placing many
-   * stops or any address, matrices past a small size, building and assembling the solver's
-   * problem, geocoding batches) runs on the executor. What a server asks for; in-process callers
-   * get the lowest latency without it.
+   * Keep the calling thread free (the engine's default, EngineOptions.offload): everything
+   * heavier than about a millisecond (placing many stops or any address, matrices past a small
+   * size, building and assembling the solver's problem, geocoding batches, routes past a few
+   * legs) runs on the executor, and what comes back is rebuilt in slices. `false`: everything
+   * but the solver's searches in the calling thread (the lowest latency for small work).
    */
   offload?: boolean;
   /**
@@ -57,6 +58,9 @@ export interface OpOptions {
    */
   discard?: AbortSignal;
 }
+
+/** Matrices of at most this many cells stay in a thread that offloads (a 50 × 50 matrix: a few milliseconds). */
+export const OFFLOAD_IN_THREAD_CELLS = 2_500;
 
 /** The executor an operation may hand heavy work to under `opts`: the context's when offloading, else none. */
 export function executorFor(ctx: OpsContext, opts: OpOptions): Executor | undefined {

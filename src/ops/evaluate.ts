@@ -20,11 +20,11 @@ import { throwIfAborted } from '../core/cancel.js';
 import { buildProblem, REASON_CODES, REASON_TEXT, type Problem } from '../vrp/model.js';
 import { closestFit, evaluatePlan, lastClose, type PlanViolation, type PlannedRoute } from '../vrp/evaluate.js';
 import type { OpOptions, OpsContext } from './context.js';
-import { prepareDispatch, type Prepared } from './dispatch/index.js';
+import { prepareDispatch, prepareProblemOffThread, type Prepared } from './dispatch/index.js';
 import { toResult } from './dispatch/result.js';
 import { SCALE_Q, words, type Bookkeeping } from './dispatch/types.js';
 
-interface Model extends Prepared { pb: Problem }
+interface Model { spec: Prepared['spec']; b: Prepared['b']; pb: Problem }
 
 /** Prepared models per travel provider (one engine), newest last. */
 const MODELS = new WeakMap<object, Map<string, Promise<Model | DispatchResult>>>();
@@ -41,10 +41,11 @@ async function modelOf(ctx: OpsContext, spec: DispatchSpecification, opts: OpOpt
     return hit;
   }
   const made = (async (): Promise<Model | DispatchResult> => {
-    // offloading (the default), placement and the matrix run on the executor: the caller's loop stays free
-    const p = await prepareDispatch(ctx, spec, opts, opts.offload ? ctx.executor : undefined);
+    // offloading (the default), the model is built on the executor: the caller's loop stays free
+    if (opts.offload && ctx.executor.offThread) return prepareProblemOffThread(ctx, spec, opts);
+    const p = await prepareDispatch(ctx, spec, opts, undefined);
     if ('Status' in p) return p;
-    return { ...p, pb: buildProblem(p.input) };
+    return { spec: p.spec, b: p.b, pb: buildProblem(p.input) };
   })();
   cache.set(key, made);
   while (cache.size > KEEP) cache.delete(cache.keys().next().value!);

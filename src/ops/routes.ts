@@ -9,8 +9,8 @@
  * RoutesOptions, the top-level Map shows every route in its own colour ({@link routesMap}).
  */
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
-import { sliced } from '../core/cancel.js';
-import { ENCODED, parseEach, parseJsonSliced, RouteResultSchema } from '../records/index.js';
+import { sliced, Ticker } from '../core/cancel.js';
+import { ENCODED, parseEach, RouteResultSchema } from '../records/index.js';
 import {
   RouteOptionsSchema, failedFromError, failedFromIssues,
   type Issue, type RouteOptions, type RouteResult, type RoutesResult,
@@ -46,10 +46,38 @@ export interface RoutesChunkEncoded {
   offsets: Int32Array;
 }
 
+/**
+ * A chunk's routes for a caller that wants records: each RouteResult as JSON text with its
+ * `Route.Points` replaced by their count, and every route's points as one array of latitude,
+ * longitude pairs (moved, not copied). Points are most of a route's weight (1,400 of them in a
+ * 3-leg city route): parsed from text they cost the receiving thread four times as much as built
+ * from numbers, and they are built there in slices ({@link unpackRoutes}).
+ */
+export interface RoutesChunkPacked {
+  /** Each route as JSON text, its Route's RouteLegs, Points and Map replaced by 0 (the fields keep their places). */
+  texts: string[];
+  /** Every route's legs as JSON text, each leg's Map replaced by 0; route i's legs are [legStart[i], legStart[i + 1]). */
+  legs: string[];
+  legStart: Int32Array;
+  /** Route i's points are pairs [start[i], start[i + 1]) of `coords`. */
+  start: Int32Array;
+  coords: Float64Array;
+  /**
+   * The maps (base64 images: most of the weight of a route with maps, 130 kB a leg at 800×600)
+   * as bytes, moved, not copied — a long string crossing threads is copied in the receiving
+   * thread at once — map m is bytes [mapStart[m], mapStart[m + 1]); per route and per leg the
+   * index of its map, or -1.
+   */
+  mapBytes: Uint8Array;
+  mapStart: Int32Array;
+  routeMap: Int32Array;
+  legMap: Int32Array;
+}
+
 declare module '../core/executor.js' {
   interface TaskMap {
-    /** The chunk's RouteResults, each as JSON text: text crosses threads at once, where a large object graph holds the receiving event loop while it is rebuilt. */
-    'routes-chunk': TaskTypes<RoutesChunkTask, string[] | RoutesChunkEncoded>;
+    /** The chunk's RouteResults, as text and numbers: text and typed arrays cross threads at once, where a large object graph holds the receiving event loop while it is rebuilt. */
+    'routes-chunk': TaskTypes<RoutesChunkTask, RoutesChunkPacked | RoutesChunkEncoded>;
   }
 }
 
@@ -137,7 +165,7 @@ async function routes(ctx: OpsContext, spec: unknown, opts: RoutesOptions): Prom
     const encodeFor = map === null ? opts.encodeFor : undefined;
     for (const chunk of chunksOf(specs)) {
       parts.push(ex.run('routes-chunk', { source, specs: chunk, ...(encodeFor ? { encodeFor } : {}) }, { signal: opts.signal }).then(async (out) => {
-        const r = Array.isArray(out) ? await parseEach<RouteResult>(out) : await encodedResults(out, encodeFor!);
+        const r = 'texts' in out ? await unpackRoutes(out, opts.signal) : await encodedResults(out, encodeFor!);
         done += chunk.length;
         opts.onProgress?.({ phase: 'route', done, total: specs.length });
         return r;
@@ -215,10 +243,10 @@ function chunksOf(specs: unknown[]): unknown[][] {
 }
 
 /** What each `routes-chunk` task runs: the chunk's routes, in order, each as JSON text (or encoded for an answer). */
-export async function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): Promise<string[] | RoutesChunkEncoded> {
+export async function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): Promise<RoutesChunkPacked | RoutesChunkEncoded> {
   const ctx = contextInTask(t.source, env);
   // in slices: the thread is shared with other requests' tasks (workers/pool.ts)
-  if (!t.encodeFor) return sliced(t.specs, (s) => JSON.stringify(calculateRoute(ctx, s)), env.signal);
+  if (!t.encodeFor) return packRoutes(await sliced(t.specs, (s) => calculateRoute(ctx, s), env.signal));
   const o = { enums: t.encodeFor };
   const enc = new TextEncoder();
   const parts = await sliced(t.specs, (s) => {
@@ -232,6 +260,91 @@ export async function routesChunkTask(t: RoutesChunkTask, env: TaskEnv): Promise
   return { summaries: parts.map((p) => p.summary), bytes, offsets };
 }
 
+/** RouteResults as {@link RoutesChunkPacked}. */
+function packRoutes(results: RouteResult[]): RoutesChunkPacked {
+  const start = new Int32Array(results.length + 1);
+  const legStart = new Int32Array(results.length + 1);
+  results.forEach((r, i) => {
+    start[i + 1] = start[i] + (r.Route?.Points?.length ?? 0);
+    legStart[i + 1] = legStart[i] + (r.Route?.RouteLegs?.length ?? 0);
+  });
+  const coords = new Float64Array(2 * start[results.length]);
+  const legs: string[] = [];
+  const enc = new TextEncoder();
+  const maps: Uint8Array[] = [];
+  const mapIndex = (m: string | undefined): number => (m === undefined ? -1 : maps.push(enc.encode(m)) - 1);
+  const routeMap = new Int32Array(results.length);
+  const legMap = new Int32Array(legStart[results.length]);
+  const texts = results.map((r, i) => {
+    const route = r.Route;
+    routeMap[i] = mapIndex(route?.Map);
+    if (!route) return JSON.stringify(r);
+    let k = 2 * start[i];
+    for (const p of route.Points ?? []) { coords[k++] = p.Latitude ?? NaN; coords[k++] = p.Longitude ?? NaN; }
+    for (const leg of route.RouteLegs ?? []) {
+      legMap[legs.length] = mapIndex(leg.Map);
+      legs.push(JSON.stringify(leg.Map === undefined ? leg : { ...leg, Map: 0 }));
+    }
+    const head: Record<string, unknown> = { ...route };
+    for (const f of ['RouteLegs', 'Points', 'Map'] as const) if (head[f] !== undefined) head[f] = 0;
+    return JSON.stringify({ ...r, Route: head });
+  });
+  const mapStart = new Int32Array(maps.length + 1);
+  maps.forEach((m, i) => { mapStart[i + 1] = mapStart[i] + m.length; });
+  const mapBytes = new Uint8Array(mapStart[maps.length]);
+  maps.forEach((m, i) => mapBytes.set(m, mapStart[i]));
+  return { texts, legs, legStart, start, coords, mapBytes, mapStart, routeMap, legMap };
+}
+
+/** A LatLong record (one shape for every point built here). */
+function latLong(Latitude: number, Longitude: number): { Latitude: number; Longitude: number } {
+  return { Latitude, Longitude };
+}
+
+/**
+ * The RouteResults of a {@link RoutesChunkPacked}, rebuilt between turns of the event loop: a leg
+ * or a thousand points at a time, never a whole long route's text in one parse.
+ */
+export async function unpackRoutes(out: RoutesChunkPacked, signal?: AbortSignal): Promise<RouteResult[]> {
+  const ticker = new Ticker(UNPACK_SLICE_MS, signal);
+  const results: RouteResult[] = new Array(out.texts.length);
+  const c = out.coords;
+  const dec = new TextDecoder();
+  const mapAt = (m: number): string => dec.decode(out.mapBytes.subarray(out.mapStart[m], out.mapStart[m + 1]));
+  for (let i = 0; i < out.texts.length; i++) {
+    const r = JSON.parse(out.texts[i]) as RouteResult;
+    const route = r.Route as Record<string, unknown> | undefined;
+    if (route) {
+      if (route.Map !== undefined) route.Map = mapAt(out.routeMap[i]);
+      if (route.RouteLegs !== undefined) {
+        const legs: unknown[] = [];
+        for (let k = out.legStart[i]; k < out.legStart[i + 1]; k++) {
+          const leg = JSON.parse(out.legs[k]) as Record<string, unknown>;
+          if (leg.Map !== undefined) leg.Map = mapAt(out.legMap[k]);
+          legs.push(leg);
+          await ticker.tick();
+        }
+        route.RouteLegs = legs;
+      }
+      if (route.Points !== undefined) {
+        const n = out.start[i + 1] - out.start[i];
+        const pts = new Array<{ Latitude: number; Longitude: number }>(n);
+        for (let j = 0, k = 2 * out.start[i]; j < n; j++, k += 2) {
+          pts[j] = latLong(c[k], c[k + 1]);
+          if ((j & 1023) === 1023) await ticker.tick();
+        }
+        route.Points = pts;
+      }
+    }
+    results[i] = r;
+    await ticker.tick();
+  }
+  return results;
+}
+
+/** How long rebuilding routes holds the caller's thread at a time (ms): short, as what it allocates lives on. */
+const UNPACK_SLICE_MS = 4;
+
 /** RouteResults that hold only Status and Errors, each carrying its encoded JSON (records ENCODED). */
 async function encodedResults(out: RoutesChunkEncoded, enums: 'int' | 'name'): Promise<RouteResult[]> {
   const summaries = await parseEach<RouteResult>(out.summaries);
@@ -243,6 +356,7 @@ export const ROUTE_INLINE_MAX_LOCATIONS = 25;
 
 /** One CalculateRoute on the executor (its RouteResult back as text, parsed in slices). */
 export async function routeOffThread(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<RouteResult> {
-  const [text] = (await ctx.executor.run('routes-chunk', { source: taskSource(ctx), specs: [spec] }, { signal: opts.signal })) as string[];
-  return (await parseJsonSliced(text)) as RouteResult;
+  const out = (await ctx.executor.run('routes-chunk', { source: taskSource(ctx), specs: [spec] }, { signal: opts.signal })) as RoutesChunkPacked;
+  const [r] = await unpackRoutes(out, opts.signal);
+  return r;
 }

@@ -69,6 +69,8 @@ export interface MatrixRequestOptions extends ExecutorOptions {
    * or 'dijkstra' (per row; for comparisons).
    */
   restricted?: 'auto' | 'dijkstra';
+  /** Matrices of at most this many cells are computed in the calling thread, larger ones on the executor (default: the matrix kernel's). */
+  inThreadMaxCells?: number;
 }
 
 /** Unreachable in a {@link RoundedMatrix} (the solver's own "unreachable", vrp/model.ts UNREACHABLE). */

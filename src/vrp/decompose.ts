@@ -8,6 +8,7 @@
  * its own jobs — and the next round cuts elsewhere, so that borders move and get repaired.
  * Deterministic: the cuts come from the seed, the searches run on work budgets.
  */
+import { yieldTurn } from '../core/cancel.js';
 import { Rng } from '../core/rng.js';
 import { Problem } from './model.js';
 import { State } from './state.js';
@@ -100,7 +101,7 @@ export function focusedProblem(pb: Problem, allowed: Uint8Array, focus: Uint8Arr
  * its vehicles when its own jobs are no worse off — fewer unassigned at the highest differing
  * priority, then no higher cost. Returns the merged routes.
  */
-export function mergeParts(pb: Problem, base: readonly Int32Array[], parts: RoundParts, results: readonly (readonly Int32Array[])[]): Int32Array[] {
+export async function mergeParts(pb: Problem, base: readonly Int32Array[], parts: RoundParts, results: readonly (readonly Int32Array[])[]): Promise<Int32Array[]> {
   const merged = base.map((r) => r.slice());
   const st = new State(pb);
   const score = (routes: readonly Int32Array[], focus: Uint8Array, w: number): { un: Int32Array; cost: number } => {
@@ -110,13 +111,17 @@ export function mergeParts(pb: Problem, base: readonly Int32Array[], parts: Roun
     for (let u = 0; u < pb.J; u++) if (parts.owner[u] === w && st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) un[pb.jPrio[u]]++;
     return { un, cost: st.totalCost() };
   };
-  parts.focus.forEach((focus, w) => {
+  // a turn of the calling thread's loop between scores (a few ms each at 1,000 stops): it coordinates the searches
+  for (let w = 0; w < parts.focus.length; w++) {
+    const focus = parts.focus[w];
+    await yieldTurn();
     const before = score(base, focus, w);
+    await yieldTurn();
     const after = score(results[w], focus, w);
     const c = State.compareUnassigned(after.un, before.un);
     if (c < 0 || (c === 0 && after.cost <= before.cost)) {
       for (let v = 0; v < pb.V; v++) if (focus[v]) merged[v] = results[w][v].slice();
     }
-  });
+  }
   return merged;
 }

@@ -21,7 +21,7 @@
  */
 import { EngineError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
-import { throwIfAborted, type ProgressEvent } from '../core/cancel.js';
+import { throwIfAborted, yieldTurn, type ProgressEvent } from '../core/cancel.js';
 import type { Executor } from '../core/executor.js';
 import { buildProblem, Problem, REASON_CODES, type UnassignedReason, type VrpInput } from './model.js';
 import { defaultParams, isCancelled, Search, type SearchParams, type SearchResult } from './search.js';
@@ -267,9 +267,10 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
             spec: { seed: Rng.derive(seed, 1000 + round * W + w), params, budget: roundBudget, initial: base, focus, allowed: parts.allowed[w] },
           })));
           if (outs.some((o) => o.planless)) break; // cancelled inside the round: the plan before it stands
-          routes = mergeParts(pb, base, parts, outs.map((o) => o.routes));
+          routes = await mergeParts(pb, base, parts, outs.map((o) => o.routes));
           results.push(...outs);
         }
+        await yieldTurn();
         results.push(resultOf(pb, routes, results));
       }
     } finally {

@@ -39,7 +39,7 @@ describe('decomposition', () => {
         }
       }
       // merging the plan with itself changes nothing
-      expect(mergeParts(pb, routes, parts, [routes, routes]).map((r) => Array.from(r))).toEqual(routes.map((r) => Array.from(r)));
+      expect((await mergeParts(pb, routes, parts, [routes, routes])).map((r) => Array.from(r))).toEqual(routes.map((r) => Array.from(r)));
     }
   });
 

@@ -24,7 +24,7 @@ import type { SolveStats } from '../../vrp/solution.js';
 import type { PlaceQuery, Placement } from '../../route/travel.js';
 import type { Zone } from '../../route/zones.js';
 import { IN_THREAD_MAX_CELLS, searchScratchBytes } from '../../matrix/compute.js';
-import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from '../context.js';
+import { contextInTask, OFFLOAD_IN_THREAD_CELLS, taskSource, type OpOptions, type OpsContext, type TaskSource } from '../context.js';
 import { hasPlace, placeQuery, profileFor } from '../locations.js';
 import { dispatchSizeIssue, rawDispatchIssues, ROUNDED_MIN_PLACES, type DispatchSize } from '../limits.js';
 import { buildDispatchInput } from './input.js';
@@ -79,11 +79,12 @@ const OPTIONAL_TYPES = new Set(['Midway', 'Delivery', 'MidwayDrop', 'Break']);
  * specification, places the stops, computes the travel matrix and builds the solver's problem;
  * the searches follow; one `dispatch-finish` task assembles the solution and writes the records.
  * The calling thread only coordinates. Deterministic for a given seed and worker count when no
- * time limit is given (the same answer with or without `offload`).
+ * time limit is given (the same answer with or without `offload`). `onSolution` needs the
+ * solver's input and solution in the calling thread: a dispatch given it runs as without `offload`.
  */
 export async function dispatchOp(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions = {}): Promise<DispatchResult> {
   const started = wallNow(); // a time limit counts from here: placement and matrix included
-  if (opts.offload && ctx.executor.offThread) return dispatchOffThread(ctx, spec, opts, started);
+  if (opts.offload && ctx.executor.offThread && !opts.onSolution) return dispatchOffThread(ctx, spec, opts, started);
   const p = await prepareDispatch(ctx, spec, opts, undefined);
   if ('Status' in p) return p;
   try {
@@ -242,8 +243,6 @@ function scratchOf(ctx: OpsContext, places: number): number {
   return searchScratchBytes(ctx.roads.numNodes, places, true, tiled ? ctx.executor.threads : 0);
 }
 
-/** Matrices of at most this many cells stay in a thread that offloads (a 50 × 50 matrix: a few milliseconds). */
-const OFFLOAD_IN_THREAD_CELLS = 2_500;
 
 /** Travel data over the placed locations, in the dispatch's place order (unplaced rows and columns unreachable). */
 async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (Placement | null)[], opts: OpOptions): Promise<DispatchTravel> {
@@ -315,6 +314,8 @@ export interface DispatchPrepareTask {
   /** The specification as JSON text instead (a large one crosses threads at once as text). */
   specText?: string;
   stability?: StabilityHints;
+  /** The solver's problem whatever the mode (a plan's evaluation solves nothing: no phases). */
+  problemOnly?: boolean;
 }
 
 /** From this many Locations a specification travels to the prepare task as JSON text. */
@@ -374,7 +375,7 @@ export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv):
   const p = await prepareDispatch(contextInTask(t.source, env), spec, { onProgress: env.progress, ...(env.signal ? { signal: env.signal } : {}), ...(t.stability ? { stability: t.stability } : {}) }, undefined);
   if ('Status' in p) return { result: p };
   const phases = modePhases(p.input, p.b);
-  if (phases.reference || phases.regions) return { spec: p.spec, b: p.b, input: p.input };
+  if (!t.problemOnly && (phases.reference || phases.regions)) return { spec: p.spec, b: p.b, input: p.input };
   try {
     // the signal is read inside the build too (a second at 10,000 stops)
     return { spec: p.spec, b: p.b, problem: buildProblem(p.input, env.signal ? { signal: env.signal } : {}).toTransfer() };
@@ -382,6 +383,18 @@ export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv):
     if (isEngineError(e) && e.code === 'Cancelled') throw e;
     return { result: failedFromError(inContractTerms(e, p.input, p.b), { Items: [] }) as DispatchResult };
   }
+}
+
+/**
+ * The records' stages and the solver's problem built on the executor (EvaluatePlan's model under
+ * `offload`): the calling thread only receives the problem's tables, moved, not copied.
+ */
+export async function prepareProblemOffThread(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<{ spec: DispatchSpecification; b: Bookkeeping; pb: Problem } | DispatchResult> {
+  const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
+  const payload = Array.isArray(locs) && locs.length >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec, opts.signal)) } : { spec };
+  const prep = await ctx.executor.run('dispatch-prepare', { source: taskSource(ctx), ...payload, problemOnly: true }, { signal: opts.signal, onProgress: opts.onProgress });
+  if ('result' in prep) return prep.result;
+  return { spec: prep.spec, b: prep.b, pb: Problem.fromTransfer(prep.problem!) };
 }
 
 export function dispatchFinishTask(t: DispatchFinishTask): Texts {
