@@ -54,7 +54,55 @@ export function projectOnSegment(
   return { t, dist: Math.sqrt(x * x + y * y), lat: alat + t * (blat - alat), lon: alon + t * (blon - alon) };
 }
 
-/** True when the pair is a valid WGS84 coordinate. */
-export function isValidLatLon(lat: number, lon: number): boolean {
-  return Number.isFinite(lat) && Number.isFinite(lon) && lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180;
+/** What is wrong with one half of a coordinate pair (see {@link latLonProblems}). */
+export interface LatLonProblem {
+  field: 'lat' | 'lon';
+  value: unknown;
+  /** `nan`: not a number (NaN, or not of type number at all); `range`: outside -90..90 / -180..180 (±Infinity too). */
+  reason: 'nan' | 'range';
+  /** "Latitude 91 is outside -90..90." — callers with their own wording use the other fields. */
+  message: string;
+}
+
+const NO_PROBLEMS: readonly LatLonProblem[] = Object.freeze([]);
+
+function problemOf(field: 'lat' | 'lon', v: unknown): LatLonProblem | null {
+  const name = field === 'lat' ? 'Latitude' : 'Longitude';
+  const max = field === 'lat' ? 90 : 180;
+  if (typeof v !== 'number' || Number.isNaN(v)) return { field, value: v, reason: 'nan', message: `${name} ${String(v)} is not a number.` };
+  if (!(v >= -max && v <= max)) return { field, value: v, reason: 'range', message: `${name} ${v} is outside -${max}..${max}.` };
+  return null;
+}
+
+/**
+ * THE latitude/longitude check of the code base: what is wrong with the pair (latitude first,
+ * then longitude; empty when it is a valid WGS84 coordinate: finite numbers, latitude within
+ * ±90, longitude within ±180). Every place that validates a coordinate calls this (or
+ * {@link isValidLatLon}) and words the answer its own way.
+ */
+export function latLonProblems(lat: unknown, lon: unknown): readonly LatLonProblem[] {
+  const a = problemOf('lat', lat);
+  const b = problemOf('lon', lon);
+  if (a === null && b === null) return NO_PROBLEMS;
+  return a === null ? [b!] : b === null ? [a] : [a, b];
+}
+
+/** True when the pair is a valid WGS84 coordinate ({@link latLonProblems} finds nothing). */
+export function isValidLatLon(lat: unknown, lon: unknown): boolean {
+  return latLonProblems(lat, lon).length === 0;
+}
+
+/** Web-mercator latitude limit: the square world map's edge (degrees). */
+export const MERCATOR_MAX_LAT = 85.0511287798066;
+
+/** Web-mercator x of a longitude, normalised to 0..1 (east). */
+export function mercatorX(lon: number): number {
+  return (lon + 180) / 360;
+}
+
+/** Web-mercator y of a latitude, normalised to 0..1 (south), clamped to ±{@link MERCATOR_MAX_LAT}. */
+export function mercatorY(lat: number): number {
+  const la = lat > MERCATOR_MAX_LAT ? MERCATOR_MAX_LAT : lat < -MERCATOR_MAX_LAT ? -MERCATOR_MAX_LAT : lat;
+  const s = Math.sin((la * Math.PI) / 180);
+  return 0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI);
 }

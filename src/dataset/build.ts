@@ -1,7 +1,8 @@
 /**
  * Building a dataset from an OSM extract: decode → road graph (car profile, restrictions, SCC)
  * → two contraction hierarchies (fastest and shortest; built side by side on the executor when
- * one is given) → snapping index → sections. Every phase is timed and reports progress.
+ * one is given) → snapping index → the map's road index → geocoder → customizable hierarchy →
+ * landmarks → sections. Every phase is timed and reports progress.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -12,6 +13,7 @@ import { buildContractionHierarchy, ContractionHierarchy } from '../ch/index.js'
 import { buildRoadGraph } from '../graph/build.js';
 import type { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
+import { RoadBoxIndex } from '../graph/road-index.js';
 import { OsmPbfFile } from '../osm/pbf.js';
 import { buildGeocodeIndexWithStats } from '../geocode/build.js';
 import { PoiLayer } from './poi.js';
@@ -74,6 +76,11 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
   progress({ phase: 'snap-index', done: 1, total: 1 });
   mark('snap-index');
 
+  progress({ phase: 'road-index', done: 0, total: 1 });
+  const roadIndex = RoadBoxIndex.build(graph);
+  progress({ phase: 'road-index', done: 1, total: 1 });
+  mark('road-index');
+
   let geocodeStats: Record<string, unknown> | undefined;
   let geocodeIndex: { toSections(w: BinWriter, prefix: string): void } | undefined;
   if (opts.geocode !== false) {
@@ -98,6 +105,7 @@ export async function buildDataset(pbf: Uint8Array, opts: BuildDatasetOptions = 
   chTime.toSections(w, SECTION.chTime);
   chDist.toSections(w, SECTION.chDist);
   snapper.toSections(w, SECTION.snap);
+  roadIndex.toSections(w, SECTION.roads);
   geocodeIndex?.toSections(w, SECTION.geocode);
   landmarks.toSections(w, SECTION.poi);
   cch.toSections(w, SECTION.cch);

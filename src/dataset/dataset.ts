@@ -1,6 +1,7 @@
 /**
  * The dataset file (`*.dkds`): one buffer holding the road graph, a contraction hierarchy per
- * metric, the customizable hierarchy's topology, the snapping index and (when built) the geocoder, as named typed-array sections with a
+ * metric, the customizable hierarchy's topology, the snapping index, the map's road index and
+ * (when built) the geocoder, as named typed-array sections with a
  * magic/version header (core/binfile.ts). Opening does not parse: every array is a view onto the
  * buffer, which is shared with worker threads as is.
  */
@@ -9,6 +10,7 @@ import { EngineError, isEngineError } from '../core/errors.js';
 import { ContractionHierarchy } from '../ch/index.js';
 import { RoadGraph } from '../graph/road-graph.js';
 import { Snapper } from '../graph/snap.js';
+import { RoadBoxIndex } from '../graph/road-index.js';
 import { GeocodeIndex } from '../geocode/geocode-index.js';
 import { Geocoder } from '../geocode/search.js';
 import { PoiLayer } from './poi.js';
@@ -16,7 +18,11 @@ import { CchTopology } from '../ch/cch.js';
 
 /** "DKDS" — the dataset kind inside the container. */
 export const DATASET_TAG = 0x53444b44;
-export const DATASET_VERSION = 1;
+/**
+ * v2 (issue #26): the geocoder's spatial indexes are kdbush / flatbush (geocode index format v2),
+ * and the map's road index (`r.`) is persisted. v1 files are refused: rebuild them.
+ */
+export const DATASET_VERSION = 2;
 
 export const SECTION = {
   meta: 'meta',
@@ -24,6 +30,7 @@ export const SECTION = {
   chTime: 'cht.',
   chDist: 'chd.',
   snap: 's.',
+  roads: 'r.',
   geocode: 'geo',
   poi: 'poi.',
   cch: 'cch.',
@@ -54,6 +61,11 @@ export class Dataset {
   readonly landmarks: PoiLayer | null;
   /** The customizable hierarchy's topology, for routing around no-go zones (null in datasets built before it). */
   readonly cch: CchTopology | null;
+  /**
+   * The edges by web-mercator box for drawing maps, attached to {@link graph} (null in a dataset
+   * written without it: the renderer then builds it on first use).
+   */
+  readonly roadIndex: RoadBoxIndex | null;
 
   private constructor(readonly file: BinFile, snapRadiusM?: number) {
     if (file.formatTag !== DATASET_TAG) throw file.error('this file is not a dispatchkit dataset (it holds another kind of data)', { offset: 8 });
@@ -72,6 +84,8 @@ export class Dataset {
     this.landmarks = PoiLayer.has(file, SECTION.poi) ? load(file, 'landmark layer', SECTION.poi, () => PoiLayer.fromSections(file, SECTION.poi)) : null;
     this.cch = CchTopology.has(file, SECTION.cch) ? load(file, 'customizable hierarchy', SECTION.cch, () => CchTopology.fromSections(file, SECTION.cch)) : null;
     if (this.cch && this.cch.arcOf.length !== this.graph.numArcs) throw file.error('the customizable hierarchy does not match the road graph', { section: `${SECTION.cch}arcOf` });
+    this.roadIndex = RoadBoxIndex.has(file, SECTION.roads) ? load(file, 'road index', SECTION.roads, () => RoadBoxIndex.fromSections(file, SECTION.roads, this.graph)) : null;
+    this.roadIndex?.attach(this.graph);
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import { matchTrack, type Fix, type MatchOptions } from '../route/match.js';
 import { EngineError, invalidInput, toErrorRecord, type ErrorRecord } from '../core/errors.js';
+import { latLonProblems } from '../core/geo.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import { SLICE_MS, throwIfAborted, Ticker } from '../core/cancel.js';
 import { cmToMetres, msToSeconds } from '../core/units.js';
@@ -93,8 +94,8 @@ export class DatasetTravel implements TravelProvider {
       return { snap, matchCode: best.matchCode, lat: best.lat, lon: best.lon, geocoded: true };
     }
     const { lat, lon } = q;
-    if (!(lat >= -90 && lat <= 90)) throw invalidInput(`${path}.LatLong.Latitude`, `must be between -90 and 90 (got ${lat})`);
-    if (!(lon >= -180 && lon <= 180)) throw invalidInput(`${path}.LatLong.Longitude`, `must be between -180 and 180 (got ${lon})`);
+    const [bad] = latLonProblems(lat, lon);
+    if (bad) throw invalidInput(`${path}.LatLong.${bad.field === 'lat' ? 'Latitude' : 'Longitude'}`, `must be between -${bad.field === 'lat' ? 90 : 180} and ${bad.field === 'lat' ? 90 : 180} (got ${bad.value})`);
     const snap = ds.snapper.snap(lat, lon, { path: `${path}.LatLong` });
     return { snap, matchCode: 'Exact', lat, lon, geocoded: false };
   }

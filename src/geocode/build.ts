@@ -19,7 +19,7 @@
  * 8.–13. typed tables: `buildAddressTable` (addresses sorted by number with their projection —
  *    measure, side offset — on the chains), `buildRangeTable`, `buildStreetAttributes`,
  *    `buildPostcodeTable`, `buildPlaceSections`, `buildNameSections` (keys, phonetic order);
- * 14. `assembleSections`: the section map, with trigram tables and spatial grids.
+ * 14. `assembleSections`: the section map, with trigram tables and spatial indexes.
  */
 import type { OsmPbfFile } from '../osm/pbf.js';
 import { throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
@@ -33,7 +33,7 @@ import { parseTigerCsv, type TigerRange } from './tiger.js';
 import { projectOnLine, lineLength, pointAtMeasure, type Line } from './interpolate.js';
 import { StringPoolBuilder, type Sections } from './sections.js';
 import { buildTrigramSections } from './fuzzy.js';
-import { GridBuilder } from './grid.js';
+import { PointIndexBuilder, SegmentIndexBuilder } from './spatial.js';
 import { COUNTRY_ALIAS } from './dict.js';
 import { GeocodeIndex, FORMAT_VERSION, PlaceRank, DIR_CODES, RangeSource } from './geocode-index.js';
 
@@ -1109,7 +1109,7 @@ interface BuiltTables {
   keys: StringPoolBuilder;
 }
 
-/** Stage 14 — sections. Takes every table; returns the index's section map (typed arrays, trigram tables, spatial grids, string pools). */
+/** Stage 14 — sections. Takes every table; returns the index's section map (typed arrays, trigram tables, spatial indexes, string pools). */
 function assembleSections(t: BuiltTables): Sections {
   const { geom, ad, rg, street, pc, pl, nm, locSets } = t;
   const m: Sections = new Map();
@@ -1138,19 +1138,22 @@ function assembleSections(t: BuiltTables): Sections {
   buildTrigramSections(m, 'tn', nm.nsKeys);
   buildTrigramSections(m, 'tf', nm.fullKeys);
   buildTrigramSections(m, 'tp', pl.keyList);
-  writeSpatialGrids(m, geom, ad, rg);
+  writeSpatialIndexes(m, geom, ad, rg);
   t.strings.write(m, 'str');
   t.keys.write(m, 'key');
   return m;
 }
 
-/** Sparse 0.005° grids over address points (`ga`), street segments (`gs`) and range segments (`gr`, with `rg.pk`: point → range). */
-function writeSpatialGrids(m: Sections, geom: StreetGeometry, ad: AddressTable, rg: RangeTable): void {
-  const ga = new GridBuilder(0.005);
-  for (let k = 0; k < ad.n; k++) ga.addPoint(k, ad.lat[k], ad.lon[k]);
+/**
+ * Spatial indexes (spatial.ts) over address points (`ga`: kdbush), street segments and lone
+ * street points (`gs`: flatbush) and range segments (`gr`: flatbush, with `rg.pk`: point → range).
+ */
+function writeSpatialIndexes(m: Sections, geom: StreetGeometry, ad: AddressTable, rg: RangeTable): void {
+  const ga = new PointIndexBuilder();
+  for (let k = 0; k < ad.n; k++) ga.add(k, ad.lat[k], ad.lon[k]);
   ga.write(m, 'ga');
   const { ptLat, ptLon, ptNext } = geom;
-  const gs = new GridBuilder(0.005);
+  const gs = new SegmentIndexBuilder();
   for (let i = 0; i < ptLat.length; i++) {
     if (!ptNext[i]) { if (i === 0 || !ptNext[i - 1]) gs.addPoint(i, ptLat[i], ptLon[i]); continue; }
     gs.addBox(i, Math.min(ptLat[i], ptLat[i + 1]), Math.min(ptLon[i], ptLon[i + 1]), Math.max(ptLat[i], ptLat[i + 1]), Math.max(ptLon[i], ptLon[i + 1]));
@@ -1159,7 +1162,7 @@ function writeSpatialGrids(m: Sections, geom: StreetGeometry, ad: AddressTable, 
   // range segments (OSM interpolation lines, TIGER) for reverse geocoding with house numbers
   const { ptOff: rgPtOff, ptLat: rgPtLat, ptLon: rgPtLon } = rg;
   const rgPtRange = new Uint32Array(rgPtLat.length);
-  const gr = new GridBuilder(0.005);
+  const gr = new SegmentIndexBuilder();
   for (let k = 0; k < rg.n; k++) {
     for (let i = rgPtOff[k]; i < rgPtOff[k + 1]; i++) {
       rgPtRange[i] = k;

@@ -7,9 +7,10 @@ import type { BinFile, BinWriter, TypedArray } from '../core/binfile.js';
 import { EngineError } from '../core/errors.js';
 import { mapReader, StringPool, type SectionReader, type Sections } from './sections.js';
 import { TrigramIndex } from './fuzzy.js';
-import { Grid } from './grid.js';
+import { PointIndex, SegmentIndex } from './spatial.js';
 
-export const FORMAT_VERSION = 1;
+/** v2: the spatial indexes are kdbush / flatbush (`ga.kd`, `gs.fb` + `gs.id`, `gr.fb` + `gr.id`), no longer grids. */
+export const FORMAT_VERSION = 2;
 
 export const PlaceRank = { Country: 1, State: 2, County: 3, City: 4, Suburb: 5, Hamlet: 6 } as const;
 export const RangeSource = { Osm: 0, Tiger: 1 } as const;
@@ -35,9 +36,7 @@ const LAYOUT: Record<string, { new (b: ArrayBufferLike, o: number, l: number): T
   'tn.k': Float64Array, 'tn.o': Uint32Array, 'tn.i': Uint32Array, 'tn.n': Uint16Array,
   'tf.k': Float64Array, 'tf.o': Uint32Array, 'tf.i': Uint32Array, 'tf.n': Uint16Array,
   'tp.k': Float64Array, 'tp.o': Uint32Array, 'tp.i': Uint32Array, 'tp.n': Uint16Array,
-  'ga.k': Float64Array, 'ga.o': Uint32Array, 'ga.i': Uint32Array, 'ga.c': Float64Array,
-  'gs.k': Float64Array, 'gs.o': Uint32Array, 'gs.i': Uint32Array, 'gs.c': Float64Array,
-  'gr.k': Float64Array, 'gr.o': Uint32Array, 'gr.i': Uint32Array, 'gr.c': Float64Array, 'rg.pk': Uint32Array,
+  'ga.kd': Uint8Array, 'gs.fb': Uint8Array, 'gs.id': Uint32Array, 'gr.fb': Uint8Array, 'gr.id': Uint32Array, 'rg.pk': Uint32Array,
   'str.b': Uint8Array, 'str.o': Uint32Array, 'key.b': Uint8Array, 'key.o': Uint32Array,
   'pt.cls': Uint8Array,
 };
@@ -78,10 +77,12 @@ export class GeocodeIndex {
   /** Trigrams of the whole names (type included). */
   readonly fullGrams: TrigramIndex;
   readonly placeGrams: TrigramIndex;
-  readonly addrGrid: Grid;
-  readonly segGrid: Grid;
-  /** Grid over range segments (items: range point index i, segment i → i+1). */
-  readonly rangeGrid: Grid;
+  /** Address points (items: address index). */
+  readonly addrIndex: PointIndex;
+  /** Street segments i → i+1 and lone street points (items: point index i). */
+  readonly segIndex: SegmentIndex;
+  /** Range segments (items: range point index i, segment i → i+1). */
+  readonly rangeIndex: SegmentIndex;
   /** Range index of every range point. */
   readonly rgPtRange: Uint32Array;
   /** Display strings (street names, house numbers, place names, postcodes). */
@@ -120,9 +121,10 @@ export class GeocodeIndex {
     this.nameGrams = new TrigramIndex(r, 'tn');
     this.fullGrams = new TrigramIndex(r, 'tf');
     this.placeGrams = new TrigramIndex(r, 'tp');
-    this.addrGrid = new Grid(r, 'ga');
-    this.segGrid = new Grid(r, 'gs');
-    this.rangeGrid = new Grid(r, 'gr');
+    this.addrIndex = new PointIndex(r, 'ga');
+    this.segIndex = new SegmentIndex(r, 'gs');
+    this.rangeIndex = new SegmentIndex(r, 'gr');
+    if (this.addrIndex.size !== this.adLat.length) throw new EngineError('DatasetFormat', `Geocode address index holds ${this.addrIndex.size} points for ${this.adLat.length} addresses.`);
     this.rgPtRange = r.get('rg.pk', U);
     this.strings = new StringPool(r, 'str');
     this.keys = new StringPool(r, 'key');

@@ -12,7 +12,7 @@
  *
  * Reverse: nearest address point (≤ 75 m by default) else nearest street segment.
  */
-import { haversine, metresPerDegree } from '../core/geo.js';
+import { haversine, isValidLatLon, metresPerDegree } from '../core/geo.js';
 import type { GeocodeIndex } from './geocode-index.js';
 import { PlaceRank, DIR_CODES, RangeSource } from './geocode-index.js';
 import { parseStreetLine, type HouseNumber, type ParsedStreet } from './parse.js';
@@ -829,19 +829,19 @@ export class Geocoder {
    * counting farther ({@link reverseOnStreet}), else the nearest settlement within 20 km.
    */
   reverse(lat: number, lon: number, opts: ReverseOptions = {}): ReverseResult | null {
-    if (!Number.isFinite(lat) || !Number.isFinite(lon) || Math.abs(lat) > 90 || Math.abs(lon) > 180) return null;
+    if (!isValidLatLon(lat, lon)) return null;
     const idx = this.index;
     const maxDist = opts.maxDistance ?? 1000;
     const addrRadius = Math.min(opts.addressRadius ?? 75, maxDist);
     const { kx, ky } = metresPerDegree(lat);
-    const a = idx.addrGrid.nearest(lat, lon, addrRadius, idx.addressCount, (k) => {
+    const a = idx.addrIndex.nearest(lat, lon, addrRadius, (k) => {
       const dx = (idx.adLon[k] - lon) * kx, dy = (idx.adLat[k] - lat) * ky;
       return Math.sqrt(dx * dx + dy * dy);
     });
     // An interpolation line (OSM addr:interpolation, TIGER range) nearer than any address point
     // gives a house number by its position along the line (Nominatim's rule).
     const rangeRadius = Math.min(50, a.item >= 0 ? a.dist : addrRadius);
-    const rl = idx.rangeCount > 0 ? idx.rangeGrid.nearest(lat, lon, rangeRadius, idx.rgLat.length, (i) => {
+    const rl = idx.rangeCount > 0 ? idx.rangeIndex.nearest(lat, lon, rangeRadius, (i) => {
       return projectOnLine({ lat: idx.rgLat, lon: idx.rgLon, start: i, end: i + 2 }, lat, lon).dist;
     }) : { item: -1, dist: Infinity };
     if (rl.item >= 0 && (a.item < 0 || rl.dist < a.dist)) return this.reverseOnRange(idx.rgPtRange[rl.item], rl.dist, lat, lon);
@@ -896,7 +896,7 @@ export class Geocoder {
   private reverseOnStreet(lat: number, lon: number, maxDist: number): ReverseResult | null {
     const idx = this.index;
     const cls = idx.ptClass;
-    const s = idx.segGrid.nearest(lat, lon, maxDist + MAX_PENALTY_M, idx.ptLat.length, (i) => {
+    const s = idx.segIndex.nearest(lat, lon, maxDist + MAX_PENALTY_M, (i) => {
       const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
       const d = projectOnLine(line, lat, lon).dist;
       return d > maxDist ? Infinity : d + (cls[i] === 0 ? 0 : classPenalty(cls[i]));

@@ -4,6 +4,7 @@
  * geometry a WKT LINESTRING of "lon lat" pairs. Comma-separated files with the same header work too.
  */
 import { EngineError } from '../core/errors.js';
+import { isValidLatLon } from '../core/geo.js';
 
 export interface TigerRange {
   from: number;
@@ -79,7 +80,7 @@ export function parseTigerCsv(text: string): { ranges: TigerRange[]; skipped: nu
     let bad = false;
     for (const pair of m[1].split(',')) {
       const [x, y] = pair.trim().split(/\s+/).map(Number);
-      if (!Number.isFinite(x) || !Number.isFinite(y) || Math.abs(y) > 90 || Math.abs(x) > 180) { bad = true; break; }
+      if (!isValidLatLon(y, x)) { bad = true; break; }
       lon.push(x);
       lat.push(y);
     }

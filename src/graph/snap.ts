@@ -4,13 +4,16 @@
  * routing entries that respect the road's driving directions.
  *
  * The spatial index is a Flatbush R-tree over every geometry segment of every edge (one item per
- * segment, each undirected edge once). Its buffer persists as a section, so loading does not
- * rebuild it. The nearest-segment search is a best-first walk over the R-tree's own arrays with
- * an exact segment distance at the leaves (Flatbush's `neighbors` only knows box distances).
+ * segment, each undirected edge once). Its buffer persists as its own section (`s.rtree`), so
+ * loading does not rebuild it. The nearest-segment search is a best-first walk over the R-tree's
+ * own arrays with an exact segment distance at the leaves, kept hand-written: Flatbush's
+ * `neighbors` orders by box distance in degrees, and made exact (growing k until the k-th box is
+ * past the best segment) it takes about 1.6 times as long on Porto (bench/README.md, "Spatial indexes").
  */
 import Flatbush from 'flatbush';
 import { EngineError } from '../core/errors.js';
-import { haversine, metresPerDegree } from '../core/geo.js';
+import { haversine, isValidLatLon, latLonProblems, metresPerDegree } from '../core/geo.js';
+import { f32Down, f32Up, flatbushView, indexBytes } from '../core/spatial.js';
 import type { BinFile, BinWriter } from '../core/binfile.js';
 import type { RoadGraph } from './road-graph.js';
 import { EdgeFlag } from '../osm/car-profile.js';
@@ -162,27 +165,14 @@ export class Snapper {
   toSections(w: BinWriter, prefix: string): void {
     w.add(`${prefix}meta`, new Float64Array([SNAP_FORMAT, this.radiusM]));
     w.add(`${prefix}segEdge`, this.segEdge);
-    const ix = this.index;
-    const end = ix._indices.byteOffset + ix._indices.byteLength; // the R-tree's own bytes, wherever it lives
-    w.add(`${prefix}rtree`, new Uint8Array(ix.data, ix.byteOffset, end - ix.byteOffset));
+    w.add(`${prefix}rtree`, indexBytes(this.index)); // the R-tree's own bytes, wherever it lives
   }
 
   static fromSections(f: BinFile, prefix: string, graph: RoadGraph): Snapper {
     const meta = f.get(`${prefix}meta`, Float64Array);
     if (meta[0] !== SNAP_FORMAT) throw new EngineError('DatasetFormat', `Snap index format v${meta[0]}, expected v${SNAP_FORMAT}.`);
     const segEdge = f.get(`${prefix}segEdge`, Uint32Array);
-    const rtree = f.get(`${prefix}rtree`, Uint8Array);
-    if (rtree.byteLength < 8) throw new EngineError('DatasetFormat', `Snap index is unreadable: its section has ${rtree.byteLength} bytes.`);
-    let index: Flatbush;
-    try {
-      index = Flatbush.from(rtree.buffer, rtree.byteOffset);
-    } catch (e) {
-      throw new EngineError('DatasetFormat', `Snap index is unreadable: ${(e as Error).message}`);
-    }
-    // Flatbush reads its sizes from its own header: they must stay inside the section.
-    if (index._indices.byteOffset + index._indices.byteLength > rtree.byteOffset + rtree.byteLength) {
-      throw new EngineError('DatasetFormat', 'Snap index R-tree runs past the end of its section.');
-    }
+    const index = flatbushView(f.get(`${prefix}rtree`, Uint8Array), 'Snap index R-tree');
     if (index.numItems !== segEdge.length || segEdge.length !== graph.edgeGeomStart[graph.numEdges] - graph.numEdges) {
       throw new EngineError('DatasetFormat', 'Snap index does not match the road graph.');
     }
@@ -597,7 +587,7 @@ export class Snapper {
     const where = `(${fmtCoord(lat)}, ${fmtCoord(lon)})`;
     let msg = `The location ${where} is ${fmtDistance(nearest)} from the nearest road; the limit is ${fmtDistance(radiusM)}.`;
     let swapped = false;
-    if (Math.abs(lon) <= 90 && lat !== lon) {
+    if (isValidLatLon(lon, lat) && lat !== lon) {
       const bb = this.bbox();
       const inside = lon >= bb.minLat && lon <= bb.maxLat && lat >= bb.minLon && lat <= bb.maxLon;
       swapped = inside || this.nearest(lon, lat, radiusM) >= 0;
@@ -607,34 +597,12 @@ export class Snapper {
   }
 }
 
-/** Largest float32 value ≤ v. */
-function f32Down(v: number): number {
-  const f = Math.fround(v);
-  return f <= v ? f : nextF32(f, -1);
-}
-
-/** Smallest float32 value ≥ v. */
-function f32Up(v: number): number {
-  const f = Math.fround(v);
-  return f >= v ? f : nextF32(f, 1);
-}
-
-const f32buf = new Float32Array(1);
-const u32buf = new Uint32Array(f32buf.buffer);
-/** The float32 neighbour of f (itself a float32) toward +∞ (dir 1) or −∞ (dir −1). */
-function nextF32(f: number, dir: 1 | -1): number {
-  if (f === 0) return dir * 1.401298464324817e-45;
-  f32buf[0] = f;
-  u32buf[0] += (f > 0) === (dir > 0) ? 1 : -1;
-  return f32buf[0];
-}
-
 function checkLatLon(lat: number, lon: number, path?: string): void {
-  const p = path ? `${path}.` : '';
-  if (typeof lat !== 'number' || Number.isNaN(lat)) throw new EngineError('InvalidInput', `Latitude ${String(lat)} is not a number.`, { path: `${p}lat` });
-  if (typeof lon !== 'number' || Number.isNaN(lon)) throw new EngineError('InvalidInput', `Longitude ${String(lon)} is not a number.`, { path: `${p}lon` });
-  if (!(lat >= -90 && lat <= 90)) throw new EngineError('InvalidInput', `Latitude ${lat} is outside -90..90.`, { path: `${p}lat` });
-  if (!(lon >= -180 && lon <= 180)) throw new EngineError('InvalidInput', `Longitude ${lon} is outside -180..180.`, { path: `${p}lon` });
+  const bad = latLonProblems(lat, lon);
+  if (bad.length === 0) return;
+  // A value that is not a number is named before one out of range (either half).
+  const first = bad.find((b) => b.reason === 'nan') ?? bad[0];
+  throw new EngineError('InvalidInput', first.message, { path: `${path ? `${path}.` : ''}${first.field}` });
 }
 
 function fmtCoord(v: number): string {

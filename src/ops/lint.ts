@@ -12,6 +12,7 @@
  */
 import { SLICE_MS, Ticker } from '../core/cancel.js';
 import { isEngineError } from '../core/errors.js';
+import { isValidLatLon } from '../core/geo.js';
 import {
   DispatchSpecificationSchema, DistanceSpecificationSchema, GeocodeSpecificationSchema, LatLongSchema, LocationSchema, VehicleSchema,
   dateToSeconds, type RecordDef,
@@ -277,7 +278,7 @@ function lintRoad(ctx: OpsContext | undefined, l: Obj, path: string, out: LintWa
   const ll = bound(l, 'LatLong');
   if (!isObj(ll)) return;
   const lat = value(LatLongSchema, ll, 'Latitude'), lon = value(LatLongSchema, ll, 'Longitude');
-  if (typeof lat !== 'number' || typeof lon !== 'number' || !(Math.abs(lat) <= 90) || !(Math.abs(lon) <= 180)) return;
+  if (typeof lat !== 'number' || typeof lon !== 'number' || !isValidLatLon(lat, lon)) return;
   try {
     ctx.travel.place({ lat, lon }, path);
   } catch (e) {

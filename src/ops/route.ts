@@ -197,9 +197,12 @@ export function drawMap(
 
 /** The operation-table entry point. */
 export async function routeOp(ctx: OpsContext, spec: unknown, opts: OpOptions = {}): Promise<RouteResult> {
-  // a long route, for a caller that keeps its thread free, runs on the executor
-  const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
-  if (opts.offload && ctx.executor.offThread && Array.isArray(locs) && locs.length > ROUTE_INLINE_MAX_LOCATIONS) {
+  // a long route, or one with maps (drawn per leg too), for a caller that keeps its thread free, runs on the executor
+  const field = (o: unknown, name: string): unknown => (o && typeof o === 'object' && !Array.isArray(o)
+    ? Object.entries(o).find(([k]) => k.toLowerCase() === name)?.[1] : undefined);
+  const locs = field(spec, 'locations');
+  const heavy = (Array.isArray(locs) && locs.length > ROUTE_INLINE_MAX_LOCATIONS) || !!field(field(spec, 'routeoptions'), 'mapsize');
+  if (opts.offload && ctx.executor.offThread && heavy) {
     try {
       return await routeOffThread(ctx, spec, opts);
     } catch (e) {

@@ -2,15 +2,16 @@
  * Offline route maps as SVG: a web-mercator view (256-px tile convention) with the road graph as
  * backdrop, route polylines, numbered markers, a scale bar and the attribution.
  *
- * The backdrop reads the graph through a lazy grid index of edges (built once per graph, cached
- * in a WeakMap; flat typed arrays only). A render visits the grid cells under the view, keeps the
- * edges of the classes drawn at that zoom whose box meets the view, and writes one `<path>` per
- * road style with relative moves rounded to 0.1 px, dropping points closer than 1 px to the last
- * kept one and chaining edges that continue each other. The output is a pure function of its
+ * The backdrop reads the graph through its road box index (graph/road-index.ts: a Flatbush R-tree
+ * over the edges' web-mercator boxes, persisted in the dataset; built once per graph when it has
+ * none). A render searches the view's box, keeps the edges of the classes drawn at that zoom, and
+ * writes one `<path>` per road style with relative moves rounded to 0.1 px, dropping points closer
+ * than 1 px to the last kept one and chaining edges that continue each other. The output is a pure function of its
  * input (same input → same bytes) and has no external references.
  */
-import { isValidLatLon } from '../core/geo.js';
+import { isValidLatLon, MERCATOR_MAX_LAT as MAX_LAT, mercatorX as mercX, mercatorY as mercY } from '../core/geo.js';
 import type { RoadGraph } from '../graph/road-graph.js';
+import { RoadBoxIndex } from '../graph/road-index.js';
 import { HighwayClass } from '../osm/car-profile.js';
 
 export interface ArgbColor {
@@ -61,7 +62,6 @@ const MAX_FIT_ZOOM = 18;
 const MAX_ZOOM = 20;
 const DEFAULT_MARGIN = 24;
 const DEFAULT_ATTRIBUTION = '© OpenStreetMap contributors';
-const MAX_LAT = 85.0511287798066;
 const EARTH_CIRCUMFERENCE_M = 2 * Math.PI * 6378137;
 const FONT = 'DejaVu Sans, Helvetica, Arial, sans-serif';
 const BACKGROUND = '#f2efe9';
@@ -88,16 +88,6 @@ export function svgDataUrl(svg: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // Web mercator, normalised to 0..1 (x east, y south); a pixel at zoom z is 256·2^z of these.
-
-function mercX(lon: number): number {
-  return (lon + 180) / 360;
-}
-
-function mercY(lat: number): number {
-  const la = lat > MAX_LAT ? MAX_LAT : lat < -MAX_LAT ? -MAX_LAT : lat;
-  const s = Math.sin((la * Math.PI) / 180);
-  return 0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI);
-}
 
 function latOfMercY(y: number): number {
   return (Math.atan(Math.sinh(Math.PI * (1 - 2 * y))) * 180) / Math.PI;
@@ -242,96 +232,33 @@ function roadWidthFactor(zoom: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lazy grid index of the graph's edges
+// Per-graph drawing data: the edges' index and the render's scratch
 
-interface EdgeGrid {
-  /** Normalised mercator y of every geometry point. */
+interface EdgeScratch {
+  /** The edges by web-mercator box. */
+  index: RoadBoxIndex;
+  /** Normalised mercator y of every geometry point (computed once per graph and thread). */
   pointY: Float64Array;
-  /** Normalised box of each edge: x0, y0, x1, y1 (Float32, padded outwards). */
-  box: Float32Array;
-  gx0: number;
-  gy0: number;
-  cell: number;
-  nx: number;
-  ny: number;
-  cellStart: Uint32Array;
-  cellEdges: Uint32Array;
-  /** Scratch: selection marks (style + 1) per edge, all zero between renders. */
+  /** Selection marks (style + 1) per edge, all zero between renders. */
   mark: Uint8Array;
-  /** Scratch: selected edge ids. */
+  /** Selected edge ids. */
   sel: Uint32Array;
   sorted: Uint32Array;
 }
 
-const grids = new WeakMap<RoadGraph, EdgeGrid>();
+const scratches = new WeakMap<RoadGraph, EdgeScratch>();
 
-function edgeGrid(g: RoadGraph): EdgeGrid {
-  let grid = grids.get(g);
-  if (!grid) {
-    grid = buildEdgeGrid(g);
-    grids.set(g, grid);
+function edgeScratch(g: RoadGraph): EdgeScratch {
+  let s = scratches.get(g);
+  if (!s) {
+    const la = g.geomLat;
+    const pointY = new Float64Array(la.length);
+    for (let i = 0; i < la.length; i++) pointY[i] = mercY(la[i]);
+    const E = g.numEdges;
+    s = { index: RoadBoxIndex.of(g), pointY, mark: new Uint8Array(E), sel: new Uint32Array(E), sorted: new Uint32Array(E) };
+    scratches.set(g, s);
   }
-  return grid;
-}
-
-function buildEdgeGrid(g: RoadGraph): EdgeGrid {
-  const E = g.numEdges;
-  const gs = g.edgeGeomStart;
-  const la = g.geomLat;
-  const lo = g.geomLon;
-  const pointY = new Float64Array(la.length);
-  for (let i = 0; i < la.length; i++) pointY[i] = mercY(la[i]);
-  const box = new Float32Array(4 * E);
-  const PAD = 1e-6; // ≈ 40 m: covers Float32 rounding
-  let gx0 = Infinity, gy0 = Infinity, gx1 = -Infinity, gy1 = -Infinity;
-  for (let e = 0; e < E; e++) {
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (let i = gs[e], t = gs[e + 1]; i < t; i++) {
-      const x = (lo[i] + 180) / 360;
-      const y = pointY[i];
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-    box[4 * e] = x0 - PAD;
-    box[4 * e + 1] = y0 - PAD;
-    box[4 * e + 2] = x1 + PAD;
-    box[4 * e + 3] = y1 + PAD;
-    if (x0 < gx0) gx0 = x0;
-    if (y0 < gy0) gy0 = y0;
-    if (x1 > gx1) gx1 = x1;
-    if (y1 > gy1) gy1 = y1;
-  }
-  if (E === 0) gx0 = gy0 = gx1 = gy1 = 0;
-  // About two edges per cell, at most 2048 cells a side.
-  const w = Math.max(gx1 - gx0, 1e-9);
-  const h = Math.max(gy1 - gy0, 1e-9);
-  let cell = Math.sqrt((w * h) / Math.max(1, E / 2));
-  cell = Math.max(cell, w / 2048, h / 2048);
-  const nx = Math.max(1, Math.min(2048, Math.ceil(w / cell)));
-  const ny = Math.max(1, Math.min(2048, Math.ceil(h / cell)));
-  const cellOf = (v: number, v0: number, n: number) => {
-    const c = Math.floor((v - v0) / cell);
-    return c < 0 ? 0 : c >= n ? n - 1 : c;
-  };
-  const cellStart = new Uint32Array(nx * ny + 1);
-  const eachCell = (visit: (c: number, e: number) => void) => {
-    for (let e = 0; e < E; e++) {
-      const cx0 = cellOf(box[4 * e], gx0, nx), cx1 = cellOf(box[4 * e + 2], gx0, nx);
-      const cy0 = cellOf(box[4 * e + 1], gy0, ny), cy1 = cellOf(box[4 * e + 3], gy0, ny);
-      for (let cy = cy0; cy <= cy1; cy++) for (let cx = cx0; cx <= cx1; cx++) visit(cy * nx + cx, e);
-    }
-  };
-  eachCell((c) => cellStart[c + 1]++);
-  for (let c = 0; c < nx * ny; c++) cellStart[c + 1] += cellStart[c];
-  const cellEdges = new Uint32Array(cellStart[nx * ny]);
-  const fill = cellStart.slice(0, nx * ny);
-  eachCell((c, e) => (cellEdges[fill[c]++] = e));
-  return {
-    pointY, box, gx0, gy0, cell, nx, ny, cellStart, cellEdges,
-    mark: new Uint8Array(E), sel: new Uint32Array(E), sorted: new Uint32Array(E),
-  };
+  return s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -611,33 +538,23 @@ export function renderMapSvg(graph: RoadGraph | null, opts: MapOptions): string 
  * The edges of the styles drawn at `zoom` whose box meets the normalised view [qx0, qx1] ×
  * [qy0, qy1], sorted by style (minor roads first), edge ids ascending within a style (so way
  * pieces chain): `sorted[counts[st] .. counts[st + 1])` are style `st`'s. The arrays are the
- * grid's scratch, valid until the next selection.
+ * graph's scratch, valid until the next selection.
  */
 function selectEdges(g: RoadGraph, qx0: number, qy0: number, qx1: number, qy1: number, zoom: number): { sorted: Uint32Array; counts: Uint32Array } {
-  const grid = edgeGrid(g);
-  const { box, mark, sel, sorted, cellStart, cellEdges, nx, ny, cell, gx0, gy0 } = grid;
+  const { index, mark, sel, sorted } = edgeScratch(g);
   const cls = g.edgeClass;
-  const cx0 = Math.max(0, Math.floor((qx0 - gx0) / cell)), cx1 = Math.min(nx - 1, Math.floor((qx1 - gx0) / cell));
-  const cy0 = Math.max(0, Math.floor((qy0 - gy0) / cell)), cy1 = Math.min(ny - 1, Math.floor((qy1 - gy0) / cell));
   const styleOn = new Uint8Array(ROAD_STYLES.length);
   ROAD_STYLES.forEach((s, i) => (styleOn[i] = zoom >= s.minZoom ? 1 : 0));
   const counts = new Uint32Array(ROAD_STYLES.length + 1);
   let ns = 0;
-  for (let cy = cy0; cy <= cy1; cy++) {
-    for (let cx = cx0; cx <= cx1; cx++) {
-      const c = cy * nx + cx;
-      for (let k = cellStart[c], kt = cellStart[c + 1]; k < kt; k++) {
-        const e = cellEdges[k];
-        if (mark[e] !== 0) continue;
-        const st = STYLE_OF_CLASS[cls[e]];
-        if (st < 0 || styleOn[st] === 0) continue;
-        const b = 4 * e;
-        if (box[b] > qx1 || box[b + 2] < qx0 || box[b + 1] > qy1 || box[b + 3] < qy0) continue;
-        mark[e] = st + 1;
-        sel[ns++] = e;
-        counts[st + 1]++;
-      }
-    }
+  const hits = index.search(qx0, qy0, qx1, qy1);
+  for (let k = 0; k < hits.length; k++) {
+    const e = hits[k];
+    const st = STYLE_OF_CLASS[cls[e]];
+    if (st < 0 || styleOn[st] === 0) continue;
+    mark[e] = st + 1;
+    sel[ns++] = e;
+    counts[st + 1]++;
   }
   // Counting sort by style, edge ids ascending within a style (so way pieces chain).
   if (ns * Math.log2(ns + 2) < g.numEdges) {
@@ -672,8 +589,7 @@ export interface RoadLayerStyle {
 export function roadLayer(g: RoadGraph, bbox: { west: number; south: number; east: number; north: number }, zoom: number): RoadLayerStyle[] {
   const qx0 = mercX(bbox.west), qx1 = mercX(bbox.east), qy0 = mercY(bbox.north), qy1 = mercY(bbox.south);
   const { sorted, counts } = selectEdges(g, qx0, qy0, qx1, qy1, zoom);
-  const grid = edgeGrid(g);
-  const py = grid.pointY;
+  const py = edgeScratch(g).pointY;
   const { edgeGeomStart: gs, geomLon: lo, geomLat: la } = g;
   // about one pixel, in normalised units, squared
   const tol = 1 / (256 * 2 ** zoom);
@@ -703,7 +619,6 @@ export function roadLayer(g: RoadGraph, bbox: { west: number; south: number; eas
 
 /** The road backdrop: one `<path>` per style with drawn edges, minor roads first. */
 function backdrop(g: RoadGraph, v: ViewParams): string[] {
-  const grid = edgeGrid(g);
   const S = v.scale;
   // View in normalised units, padded.
   const qx0 = (v.ox - VIEW_PAD) / S, qy0 = (v.oy - VIEW_PAD) / S;
@@ -714,7 +629,7 @@ function backdrop(g: RoadGraph, v: ViewParams): string[] {
   const KX = (S * T) / 360, BX = 180 * KX - v.ox * T;
   const KY = S * T, BY = -v.oy * T;
   const { edgeGeomStart: gs, geomLon: lo } = g;
-  const py = grid.pointY;
+  const py = edgeScratch(g).pointY;
   const f = roadWidthFactor(v.zoom);
   // Points closer than this to the last kept one are dropped: 1 px, 1.5 px below zoom 14 (long overview paths).
   const minDist = v.zoom >= 14 ? 1 : 1.5;

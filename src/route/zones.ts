@@ -8,6 +8,7 @@
  * Kernel-level: graph ids and typed arrays; no records.
  */
 import type { RoadGraph } from '../graph/road-graph.js';
+import { isValidLatLon } from '../core/geo.js';
 
 export interface Zone {
   points: ReadonlyArray<{ lat: number; lon: number }>;
@@ -46,7 +47,7 @@ function segmentsMeet(ax: number, ay: number, bx: number, by: number, cx: number
 export function checkPolygon(points: ReadonlyArray<Pt>): string | null {
   for (let i = 0; i < points.length; i++) {
     const p = points[i];
-    if (!p || !(Math.abs(p.lat) <= 90) || !(Math.abs(p.lon) <= 180)) return `point ${i + 1} is not a valid latitude/longitude`;
+    if (!p || !isValidLatLon(p.lat, p.lon)) return `point ${i + 1} is not a valid latitude/longitude`;
   }
   const r = ring(points);
   const distinct = new Set(r.map((p) => `${p.lat},${p.lon}`)).size;

@@ -61,6 +61,7 @@ function cases(): [string, (e: Engine) => Promise<unknown> | unknown][] {
     ['Dispatch 200 stops', (e) => e.dispatch(d200, { seed: 1 })],
     ['CalculateRoutes 100 × 4', (e) => e.calculateRoutes({ Specifications: Array.from({ length: 100 }, (_, i) => ({ Locations: [at(i), at(i + 3), at(i + 5), at(i + 11)] })) })],
     ['CalculateRoute 100 locations with an 800×600 map', (e) => e.calculateRoute({ Locations: Array.from({ length: 100 }, (_, i) => at(i * 5)), RouteOptions: { MapSize: { Width: 800, Height: 600 } } })],
+    ['CalculateRoute 3 locations with an 800×600 map', (e) => e.calculateRoute({ Locations: [at(1), at(9), at(17)], RouteOptions: { MapSize: { Width: 800, Height: 600 } } })],
     ['Geocode 2,000 addresses', (e) => e.geocode({ Addresses: Array.from({ length: 2000 }, (_, i) => ({ Street: `${1 + (i % 40)} ${streets[i % streets.length]}`, City: 'Monaco' })) })],
     ['CalculateDistance × 300', async (e) => {
       for (let i = 0; i < 300; i++) {

@@ -28,6 +28,7 @@ import { csvField, csvRecords, detectHeader, parseColumns, resolveColumnNames, t
 import { ProgressPrinter } from '../progress.js';
 import { BinFile } from '../../core/binfile.js';
 import { EngineError, isEngineError } from '../../core/errors.js';
+import { isValidLatLon } from '../../core/geo.js';
 import { OsmPbfFile } from '../../osm/pbf.js';
 import { GeocodeResultSchema, LocationSchema, type Address } from '../../records/index.js';
 import { WorkerPool } from '../../workers/pool.js';
@@ -323,7 +324,7 @@ export const geocodeCommand: Command = {
       const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(values.reverse);
       if (!m) throw new EngineError('InvalidInput', '--reverse takes "lat,lon" in degrees.', { path: 'reverse' });
       const lat = Number(m[1]), lon = Number(m[2]);
-      if (Math.abs(lat) > 90 || Math.abs(lon) > 180) throw new EngineError('InvalidInput', `--reverse: (${lat}, ${lon}) is not a valid latitude, longitude.`, { path: 'reverse' });
+      if (!isValidLatLon(lat, lon)) throw new EngineError('InvalidInput', `--reverse: (${lat}, ${lon}) is not a valid latitude, longitude.`, { path: 'reverse' });
       const r = geocoder.reverse(lat, lon);
       printJson(r ?? { found: false });
       return r ? EXIT.ok : EXIT.failed;

@@ -31,7 +31,7 @@ import { buildDispatchInput } from './input.js';
 import { recordIssues } from './parse.js';
 import { dispatchPlaces } from './place.js';
 import { toResult } from './result.js';
-import { inContractTerms, modePhases, reportStop, solveAndReport, solveOptions } from './solve.js';
+import { inContractTerms, modePhases, reportMode, reportStop, solveAndReport, solveOptions } from './solve.js';
 import { tripPlan } from './trips.js';
 import { MAX_DROP_COPIES, type Bookkeeping, type DispatchOptions, type DispatchTravel } from './types.js';
 import { vehicleZones, zoneKey } from './zones.js';
@@ -356,6 +356,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
       // phases run here as in dispatchOp, the solver's build, searches and assembly on the executor.
       return await solveAndReport(prep.spec, prep.input, prep.b, { ...opts, executor: ex, offload: true }, { started, places: dispatchPlaces(prep.spec).length });
     }
+    reportMode(prep.spec, prep.b, opts);
     const pb = Problem.fromTransfer(prep.problem);
     const so = solveOptions(prep.spec, { ...opts, executor: ex }, { started, places: dispatchPlaces(prep.spec).length }, pb.nStops);
     if (prep.b.initial) so.initial = prep.b.initial;

@@ -14,7 +14,10 @@
  *   cut at the widest empty angle, then into V runs of ⌊J/V⌋ or ⌈J/V⌉ (pie slices, whose hulls
  *   do not overlap); without coordinates, balanced k-medoids on the travel-time matrix.
  *
- * Pure functions on the solver's input (records are mapped already); deterministic.
+ * Pure functions on the solver's input (records are mapped already); deterministic. "Nearest"
+ * is by travel time, read from the matrix the dispatch has: no spatial index answers that (a
+ * nearest-by-distance lookup would put about a quarter of Porto's stops in another region, and
+ * is slower than the scan: bench/README.md, "Spatial indexes").
  */
 import { UNREACHABLE, type VrpInput, type VrpStop, type VrpVehicle } from '../../vrp/model.js';
 

@@ -146,8 +146,13 @@ export function inContractTerms(e: unknown, input: VrpInput, b: Bookkeeping): un
   return new EngineError('InvalidInput', `${path}: ${what}`, { path, details: { ...e.details, solverPath: e.path } });
 }
 
-async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
+/** The progress event that says which DispatchMode runs, and why (the CLI prints it). */
+export function reportMode(spec: DispatchSpecification, b: Bookkeeping, opts: { onProgress?: DispatchOptions['onProgress'] }): void {
   opts.onProgress?.({ phase: 'dispatch-mode', done: 1, total: 1, info: { requested: spec.DispatchMode ?? 'Auto', mode: b.mode, reason: b.modeReason } });
+}
+
+async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
+  reportMode(spec, b, opts);
   let so = solveOptions(spec, opts, timing, input.stops.length);
   if (b.initial) so = { ...so, initial: b.initial };
   const term = MODE_TERMS[b.mode];

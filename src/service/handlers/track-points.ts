@@ -6,6 +6,7 @@
 import { TrackPointSchema, TrackPointsSpecificationSchema, failedFromIssues, type Issue, type TrackPointsResult } from '../../records/index.js';
 import type { TrackPoint } from '../../store/types.js';
 import { Ticker } from '../../core/cancel.js';
+import { latLonProblems } from '../../core/geo.js';
 import type { Call } from '../call.js';
 import type { ParseOutcome } from '../operations.js';
 import { instantOf, MAX_NAME } from './common.js';
@@ -56,8 +57,11 @@ export async function parseTrackPoints(raw: unknown): Promise<ParseOutcome<Track
     if (!r.ok) { issues.push(...r.issues); continue; }
     const ts = instantOf(r.value.TimeStamp);
     if (ts === null) issues.push({ path: `${path}.TimeStamp`, message: `is not set (a date after 2012-01-01 is required; got ${r.value.TimeStamp})` });
-    if (!(Math.abs(r.value.Latitude) <= 90)) issues.push({ path: `${path}.Latitude`, message: `must be within ±90 (got ${r.value.Latitude})` });
-    if (!(Math.abs(r.value.Longitude) <= 180)) issues.push({ path: `${path}.Longitude`, message: `must be within ±180 (got ${r.value.Longitude})` });
+    for (const bad of latLonProblems(r.value.Latitude, r.value.Longitude)) {
+      issues.push(bad.field === 'lat'
+        ? { path: `${path}.Latitude`, message: `must be within ±90 (got ${r.value.Latitude})` }
+        : { path: `${path}.Longitude`, message: `must be within ±180 (got ${r.value.Longitude})` });
+    }
     points.push({ lat: r.value.Latitude, lon: r.value.Longitude, ts: ts ?? 0 });
   }
   if (issues.length > 0) return { ok: false, issues: issues.slice(0, 50) };

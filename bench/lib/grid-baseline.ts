@@ -1,10 +1,14 @@
 /**
+ * The hand-written spatial indexes before issue #26, kept here as bench/spatial.ts's baselines
+ * (the library indexes replaced them): the geocoder's grid (src/geocode/grid.ts, index format v1)
+ * and, below, the renderer's edge grid (src/render/map.ts).
+ *
  * A sparse uniform grid over (lat, lon) for nearest-item queries: only occupied cells are stored
  * (sorted cell keys + CSR item lists), so it costs O(items) whatever the extent of the data.
  * Items are points or boxes (a box is listed in every cell it overlaps). Persisted as typed arrays.
  */
-import { metresPerDegree } from '../core/geo.js';
-import type { SectionReader, Sections } from './sections.js';
+import { metresPerDegree } from '../../src/core/geo.js';
+import type { SectionReader, Sections } from '../../src/geocode/sections.js';
 
 const ROW_SHIFT = 40000;
 const COL_SHIFT = 80000;
@@ -150,4 +154,105 @@ export class Grid {
       }
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The renderer's lazy grid over the road graph's edges (src/render/map.ts before issue #26): a
+// uniform grid of about two edges per cell over the edges' padded float32 web-mercator boxes.
+
+export interface EdgeGridBaseline {
+  box: Float32Array;
+  gx0: number;
+  gy0: number;
+  cell: number;
+  nx: number;
+  ny: number;
+  cellStart: Uint32Array;
+  cellEdges: Uint32Array;
+  mark: Uint8Array;
+  byteLength: number;
+}
+
+interface EdgeGraph {
+  numEdges: number;
+  edgeGeomStart: Uint32Array;
+  geomLat: Float64Array;
+  geomLon: Float64Array;
+}
+
+export function buildEdgeGridBaseline(g: EdgeGraph, mercY: (lat: number) => number, pad: number): EdgeGridBaseline {
+  const E = g.numEdges;
+  const gs = g.edgeGeomStart;
+  const la = g.geomLat;
+  const lo = g.geomLon;
+  const box = new Float32Array(4 * E);
+  let gx0 = Infinity, gy0 = Infinity, gx1 = -Infinity, gy1 = -Infinity;
+  for (let e = 0; e < E; e++) {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (let i = gs[e], t = gs[e + 1]; i < t; i++) {
+      const x = (lo[i] + 180) / 360;
+      const y = mercY(la[i]);
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+    box[4 * e] = x0 - pad;
+    box[4 * e + 1] = y0 - pad;
+    box[4 * e + 2] = x1 + pad;
+    box[4 * e + 3] = y1 + pad;
+    if (x0 < gx0) gx0 = x0;
+    if (y0 < gy0) gy0 = y0;
+    if (x1 > gx1) gx1 = x1;
+    if (y1 > gy1) gy1 = y1;
+  }
+  if (E === 0) gx0 = gy0 = gx1 = gy1 = 0;
+  const w = Math.max(gx1 - gx0, 1e-9);
+  const h = Math.max(gy1 - gy0, 1e-9);
+  let cell = Math.sqrt((w * h) / Math.max(1, E / 2));
+  cell = Math.max(cell, w / 2048, h / 2048);
+  const nx = Math.max(1, Math.min(2048, Math.ceil(w / cell)));
+  const ny = Math.max(1, Math.min(2048, Math.ceil(h / cell)));
+  const cellOf = (v: number, v0: number, n: number) => {
+    const c = Math.floor((v - v0) / cell);
+    return c < 0 ? 0 : c >= n ? n - 1 : c;
+  };
+  const cellStart = new Uint32Array(nx * ny + 1);
+  const eachCell = (visit: (c: number, e: number) => void) => {
+    for (let e = 0; e < E; e++) {
+      const cx0 = cellOf(box[4 * e], gx0, nx), cx1 = cellOf(box[4 * e + 2], gx0, nx);
+      const cy0 = cellOf(box[4 * e + 1], gy0, ny), cy1 = cellOf(box[4 * e + 3], gy0, ny);
+      for (let cy = cy0; cy <= cy1; cy++) for (let cx = cx0; cx <= cx1; cx++) visit(cy * nx + cx, e);
+    }
+  };
+  eachCell((c) => cellStart[c + 1]++);
+  for (let c = 0; c < nx * ny; c++) cellStart[c + 1] += cellStart[c];
+  const cellEdges = new Uint32Array(cellStart[nx * ny]);
+  const fill = cellStart.slice(0, nx * ny);
+  eachCell((c, e) => (cellEdges[fill[c]++] = e));
+  return { box, gx0, gy0, cell, nx, ny, cellStart, cellEdges, mark: new Uint8Array(E), byteLength: box.byteLength + cellStart.byteLength + cellEdges.byteLength };
+}
+
+/** The edges whose box meets the view, into `out` (returns how many), as the renderer's selection visited them. */
+export function selectBaseline(grid: EdgeGridBaseline, qx0: number, qy0: number, qx1: number, qy1: number, keep: (e: number) => boolean, out: Uint32Array): number {
+  const { box, mark, cellStart, cellEdges, nx, ny, cell, gx0, gy0 } = grid;
+  const cx0 = Math.max(0, Math.floor((qx0 - gx0) / cell)), cx1 = Math.min(nx - 1, Math.floor((qx1 - gx0) / cell));
+  const cy0 = Math.max(0, Math.floor((qy0 - gy0) / cell)), cy1 = Math.min(ny - 1, Math.floor((qy1 - gy0) / cell));
+  let ns = 0;
+  for (let cy = cy0; cy <= cy1; cy++) {
+    for (let cx = cx0; cx <= cx1; cx++) {
+      const c = cy * nx + cx;
+      for (let k = cellStart[c], kt = cellStart[c + 1]; k < kt; k++) {
+        const e = cellEdges[k];
+        if (mark[e] !== 0) continue;
+        if (!keep(e)) continue;
+        const b = 4 * e;
+        if (box[b] > qx1 || box[b + 2] < qx0 || box[b + 1] > qy1 || box[b + 3] < qy0) continue;
+        mark[e] = 1;
+        out[ns++] = e;
+      }
+    }
+  }
+  for (let i = 0; i < ns; i++) mark[out[i]] = 0;
+  return ns;
 }
