@@ -1,22 +1,34 @@
 /**
- * Contraction-hierarchy benchmark, following the RoutingKit measurement protocol of
- * shared/research/routingkit-measured.md on the same graphs: build time and peak RSS, CH size,
- * p2p query mean / p99 (10,000 seeded pairs from the largest SCC after 1,000 warm-up queries),
- * query + node path, Dijkstra (100 SCC pairs, early stop) and the speed-up measured in the same
- * process, and CH-vs-Dijkstra mismatches. Each graph runs in its own child process (peak RSS is
- * that process's, like RoutingKit's per-run process).
+ * Contraction-hierarchy benchmark (issue #26): in ONE run, on the same graphs and the same query
+ * pairs, our CH as it is now, the previous build of src/ch (exported from git, default
+ * {@link PREV_REF}), Dijkstra, and RoutingKit (a same-run driver, bench/routingkit/). Each
+ * (implementation, graph) runs as its own process, one build per process; the processes
+ * alternate round by round (the order rotates), so all columns see the same load. RoutingKit is
+ * skipped, and the table says so, when its driver is not built (bench/routingkit/build.sh).
  *
- *   node --import tsx bench/ch.ts            # all graphs, writes the `ch` section of bench/README.md
- *   node --import tsx bench/ch.ts porto      # one graph, prints JSON (no README change)
+ *   node --import tsx bench/ch.ts              # Porto and Moscow, writes the `ch` section of bench/README.md
+ *   node --import tsx bench/ch.ts all          # every graph of GRAPHS (also the DIMACS ones)
+ *   node --import tsx bench/ch.ts porto        # one graph, prints the tables (no README change)
  *
- * Timings are wall-clock medians of several passes plus process CPU time (the benchmark is
- * single-threaded, so CPU time is the thread's and comparable with RoutingKit's thread-CPU
- * minima). The box is shared: the 1-minute load average is recorded per graph.
+ * Environment: ROUNDS (processes per implementation and graph, default 3), CH_PREV_REF (git ref
+ * of the previous build), RK_BIN (default /tmp/routingkit/rk_ch), CH_BENCH_DIR (scratch, default
+ * /tmp/dispatchkit-ch-bench: pair files and the exported previous src/).
+ *
+ * Protocol of `shared/research/routingkit-measured.md`: pairs from the largest SCC (project `Rng`,
+ * seed 42), 1,000 warm-up queries, 5 timed passes over 10,000 `reset().addSource(s).addTarget(t).run()`,
+ * 3 passes with the node path (`nodePath()` / RoutingKit `get_node_path()`), Dijkstra (ours: 4-ary
+ * heap, RoutingKit's: its `Dijkstra` class; early stop) on 100 pairs. Times are wall-clock
+ * medians over all passes of all rounds, plus the minimum CPU time (process CPU for Node, which
+ * runs the timed code on one thread; thread CPU for RoutingKit). Peak RSS is the process's
+ * (graph + Dijkstra + CH + queries), the maximum over rounds; "base" is a Node process's RSS
+ * before it loads anything but Node + tsx. The three CHs must give the same distance sum over
+ * the 10,000 pairs, and each CH equals its Dijkstra on the 100 pairs.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { buildContractionHierarchyWithStats, ChQuery, type ContractionHierarchy } from '../src/ch/index.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Dijkstra } from '../src/graph/dijkstra.js';
 import { buildCsr, type ArcGraph } from '../src/graph/formats/arcs.js';
 import { readDimacsGr } from '../src/graph/formats/dimacs.js';
@@ -40,9 +52,13 @@ export const GRAPHS: BenchGraph[] = [
   { key: 'moscow', label: 'moscow-roads ngraph (Euclid., both dirs)', files: ['osm/moscow-roads.co.bin', 'osm/moscow-roads.gr.bin'] },
 ];
 
+/** The graphs of a plain run (issue #26 names them). */
+const DEFAULT_KEYS = ['porto', 'moscow'];
+
 /**
- * RoutingKit figures measured on this machine (routingkit-measured.md): thread-CPU minimum over
- * 8 runs, wall median in parentheses where given.
+ * RoutingKit figures measured earlier on this machine (routingkit-measured.md): thread-CPU minimum
+ * over 8 runs, wall median in parentheses. Kept for bench/matrix.ts; this benchmark measures
+ * RoutingKit again in the same run.
  */
 export const RK: Record<string, { build: string; query: string; path: number; matrix: string; dijkstra: string; speedup: string; rss: number; arcs: number }> = {
   rome99: { build: '0.09 (0.14)', query: '6.7 (9.4)', path: 7.41, matrix: '14 (22)', dijkstra: '0.12 (0.20)', speedup: '18×', rss: 9.8, arcs: 19_822 },
@@ -52,6 +68,15 @@ export const RK: Record<string, { build: string; query: string; path: number; ma
   porto: { build: '1.52 (3.10)', query: '14.1 (27.7)', path: 17.9, matrix: '52 (113)', dijkstra: '4.50 (8.54)', speedup: '314×', rss: 35.4, arcs: 291_790 },
   moscow: { build: '6.59 (10.37)', query: '24.3 (36.8)', path: 41.56, matrix: '130 (207)', dijkstra: '32.08 (49.39)', speedup: '1,250×', rss: 175.4, arcs: 1_676_269 },
 };
+
+/**
+ * The previous build: src/ch before issue #26 item 2 (the last commit that changed src/ch).
+ * After the new code is committed, set CH_PREV_REF to compare against another commit.
+ */
+export const PREV_REF = '76d23f80f2f330b6570425208a45356652b86d09';
+
+/** Issue #26 item 2: ratios to RoutingKit measured in the same run. */
+const TARGET = { query: 1.2, path: 1.4, build: 1.0, rssTimes: 2 };
 
 /** Loads a benchmark graph, or null when the shared data is absent. */
 export function loadGraph(g: BenchGraph): ArcGraph | null {
@@ -127,189 +152,351 @@ export function largestScc(g: ArcGraph): Uint32Array {
   return out;
 }
 
+/** One child process's measurements (ours or RoutingKit's driver; same JSON shape). */
+interface RunResult {
+  impl: string;
+  nodes: number;
+  arcs: number;
+  chArcs: number;
+  buildWallS: number[];
+  buildCpuS: number[];
+  queryWallUs: number[];
+  queryCpuUs: number[];
+  /** Per-query timer p99 (ours only). */
+  queryP99Us?: number;
+  pathWallUs: number[];
+  pathCpuUs: number[];
+  dijkstraWallMs: number[];
+  dijkstraCpuMs: number[];
+  distSum: number;
+  unreachable: number;
+  pathNodes: number;
+  settledPerQuery?: number;
+  mismatches: number;
+  checked: number;
+  baseRssMB: number;
+  rssMB: number;
+  loadStart?: number;
+  loadEnd?: number;
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = join(HERE, '..');
+const SCRATCH = process.env.CH_BENCH_DIR ?? '/tmp/dispatchkit-ch-bench';
+const RK_BIN = process.env.RK_BIN ?? '/tmp/routingkit/rk_ch';
+
 const cpuMs = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 
-export interface ChBenchResult {
-  key: string;
-  nodes: number;
-  arcs: number;
-  scc: number;
-  buildWallS: number[];
-  buildCpuS: number[];
-  chArcs: number;
-  shortcuts: number;
-  rssMB: number;
-  /** RSS of the child before loading anything (Node + tsx). */
-  baseRssMB: number;
-  queryMeanUs: number[];
-  queryCpuUs: number[];
-  queryP99Us: number;
-  pathMeanUs: number[];
-  dijkstraMs: number[];
-  dijkstraCpuMs: number[];
-  settledPerQuery: number;
-  mismatches: number;
-  checked: number;
-  loadStart: number;
-  loadEnd: number;
+/** Pair file: uint32 P, P (s,t) pairs, D, D (s,t) pairs — read by our children and by rk_ch. */
+function readPairs(path: string): { pairs: Uint32Array; dPairs: Uint32Array } {
+  const b = readFileSync(path);
+  const u = new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  const p = u[0];
+  const pairs = u.subarray(1, 1 + 2 * p);
+  const d = u[1 + 2 * p];
+  return { pairs, dPairs: u.subarray(2 + 2 * p, 2 + 2 * p + 2 * d) };
 }
 
-function runOne(spec: BenchGraph, builds: number): ChBenchResult | null {
-  const loadStart = loadavg()[0];
-  const baseRssMB = process.memoryUsage().rss / 2 ** 20;
-  const g = loadGraph(spec);
-  if (!g) return null;
+function writePairs(spec: BenchGraph, g: ArcGraph, path: string): void {
   const scc = largestScc(g);
   const rng = new Rng(42);
   const pick = (): number => scc[rng.int(scc.length)];
-  const pairs = Array.from({ length: 10_000 }, () => [pick(), pick()] as const);
-  const dPairs = Array.from({ length: 100 }, () => [pick(), pick()] as const);
-  const buildWallS: number[] = [];
-  const buildCpuS: number[] = [];
-  let ch: ContractionHierarchy | null = null;
-  let chArcs = 0;
-  let shortcuts = 0;
-  for (let b = 0; b < builds; b++) {
-    ch = null;
-    const c0 = cpuMs();
-    const t0 = performance.now();
-    const r = buildContractionHierarchyWithStats(g);
-    buildWallS.push((performance.now() - t0) / 1000);
-    buildCpuS.push((cpuMs() - c0) / 1000);
-    ch = r.ch;
-    chArcs = r.stats.chArcs;
-    shortcuts = r.stats.shortcuts;
-  }
-  const q = new ChQuery(ch!);
-  // Warm-up.
-  for (let i = 0; i < 1000; i++) q.reset().addSource(pairs[i][0]).addTarget(pairs[i][1]).run();
-  const queryMeanUs: number[] = [];
+  const P = 10_000;
+  const D = 100;
+  const u = new Uint32Array(2 + 2 * P + 2 * D);
+  let i = 0;
+  u[i++] = P;
+  for (let k = 0; k < 2 * P; k++) u[i++] = pick();
+  u[i++] = D;
+  for (let k = 0; k < 2 * D; k++) u[i++] = pick();
+  writeFileSync(path, u);
+  console.log(`${spec.key}: ${g.numNodes} nodes, ${g.tail.length} arcs, largest SCC ${scc.length}; pairs in ${path}`);
+}
+
+/** The CH module an implementation runs (its public API: buildContractionHierarchyWithStats, ChQuery). */
+interface ChModule {
+  buildContractionHierarchyWithStats(g: ArcGraph): { ch: unknown; stats: { chArcs: number } };
+  ChQuery: new (ch: never) => {
+    reset(): { addSource(s: number): { addTarget(t: number): { run(): unknown } } };
+    distance(): number;
+    nodePath(): number[];
+    settled: number;
+  };
+}
+
+/** Child: one implementation on one graph, one build; prints a RunResult line. */
+async function child(impl: string, key: string, pairsPath: string, modulePath: string): Promise<void> {
+  const baseRssMB = process.memoryUsage().rss / 2 ** 20;
+  const loadStart = loadavg()[0];
+  const spec = GRAPHS.find((g) => g.key === key)!;
+  const mod = (await import(pathToFileURL(modulePath).href)) as ChModule;
+  const g = loadGraph(spec)!;
+  const { pairs, dPairs } = readPairs(pairsPath);
+  const P = pairs.length / 2;
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  const built = mod.buildContractionHierarchyWithStats(g);
+  const buildWallS = [(performance.now() - t0) / 1000];
+  const buildCpuS = [(cpuMs() - c0) / 1000];
+  const q = new mod.ChQuery(built.ch as never);
+  for (let i = 0; i < 1000; i++) q.reset().addSource(pairs[2 * i]).addTarget(pairs[2 * i + 1]).run();
+  const queryWallUs: number[] = [];
   const queryCpuUs: number[] = [];
+  let distSum = 0;
+  let unreachable = 0;
   let settled = 0;
   for (let pass = 0; pass < 5; pass++) {
+    let sum = 0;
+    let unr = 0;
     settled = 0;
-    const c0 = cpuMs();
-    const t0 = performance.now();
-    for (const [s, t] of pairs) {
-      q.reset().addSource(s).addTarget(t).run();
+    const c = cpuMs();
+    const t = performance.now();
+    for (let i = 0; i < P; i++) {
+      q.reset().addSource(pairs[2 * i]).addTarget(pairs[2 * i + 1]).run();
+      const d = q.distance();
+      if (d === Infinity) unr++;
+      else sum += d;
       settled += q.settled;
     }
-    queryMeanUs.push(((performance.now() - t0) * 1000) / pairs.length);
-    queryCpuUs.push(((cpuMs() - c0) * 1000) / pairs.length);
+    queryWallUs.push(((performance.now() - t) * 1000) / P);
+    queryCpuUs.push(((cpuMs() - c) * 1000) / P);
+    distSum = sum;
+    unreachable = unr;
   }
-  const single: number[] = [];
-  for (const [s, t] of pairs) {
-    const t0 = performance.now();
-    q.reset().addSource(s).addTarget(t).run();
-    single.push((performance.now() - t0) * 1000);
+  const single = new Float64Array(P);
+  for (let i = 0; i < P; i++) {
+    const t = performance.now();
+    q.reset().addSource(pairs[2 * i]).addTarget(pairs[2 * i + 1]).run();
+    single[i] = (performance.now() - t) * 1000;
   }
-  const pathMeanUs: number[] = [];
+  const pathWallUs: number[] = [];
+  const pathCpuUs: number[] = [];
+  let pathNodes = 0;
   for (let pass = 0; pass < 3; pass++) {
-    const t0 = performance.now();
-    for (const [s, t] of pairs) {
-      q.reset().addSource(s).addTarget(t).run();
-      q.nodePath();
+    let nodes = 0;
+    const c = cpuMs();
+    const t = performance.now();
+    for (let i = 0; i < P; i++) {
+      q.reset().addSource(pairs[2 * i]).addTarget(pairs[2 * i + 1]).run();
+      nodes += q.nodePath().length;
     }
-    pathMeanUs.push(((performance.now() - t0) * 1000) / pairs.length);
+    pathWallUs.push(((performance.now() - t) * 1000) / P);
+    pathCpuUs.push(((cpuMs() - c) * 1000) / P);
+    pathNodes = nodes;
   }
   const dj = new Dijkstra(g);
-  const dijkstraMs: number[] = [];
-  const dijkstraCpuMs: number[] = [];
+  const D = dPairs.length / 2;
+  const want = new Float64Array(D);
+  const c = cpuMs();
+  const t = performance.now();
+  for (let i = 0; i < D; i++) want[i] = dj.oneToOne(dPairs[2 * i], dPairs[2 * i + 1]);
+  const dijkstraWallMs = [(performance.now() - t) / D];
+  const dijkstraCpuMs = [(cpuMs() - c) / D];
   let mismatches = 0;
-  for (let pass = 0; pass < 3; pass++) {
-    const c0 = cpuMs();
-    const t0 = performance.now();
-    for (const [s, t] of dPairs) dj.oneToOne(s, t);
-    dijkstraMs.push((performance.now() - t0) / dPairs.length);
-    dijkstraCpuMs.push((cpuMs() - c0) / dPairs.length);
+  for (let i = 0; i < D; i++) {
+    q.reset().addSource(dPairs[2 * i]).addTarget(dPairs[2 * i + 1]).run();
+    if (q.distance() !== want[i]) mismatches++;
   }
-  for (const [s, t] of dPairs) {
-    const want = dj.oneToOne(s, t);
-    q.reset().addSource(s).addTarget(t).run();
-    if (q.distance() !== want) mismatches++;
-  }
-  const rssMB = process.resourceUsage().maxRSS / 1024;
-  return {
-    key: spec.key, nodes: g.numNodes, arcs: g.tail.length, scc: scc.length,
-    buildWallS, buildCpuS, chArcs, shortcuts, rssMB, baseRssMB,
-    queryMeanUs, queryCpuUs, queryP99Us: percentile(single, 99), pathMeanUs,
-    dijkstraMs, dijkstraCpuMs, settledPerQuery: settled / pairs.length,
-    mismatches, checked: dPairs.length, loadStart, loadEnd: loadavg()[0],
+  const r: RunResult = {
+    impl, nodes: g.numNodes, arcs: g.tail.length, chArcs: built.stats.chArcs, buildWallS, buildCpuS,
+    queryWallUs, queryCpuUs, queryP99Us: percentile(Array.from(single), 99), pathWallUs, pathCpuUs,
+    dijkstraWallMs, dijkstraCpuMs, distSum, unreachable, pathNodes, settledPerQuery: settled / P,
+    mismatches, checked: D, baseRssMB, rssMB: process.resourceUsage().maxRSS / 1024,
+    loadStart, loadEnd: loadavg()[0],
   };
+  console.log(JSON.stringify(r));
+}
+
+/** Exports src/ at `ref` into the scratch directory (once per commit); returns its src/ch/index.ts. */
+function exportPrevious(ref: string): { commit: string; module: string } {
+  const commit = execFileSync('git', ['rev-parse', `${ref}^{commit}`], { cwd: REPO, encoding: 'utf8' }).trim();
+  const dir = join(SCRATCH, `prev-${commit.slice(0, 12)}`);
+  const module = join(dir, 'src', 'ch', 'index.ts');
+  if (!existsSync(module)) {
+    mkdirSync(dir, { recursive: true });
+    const tar = spawnSync('sh', ['-c', `git archive ${commit} src | tar -x -C '${dir}'`], { cwd: REPO, encoding: 'utf8' });
+    if (tar.status !== 0) throw new Error(`exporting ${commit}: ${tar.stderr}`);
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  }
+  return { commit, module };
+}
+
+function rkArgs(spec: BenchGraph, pairsPath: string): string[] {
+  const paths = spec.files.map((f) => sharedData(f)!);
+  return spec.files.length === 2 ? ['ngraph', paths[0], paths[1], pairsPath, '1'] : ['gr', paths[0], pairsPath, '1'];
+}
+
+type Impl = 'now' | 'prev' | 'rk';
+
+function runChild(impl: Impl, spec: BenchGraph, pairsPath: string, prevModule: string): RunResult {
+  let out: ReturnType<typeof spawnSync>;
+  const loadStart = loadavg()[0];
+  if (impl === 'rk') {
+    out = spawnSync(RK_BIN, rkArgs(spec, pairsPath), { encoding: 'utf8', maxBuffer: 1 << 26 });
+  } else {
+    const module = impl === 'now' ? join(REPO, 'src', 'ch', 'index.ts') : prevModule;
+    out = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', impl, spec.key, pairsPath, module], { encoding: 'utf8', maxBuffer: 1 << 26, cwd: REPO });
+  }
+  if (out.status !== 0) throw new Error(`${impl} on ${spec.key} failed:\n${String(out.stderr)}`);
+  const r = JSON.parse(String(out.stdout).trim().split('\n').pop()!) as RunResult;
+  r.impl = impl;
+  r.loadStart ??= loadStart;
+  r.loadEnd ??= loadavg()[0];
+  return r;
 }
 
 const f1 = (x: number): string => x.toFixed(1);
 const f2 = (x: number): string => x.toFixed(2);
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+const all = (rs: RunResult[], k: keyof RunResult): number[] => rs.flatMap((r) => r[k] as number[]);
 const minOf = (xs: number[]): number => Math.min(...xs);
+const maxOf = (xs: number[]): number => Math.max(...xs);
+
+interface Summary {
+  build: number; buildCpu: number; query: number; queryCpu: number; path: number; pathCpu: number;
+  dijkstra: number; dijkstraCpu: number; rss: number; base: number; chArcs: number; settled: number;
+  p99: number; distSums: Set<number>; mismatches: number; checked: number; runs: number;
+}
+
+function summarize(rs: RunResult[]): Summary {
+  return {
+    build: median(all(rs, 'buildWallS')), buildCpu: minOf(all(rs, 'buildCpuS')),
+    query: median(all(rs, 'queryWallUs')), queryCpu: minOf(all(rs, 'queryCpuUs')),
+    path: median(all(rs, 'pathWallUs')), pathCpu: minOf(all(rs, 'pathCpuUs')),
+    dijkstra: median(all(rs, 'dijkstraWallMs')), dijkstraCpu: minOf(all(rs, 'dijkstraCpuMs')),
+    rss: maxOf(rs.map((r) => r.rssMB)), base: median(rs.map((r) => r.baseRssMB)),
+    chArcs: rs[0].chArcs, settled: median(rs.map((r) => r.settledPerQuery ?? NaN)),
+    p99: median(rs.map((r) => r.queryP99Us ?? NaN)),
+    distSums: new Set(rs.map((r) => r.distSum)), mismatches: rs.reduce((s, r) => s + r.mismatches, 0),
+    checked: rs.reduce((s, r) => s + r.checked, 0), runs: rs.length,
+  };
+}
+
+interface GraphOutcome {
+  spec: BenchGraph;
+  s: Partial<Record<Impl, Summary>>;
+  load: [number, number];
+  rounds: number;
+}
 
 function main(): void {
-  const only = process.argv[2];
-  if (only) {
-    const spec = GRAPHS.find((g) => g.key === only);
-    if (!spec) throw new Error(`unknown graph ${only}; one of ${GRAPHS.map((g) => g.key).join(', ')}`);
-    const builds = Number(process.env.BUILDS ?? (spec.key === 'moscow' ? 2 : 3));
-    console.log(JSON.stringify(runOne(spec, builds)));
+  const arg = process.argv[2];
+  if (arg === '--child') {
+    const [impl, key, pairs, module] = process.argv.slice(3);
+    void child(impl, key, pairs, module);
     return;
   }
-  const results: ChBenchResult[] = [];
+  const keys = arg === 'all' ? GRAPHS.map((g) => g.key) : arg ? [arg] : DEFAULT_KEYS;
+  for (const k of keys) if (!GRAPHS.some((g) => g.key === k)) throw new Error(`unknown graph ${k}; one of ${GRAPHS.map((g) => g.key).join(', ')}`);
+  const rounds = Number(process.env.ROUNDS ?? 3);
+  mkdirSync(SCRATCH, { recursive: true });
+  const prev = exportPrevious(process.env.CH_PREV_REF ?? PREV_REF);
+  const haveRk = existsSync(RK_BIN);
+  const rkCommit = haveRk && existsSync(join(dirname(RK_BIN), 'commit')) ? readFileSync(join(dirname(RK_BIN), 'commit'), 'utf8').trim() : 'unknown';
+  console.log(`previous build: src/ch at ${prev.commit}; RoutingKit: ${haveRk ? `${RK_BIN} (${rkCommit})` : `not built (${RK_BIN} missing): its column is skipped; run bench/routingkit/build.sh`}`);
+  const impls: Impl[] = haveRk ? ['now', 'prev', 'rk'] : ['now', 'prev'];
+  const outcomes: GraphOutcome[] = [];
   const missing: string[] = [];
-  for (const spec of GRAPHS) {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, spec.key], { encoding: 'utf8', maxBuffer: 1 << 26 });
-    if (child.status !== 0) throw new Error(`bench child for ${spec.key} failed:\n${child.stderr}`);
-    const r = JSON.parse(child.stdout.trim().split('\n').pop()!) as ChBenchResult | null;
-    if (!r) {
-      missing.push(spec.key);
-      console.log(`${spec.key}: shared data absent, skipped`);
+  for (const key of keys) {
+    const spec = GRAPHS.find((g) => g.key === key)!;
+    const g = loadGraph(spec);
+    if (!g) {
+      missing.push(key);
+      console.log(`${key}: shared data absent, skipped`);
       continue;
     }
-    console.log(`${spec.key}: build ${f2(median(r.buildWallS))} s, query ${f1(median(r.queryMeanUs))} µs, Dijkstra ${f2(median(r.dijkstraMs))} ms, mismatches ${r.mismatches}`);
-    results.push(r);
+    const pairsPath = join(SCRATCH, `${key}.pairs`);
+    writePairs(spec, g, pairsPath);
+    const runs: Record<Impl, RunResult[]> = { now: [], prev: [], rk: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (let i = 0; i < impls.length; i++) {
+        const impl = impls[(i + r) % impls.length];
+        const res = runChild(impl, spec, pairsPath, prev.module);
+        runs[impl].push(res);
+        console.log(`${key} round ${r + 1} ${impl}: build ${f2(res.buildWallS[0])} s, query ${f1(median(res.queryWallUs))} µs, +path ${f1(median(res.pathWallUs))} µs, RSS ${f1(res.rssMB)} MB, load ${f1(res.loadStart!)}–${f1(res.loadEnd!)}`);
+      }
+    }
+    const every = [...runs.now, ...runs.prev, ...runs.rk];
+    const s: Partial<Record<Impl, Summary>> = {};
+    for (const impl of impls) s[impl] = summarize(runs[impl]);
+    outcomes.push({ spec, s, load: [minOf(every.map((r) => r.loadStart!)), maxOf(every.map((r) => r.loadEnd!))], rounds });
   }
-  const label = (k: string): string => GRAPHS.find((g) => g.key === k)!.label;
-  const buildRows = results.map((r) => [
-    label(r.key), int(r.nodes), int(r.arcs), int(r.scc),
-    `**${f2(median(r.buildWallS))}** (min ${f2(minOf(r.buildWallS))}; CPU min ${f2(minOf(r.buildCpuS))})`, RK[r.key].build,
-    `${f1(r.rssMB)} (${f1(r.baseRssMB)})`, `${RK[r.key].rss}`,
-    `${int(r.chArcs)}`, int(RK[r.key].arcs),
-  ]);
-  const queryRows = results.map((r) => {
-    const q = median(r.queryMeanUs);
-    const d = median(r.dijkstraMs);
-    return [
-      label(r.key),
-      `**${f1(q)}** (CPU min ${f1(minOf(r.queryCpuUs))})`, f1(r.queryP99Us), RK[r.key].query,
-      `${f1(median(r.pathMeanUs))}`, `${RK[r.key].path}`,
-      f1(r.settledPerQuery),
-      `${f2(d)} (CPU min ${f2(minOf(r.dijkstraCpuMs))})`, RK[r.key].dijkstra,
-      `**${int((d * 1000) / q)}×** (CPU ${int((minOf(r.dijkstraCpuMs) * 1000) / minOf(r.queryCpuUs))}×)`, RK[r.key].speedup,
-      `${r.mismatches}/${r.checked}`, `${f1(r.loadStart)}–${f1(r.loadEnd)}`,
-    ];
-  });
-  const body = [
-    'Protocol of `shared/research/routingkit-measured.md` on the same graphs: pairs from the largest SCC drawn with the',
-    'project `Rng` (seed 42; RoutingKit used mt19937), 1,000 warm-up queries, then 10,000 timed',
-    '`reset().addSource(s).addTarget(t).run()`; Dijkstra = `src/graph/dijkstra.ts` (4-ary heap, early stop) on 100 SCC pairs;',
-    'speed-up = Dijkstra / CH query, both wall medians of this run (and both CPU minima). Our times: wall-clock median of passes (builds: 3, Moscow 2;',
-    'queries: 5 passes over the 10,000 pairs), plus the minimum process-CPU figure (single-threaded, so comparable with',
-    "RoutingKit's thread-CPU minima). RoutingKit: thread-CPU min over 8 runs (wall median). Each graph runs in its own",
-    'process; peak RSS = that process (graph + Dijkstra + CH + queries). p99 from per-query timers. Mismatches: CH vs',
-    'Dijkstra distance on the 100 Dijkstra pairs.',
+  const body = report(outcomes, prev.commit, haveRk, rkCommit, missing);
+  console.log(body);
+  if (!arg || arg === 'all') {
+    writeSection('ch', 'Contraction hierarchy (`bench/ch.ts`)', body);
+    console.log('bench/README.md: section "ch" written');
+  }
+}
+
+function report(outcomes: GraphOutcome[], prevCommit: string, haveRk: boolean, rkCommit: string, missing: string[]): string {
+  const ratio = (a: number, b: number): string => `${f2(a / b)}×`;
+  /** Met only when both the wall-median and the CPU-minimum ratios are within the target. */
+  const verdict = (wall: number, cpu: number, limit: number): string =>
+    wall <= limit && cpu <= limit ? 'met' : wall <= limit ? '**not met** (CPU)' : cpu <= limit ? '**not met** (wall)' : '**not met**';
+  const targetRows: string[][] = [];
+  const detailRows: string[][] = [];
+  for (const o of outcomes) {
+    const { now, prev, rk } = o.s;
+    const label = o.spec.label;
+    if (now && rk) {
+      const m = (now.rss - now.base) / rk.rss;
+      const line = (measure: string, target: number, a: number, b: number, c: number, aCpu: number, cCpu: number, fmt: (x: number) => string): string[] =>
+        [label, measure, `≤ ${target}×`, fmt(a), Number.isNaN(b) ? '–' : fmt(b), fmt(c), ratio(a, c), ratio(aCpu, cCpu), verdict(a / c, aCpu / cCpu, target)];
+      targetRows.push(
+        line('query µs', TARGET.query, now.query, prev?.query ?? NaN, rk.query, now.queryCpu, rk.queryCpu, f1),
+        line('query + node path µs', TARGET.path, now.path, prev?.path ?? NaN, rk.path, now.pathCpu, rk.pathCpu, f1),
+        line('build s', TARGET.build, now.build, prev?.build ?? NaN, rk.build, now.buildCpu, rk.buildCpu, f2),
+        [label, 'peak RSS − Node base, MB', `≤ ${TARGET.rssTimes}× RK`, `${f1(now.rss)} − ${f1(now.base)}`, prev ? `${f1(prev.rss)} − ${f1(prev.base)}` : '–', f1(rk.rss), ratio(now.rss - now.base, rk.rss), '', m <= TARGET.rssTimes ? 'met' : '**not met**'],
+      );
+    }
+    const same = (x?: Summary): string => {
+      if (!x) return '–';
+      const sums = new Set([...(now?.distSums ?? []), ...(x.distSums)]);
+      return sums.size === 1 ? 'same' : `**differs** (${[...x.distSums].join(', ')})`;
+    };
+    const row = (name: string, x: Summary | undefined, settled: boolean): string[] => x ? [
+      label, name,
+      `${f2(x.build)} (CPU min ${f2(x.buildCpu)})`,
+      `${f1(x.query)} (CPU min ${f1(x.queryCpu)})`,
+      Number.isNaN(x.p99) ? '–' : f1(x.p99),
+      `${f1(x.path)} (CPU min ${f1(x.pathCpu)})`,
+      settled ? f1(x.settled) : '–',
+      int(x.chArcs),
+      `${f1(x.rss)}${x.base > 20 ? ` (base ${f1(x.base)})` : ''}`,
+      `${f2(x.dijkstra)} (CPU min ${f2(x.dijkstraCpu)})`,
+      `${x.mismatches}/${x.checked}`, same(x), `${x.runs}`,
+    ] : [label, name, ...Array(11).fill('–')];
+    detailRows.push(row('CH now', now, true), row(`CH previous (${prevCommit.slice(0, 7)})`, prev, true));
+    if (haveRk) detailRows.push(row('RoutingKit', rk, false));
+    detailRows.push([label, 'load average (1 min)', `${f1(o.load[0])}–${f1(o.load[1])}`, ...Array(10).fill(''), `${o.rounds} rounds`]);
+  }
+  return [
+    `One run: for each graph, ${outcomes[0]?.rounds ?? 0} rounds (\`ROUNDS\`) of separate processes — our CH now, the previous build of \`src/ch\``,
+    `(commit ${prevCommit.slice(0, 12)}, exported with \`git archive\`), RoutingKit (${haveRk ? `\`bench/routingkit/rk_ch\` on RoutingKit ${rkCommit.slice(0, 12)}, built by \`bench/routingkit/build.sh\` with its own flags` : '**not built: RoutingKit columns skipped**'}) —`,
+    'the order rotating each round. One build per process. Identical pairs for all (10,000 from the largest SCC, project `Rng`',
+    'seed 42, written to a file every process reads), 1,000 warm-up queries, 5 timed passes; + node path: 3 passes with',
+    '`nodePath()` / `get_node_path()`. Times: wall-clock median over all passes of all rounds, and the minimum CPU time',
+    '(Node: process CPU, single-threaded code; RoutingKit: thread CPU). Dijkstra: ours (`src/graph/dijkstra.ts`) in our',
+    "processes, RoutingKit's `Dijkstra` in its driver, 100 SCC pairs, early stop; it is also the check (CH ≠ Dijkstra).",
+    'Peak RSS: the process (graph + Dijkstra + CH + queries), max over rounds; base = RSS of a Node + tsx process before it',
+    "loads the graph. Distances: the sum over the 10,000 pairs must be the same for every implementation. The box has 2",
+    'cores shared with other jobs: the load average is given, and only same-run ratios are meaningful.',
     '',
-    '### Build',
+    '### Targets (issue #26 item 2): ratio to RoutingKit in this run',
     '',
-    table(['graph', 'nodes', 'arcs', 'largest SCC', 'CH build s, median', 'RoutingKit s', 'peak RSS MB (Node + tsx at start)', 'RK RSS MB', 'CH arcs (up+down)', 'RK CH arcs'], buildRows),
+    haveRk
+      ? table(['graph', 'measure', 'target', 'CH now', 'CH previous', 'RoutingKit', 'now / RK (wall median)', 'now / RK (CPU min)', 'verdict (both ratios)'], targetRows)
+      : '_RoutingKit not built (`bench/routingkit/build.sh`): no ratios._',
     '',
-    '### Queries',
+    '### Detail (µs per query, s per build, MB)',
     '',
-    table(['graph', 'CH query µs, mean (median of passes)', 'p99 µs', 'RK query µs', 'query + node path µs', 'RK + path µs', 'settled / query', 'Dijkstra ms/query', 'RK Dijkstra ms', 'speed-up', 'RK speed-up', 'CH ≠ Dijkstra', 'load avg'], queryRows),
+    table(['graph', 'implementation', 'build s', 'query µs', 'p99 µs', 'query + node path µs', 'settled / query', 'CH arcs', 'peak RSS MB', 'Dijkstra ms / query', 'CH ≠ Dijkstra', 'distance sum vs now', 'processes'], detailRows),
     missing.length ? `\nSkipped (shared data absent): ${missing.join(', ')}.` : '',
   ].join('\n');
-  writeSection('ch', 'Contraction hierarchy (`bench/ch.ts`)', body);
-  console.log('bench/README.md: section "ch" written');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -10,18 +10,27 @@
  * node x, the upward arcs y→x *reversed* (stored as x→y, y > x): the forward search of a query
  * runs on `fwd`, the backward search on `bwd`.
  *
- * Unpacking: `unpack` holds two words per arc, [first, second] (interleaved: one cache line per
- * step of an unpacking). An arc with `second >= ORIGINAL` (high bit set) is an input arc: `first`
- * is its input arc id and `second - ORIGINAL` its input head node (so node paths need no other
- * lookup). Otherwise it is a shortcut u→w via a node v lower than both; it stands for the arc u→v, which
- * is `bwd` arc `first` (stored at v), followed by the arc v→w, which is `fwd` arc `second`
- * (stored at v). Shortcut weights and aux values are the sums of their halves.
+ * Unpacking (format v3). `unpack` has one word per arc: ORIGINAL + the input arc id for an input
+ * arc, else the index of the shortcut's entry in `shortcuts`. An entry is three words [A, B, M]
+ * for a shortcut u→w via a node v lower than both: A is its first half u→v (a `bwd` arc stored
+ * at v), B its second half v→w (a `fwd` arc stored at v), each written as that arc's own
+ * `unpack` word (ORIGINAL + input arc id, or the half's entry index), and M is v (input id).
+ * So an unpacking reads one entry per shortcut and nothing for an input arc (its head is known:
+ * v for a first half, w for a second), and the entries of the shortcuts only are packed together,
+ * in the order of the nodes storing them (each node: its `fwd` shortcuts, then its `bwd` ones):
+ * the two halves of a shortcut are stored at the same node, so their entries are near each
+ * other, and every half's entry comes before its parent's (unpacking always terminates).
+ * Shortcut weights and aux values are the sums of their halves. Version 2 files (two words per
+ * arc: [input arc id, ORIGINAL + input head] or [bwd arc index, fwd arc index]) are converted
+ * when opened.
  */
 import { firstBad, type BinFile, type BinWriter } from '../core/binfile.js';
 import { EngineError } from '../core/errors.js';
 
-/** High bit of `unpack[2a+1]`: set for input arcs (the rest is the input head node). */
+/** Added to an input arc id in `unpack` and in shortcut entries: marks an input arc. */
 export const ORIGINAL = 0x80000000;
+/** Words per shortcut entry in `shortcuts`. */
+export const ENTRY_WORDS = 3;
 
 export interface ChSide {
   firstOut: Uint32Array;
@@ -29,7 +38,7 @@ export interface ChSide {
   weight: Uint32Array;
   /** Aux metric per arc, or a zero-length array when the input had no aux. */
   aux: Uint32Array;
-  /** Per arc [first, second] (see the module comment). */
+  /** Per arc: ORIGINAL + input arc id, or its entry in `shortcuts` (see the module comment). */
   unpack: Uint32Array;
 }
 
@@ -40,7 +49,9 @@ export interface ChMeta {
   hasAux: boolean;
 }
 
-const FORMAT_VERSION = 2;
+const FORMAT_VERSION = 3;
+/** Still read: converted to v3 when opened. */
+const V2 = 2;
 const SIDE_FIELDS = ['firstOut', 'head', 'weight', 'aux', 'unpack'] as const;
 const SHORT: Record<(typeof SIDE_FIELDS)[number], string> = {
   firstOut: 'first', head: 'head', weight: 'w', aux: 'aux', unpack: 'unpack',
@@ -57,7 +68,14 @@ export class ContractionHierarchy {
     readonly order: Uint32Array,
     readonly fwd: ChSide,
     readonly bwd: ChSide,
+    /** [first half, second half, middle node] per shortcut (see the module comment). */
+    readonly shortcuts: Uint32Array,
   ) {}
+
+  /** Number of shortcuts (entries in `shortcuts`). */
+  get numShortcuts(): number {
+    return this.shortcuts.length / ENTRY_WORDS;
+  }
 
   /** Number of CH arcs (upward forward + upward backward, shortcuts included). */
   get numArcs(): number {
@@ -66,7 +84,7 @@ export class ContractionHierarchy {
 
   /** Bytes held by the typed arrays. */
   byteLength(): number {
-    let b = this.rank.byteLength + this.order.byteLength;
+    let b = this.rank.byteLength + this.order.byteLength + this.shortcuts.byteLength;
     for (const s of [this.fwd, this.bwd]) for (const k of SIDE_FIELDS) b += s[k].byteLength;
     return b;
   }
@@ -80,25 +98,86 @@ export class ContractionHierarchy {
     for (const [tag, side] of [['f', this.fwd], ['b', this.bwd]] as const) {
       for (const k of SIDE_FIELDS) w.add(`${prefix}${tag}.${SHORT[k]}`, side[k]);
     }
+    w.add(`${prefix}sc`, this.shortcuts);
   }
 
   /** Opens a CH written by {@link toSections}: the arrays are views onto the file's buffer (no copy). */
   static fromSections(f: BinFile, prefix: string): ContractionHierarchy {
     if (!f.has(`${prefix}meta`)) throw new EngineError('DatasetFormat', `No contraction hierarchy "${prefix}" in this file.`);
     const meta = f.json<ChMeta>(`${prefix}meta`);
-    if (meta.version !== FORMAT_VERSION) throw new EngineError('DatasetFormat', `Contraction hierarchy "${prefix}" has format v${meta.version}, expected v${FORMAT_VERSION}.`);
+    if (meta.version !== FORMAT_VERSION && meta.version !== V2) throw new EngineError('DatasetFormat', `Contraction hierarchy "${prefix}" has format v${meta.version}, expected v${FORMAT_VERSION}.`);
     const side = (tag: string): ChSide => {
       const s = {} as ChSide;
       for (const k of SIDE_FIELDS) s[k] = f.get(`${prefix}${tag}.${SHORT[k]}`, Uint32Array);
       return s;
     };
-    const ch = new ContractionHierarchy(
-      meta.numNodes, meta.numInputArcs, meta.hasAux,
-      f.get(`${prefix}rank`, Uint32Array), f.get(`${prefix}order`, Uint32Array),
-      side('f'), side('b'),
-    );
+    const rank = f.get(`${prefix}rank`, Uint32Array);
+    const order = f.get(`${prefix}order`, Uint32Array);
+    const fwd = side('f');
+    const bwd = side('b');
+    if (meta.version === V2) {
+      const old = new ContractionHierarchy(meta.numNodes, meta.numInputArcs, meta.hasAux, rank, order, fwd, bwd, new Uint32Array(0));
+      old.checkShape(true, 2);
+      const ch = old.upgradedFromV2();
+      ch.checkShape();
+      return ch;
+    }
+    const ch = new ContractionHierarchy(meta.numNodes, meta.numInputArcs, meta.hasAux, rank, order, fwd, bwd, f.get(`${prefix}sc`, Uint32Array));
     ch.checkShape(!f.verified);
     return ch;
+  }
+
+  /**
+   * This hierarchy with its v2 unpack words ([first, second] per arc, every half an arc index)
+   * rewritten as v3 (new arrays; the file's are not changed). O(arcs · log nodes).
+   */
+  private upgradedFromV2(): ContractionHierarchy {
+    const { fwd, bwd, order, numNodes: n } = this;
+    const bad = (what: string): never => {
+      throw new EngineError('DatasetFormat', `Contraction hierarchy is damaged: ${what}.`);
+    };
+    const lowerEnd = (first: Uint32Array, a: number): number => {
+      let lo = 0;
+      let hi = first.length - 2;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (first[mid] <= a) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    };
+    // Entry indices in v3 order: node by node, its fwd shortcuts then its bwd ones.
+    const ref = (s: ChSide): Uint32Array => new Uint32Array(s.head.length);
+    const fRef = ref(fwd);
+    const bRef = ref(bwd);
+    let count = 0;
+    for (let x = 0; x < n; x++) {
+      for (const [s, r] of [[fwd, fRef], [bwd, bRef]] as const) {
+        for (let a = s.firstOut[x]; a < s.firstOut[x + 1]; a++) {
+          const first = s.unpack[2 * a];
+          const second = s.unpack[2 * a + 1];
+          if (second >= ORIGINAL) r[a] = ORIGINAL + first;
+          else {
+            if (first >= bwd.head.length || second >= fwd.head.length) bad('unpack index out of range');
+            r[a] = count++;
+          }
+        }
+      }
+    }
+    const sc = new Uint32Array(ENTRY_WORDS * count);
+    for (const [s, r] of [[fwd, fRef], [bwd, bRef]] as const) {
+      for (let a = 0; a < s.head.length; a++) {
+        if (r[a] >= ORIGINAL) continue;
+        const first = s.unpack[2 * a];
+        const second = s.unpack[2 * a + 1];
+        const i = ENTRY_WORDS * r[a];
+        sc[i] = bRef[first];
+        sc[i + 1] = fRef[second];
+        sc[i + 2] = order[lowerEnd(bwd.firstOut, first)];
+      }
+    }
+    const side = (s: ChSide, r: Uint32Array): ChSide => ({ firstOut: s.firstOut, head: s.head, weight: s.weight, aux: s.aux, unpack: r });
+    return new ContractionHierarchy(n, this.numInputArcs, this.hasAux, this.rank, order, side(fwd, fRef), side(bwd, bRef), sc);
   }
 
   /**
@@ -111,7 +190,7 @@ export class ContractionHierarchy {
    * wrote; keeps a cold Porto open within 50 ms). Unverified opens (`verify: false`, container v1)
    * get the full check.
    */
-  checkShape(deep = true): void {
+  checkShape(deep = true, unpackWords = 1): void {
     const n = this.numNodes;
     const bad = (what: string): never => {
       throw new EngineError('DatasetFormat', `Contraction hierarchy is damaged: ${what}.`);
@@ -121,9 +200,10 @@ export class ContractionHierarchy {
     for (const s of [this.fwd, this.bwd]) {
       const m = s.head.length;
       if (s.firstOut.length !== n + 1 || s.firstOut[n] !== m) bad('first-out array');
-      if (s.weight.length !== m || s.unpack.length !== 2 * m) bad('arc array lengths');
+      if (s.weight.length !== m || s.unpack.length !== unpackWords * m) bad('arc array lengths');
       if (this.hasAux ? s.aux.length !== m : s.aux.length !== 0) bad('aux length');
     }
+    if (unpackWords === 1 && this.shortcuts.length % ENTRY_WORDS !== 0) bad('shortcut entries length');
     if (!deep) return;
     let i: number;
     if ((i = firstBad(this.rank, n)) >= 0) bad(`rank[${i}] out of range`);
@@ -132,36 +212,64 @@ export class ContractionHierarchy {
       if ((i = firstBad(s.firstOut, s.head.length + 1, true)) >= 0) bad(`${name} first-out array not monotone from 0 (at ${i})`);
       if ((i = firstBad(s.head, n)) >= 0) bad(`${name} arc ${i} has its head out of range`);
     }
+    if (unpackWords !== 1) return;
+    // Unpack references in range, and every half's entry before its parent's (so unpacking ends).
+    const ns = this.numShortcuts;
+    const mIn = this.numInputArcs;
+    const okRef = (r: number, below: number): boolean => (r >= ORIGINAL ? r - ORIGINAL < mIn : r < below);
+    for (const [name, s] of [['forward', this.fwd], ['backward', this.bwd]] as const) {
+      const u = s.unpack;
+      for (let a = 0; a < u.length; a++) if (!okRef(u[a], ns)) bad(`${name} arc ${a} has its unpack reference out of range`);
+    }
+    const sc = this.shortcuts;
+    for (let e = 0; e < ns; e++) {
+      if (!okRef(sc[3 * e], e) || !okRef(sc[3 * e + 1], e) || sc[3 * e + 2] >= n) bad(`shortcut entry ${e} out of range`);
+    }
   }
 
   /**
-   * Full consistency check (O(arcs)): arcs point upward, shortcut weights/aux equal the sums of
-   * their halves, and unpack references are in range. For tests and after loading untrusted files.
+   * Full consistency check (O(arcs · degree)): arcs point upward; every shortcut has its own
+   * entry; a shortcut u→w via v has its halves at v (u→v in `bwd`, v→w in `fwd`), the entry names
+   * them by their own unpack words, and its weight/aux are the sums of theirs. For tests and after
+   * loading untrusted files.
    */
   validate(): void {
     this.checkShape();
     const n = this.numNodes;
-    const { fwd, bwd } = this;
+    const { fwd, bwd, rank, order, shortcuts: sc } = this;
     const bad = (what: string): never => {
       throw new EngineError('Internal', `Contraction hierarchy invariant broken: ${what}.`);
     };
-    for (let i = 0; i < n; i++) if (this.order[this.rank[i]] !== i) bad(`rank/order not inverse at ${i}`);
+    for (let i = 0; i < n; i++) if (order[rank[i]] !== i) bad(`rank/order not inverse at ${i}`);
+    /** The arc of `s` stored at `at` with head `h` (internal ids), or -1. */
+    const find = (s: ChSide, at: number, h: number): number => {
+      for (let a = s.firstOut[at]; a < s.firstOut[at + 1]; a++) if (s.head[a] === h) return a;
+      return -1;
+    };
+    const owner = new Uint8Array(this.numShortcuts);
     for (const [name, s] of [['fwd', fwd], ['bwd', bwd]] as const) {
       for (let x = 0; x < n; x++) {
         for (let a = s.firstOut[x]; a < s.firstOut[x + 1]; a++) {
-          if (s.head[a] <= x) bad(`${name} arc ${a} at ${x} is not upward`);
-          const u1 = s.unpack[2 * a];
-          const u2 = s.unpack[2 * a + 1];
-          if (u2 >= ORIGINAL) {
-            if (u1 >= this.numInputArcs) bad(`${name} arc ${a}: input arc id out of range`);
-            if (u2 - ORIGINAL >= n) bad(`${name} arc ${a}: input head out of range`);
-            continue;
-          }
-          if (u1 >= bwd.head.length || u2 >= fwd.head.length) bad(`${name} arc ${a}: unpack index out of range`);
-          if (s.weight[a] !== bwd.weight[u1] + fwd.weight[u2]) bad(`${name} arc ${a}: weight is not the sum of its halves`);
-          if (this.hasAux && s.aux[a] !== bwd.aux[u1] + fwd.aux[u2]) bad(`${name} arc ${a}: aux is not the sum of its halves`);
+          const y = s.head[a];
+          if (y <= x) bad(`${name} arc ${a} at ${x} is not upward`);
+          const r = s.unpack[a];
+          if (r >= ORIGINAL) continue;
+          if (owner[r]) bad(`shortcut entry ${r} belongs to two arcs`);
+          owner[r] = 1;
+          // Travel direction u→w: fwd arcs go x→y, bwd arcs y→x.
+          const u = name === 'fwd' ? x : y;
+          const w = name === 'fwd' ? y : x;
+          const v = rank[sc[3 * r + 2]];
+          if (v >= x) bad(`${name} arc ${a}: middle node not below the shortcut`);
+          const h1 = find(bwd, v, u);
+          const h2 = find(fwd, v, w);
+          if (h1 < 0 || h2 < 0) bad(`${name} arc ${a}: a half is missing at its middle node`);
+          if (sc[3 * r] !== bwd.unpack[h1] || sc[3 * r + 1] !== fwd.unpack[h2]) bad(`${name} arc ${a}: its entry does not name the arcs at the middle node`);
+          if (s.weight[a] !== bwd.weight[h1] + fwd.weight[h2]) bad(`${name} arc ${a}: weight is not the sum of its halves`);
+          if (this.hasAux && s.aux[a] !== bwd.aux[h1] + fwd.aux[h2]) bad(`${name} arc ${a}: aux is not the sum of its halves`);
         }
       }
     }
+    if (owner.indexOf(0) >= 0) bad('a shortcut entry belongs to no arc');
   }
 }

@@ -2,7 +2,10 @@
  * Point-to-point CH query: bidirectional upward Dijkstra with stall-on-demand, several sources
  * and targets with initial costs (phantom-node entries), path unpacking to input arc ids.
  *
- * One ChQuery per thread and CH; it owns its scratch (O(n) once) and resets in O(touched).
+ * One ChQuery per thread and CH; it owns its scratch (O(n) once) and resets in O(touched). A run
+ * allocates nothing: the searches record predecessor *nodes* (as RoutingKit does), so the paths
+ * are walked without searching for the node an arc hangs at, and unpacking writes into an owned
+ * buffer; only the arrays handed back by {@link ChQuery.arcPath} / {@link ChQuery.nodePath} are new.
  *
  * ```ts
  * const q = new ChQuery(ch);
@@ -12,13 +15,7 @@
  */
 import { EngineError } from '../core/errors.js';
 import { MinIdHeap } from '../graph/dijkstra.js';
-import { ContractionHierarchy } from './hierarchy.js';
-
-/**
- * Same value as hierarchy.ts ORIGINAL. A module-local constant on purpose: V8 does not fold
- * imported bindings (each read keeps a TDZ check); reading the import made unpacking 3× slower.
- */
-const ORIGINAL = 0x80000000;
+import { ContractionHierarchy, type ChSide } from './hierarchy.js';
 
 export class ChQuery {
   readonly ch: ContractionHierarchy;
@@ -26,9 +23,9 @@ export class ChQuery {
   /** Tentative distances; Infinity = not reached (reset through the touched lists). */
   private readonly fDist: Float64Array;
   private readonly bDist: Float64Array;
-  /** CH arc used to reach a node (index into fwd / bwd), -1 for a root (source / target entry). */
-  private readonly fPredArc: Int32Array;
-  private readonly bPredArc: Int32Array;
+  /** Node (internal id) a node was reached from, -1 for a root (source / target entry). */
+  private readonly fPred: Int32Array;
+  private readonly bPred: Int32Array;
   /** Entry aux of roots. */
   private readonly fRootAux: Float64Array;
   private readonly bRootAux: Float64Array;
@@ -41,7 +38,22 @@ export class ChQuery {
   private best = Infinity;
   private meet = -1;
   private state: 0 | 1 = 0; // 0: collecting entries, 1: ran
-  private stack = new Int32Array(64);
+  /**
+   * The unpack words and shortcut entries read as int32 (views, no copy): ORIGINAL (2^31) + an
+   * input arc id is negative, so one sign test tells an input arc (id = word & 0x7fffffff) from an
+   * entry index, with no constant to compare against.
+   */
+  private readonly fRef: Int32Array;
+  private readonly bRef: Int32Array;
+  private readonly sc: Int32Array;
+  /**
+   * Unpacking stack, grown on demand and kept: per item a code (an int32 unpack word, above) and
+   * the input node the item's part of the path ends at.
+   */
+  private stack = new Int32Array(256);
+  private ends = new Int32Array(256);
+  /** Output buffer of the unpacking (input arc or node ids), grown on demand, kept. */
+  private out = new Int32Array(256);
   /** Nodes settled by the last run (both directions; a work measure). */
   settled = 0;
 
@@ -50,14 +62,18 @@ export class ChQuery {
     const n = (this.n = ch.numNodes);
     this.fDist = new Float64Array(n).fill(Infinity);
     this.bDist = new Float64Array(n).fill(Infinity);
-    this.fPredArc = new Int32Array(n);
-    this.bPredArc = new Int32Array(n);
+    this.fPred = new Int32Array(n);
+    this.bPred = new Int32Array(n);
     this.fRootAux = new Float64Array(n);
     this.bRootAux = new Float64Array(n);
     this.fTouched = new Int32Array(n);
     this.bTouched = new Int32Array(n);
     this.fHeap = new MinIdHeap(n);
     this.bHeap = new MinIdHeap(n);
+    const i32 = (u: Uint32Array): Int32Array => new Int32Array(u.buffer, u.byteOffset, u.length);
+    this.fRef = i32(ch.fwd.unpack);
+    this.bRef = i32(ch.bwd.unpack);
+    this.sc = i32(ch.shortcuts);
   }
 
   reset(): this {
@@ -86,7 +102,7 @@ export class ChQuery {
     this.fDist[x] = cost;
     this.fHeap.set(x, cost);
     this.fRootAux[x] = aux;
-    this.fPredArc[x] = -1;
+    this.fPred[x] = -1;
     return this;
   }
 
@@ -98,7 +114,7 @@ export class ChQuery {
     this.bDist[x] = cost;
     this.bHeap.set(x, cost);
     this.bRootAux[x] = aux;
-    this.bPredArc[x] = -1;
+    this.bPred[x] = -1;
     return this;
   }
 
@@ -109,6 +125,12 @@ export class ChQuery {
     return this.ch.rank[node];
   }
 
+  /**
+   * Bidirectional upward search, alternating sides, each stopping when its smallest key reaches
+   * the best meeting cost. A settled node is stalled (not expanded) when a higher node already
+   * reached proves its distance is not exact; a relaxation that cannot beat the best meeting
+   * cost is not pushed.
+   */
   run(): this {
     const { fwd, bwd } = this.ch;
     const fFirst = fwd.firstOut;
@@ -119,8 +141,8 @@ export class ChQuery {
     const bW = bwd.weight;
     const fDist = this.fDist;
     const bDist = this.bDist;
-    const fPredArc = this.fPredArc;
-    const bPredArc = this.bPredArc;
+    const fPred = this.fPred;
+    const bPred = this.bPred;
     const fTouched = this.fTouched;
     const bTouched = this.bTouched;
     let fCount = this.fCount;
@@ -151,8 +173,9 @@ export class ChQuery {
         }
         if (!stalled) {
           for (let a = fFirst[x], end = fFirst[x + 1]; a < end; a++) {
-            const y = fHead[a];
             const d = dx + fW[a];
+            if (d >= best) continue;
+            const y = fHead[a];
             const old = fDist[y];
             if (d < old) {
               if (old === Infinity) {
@@ -160,7 +183,7 @@ export class ChQuery {
                 fh.push(y, d);
               } else fh.decreaseKey(y, d);
               fDist[y] = d;
-              fPredArc[y] = a;
+              fPred[y] = x;
             }
           }
         }
@@ -176,8 +199,9 @@ export class ChQuery {
         }
         if (!stalled) {
           for (let a = bFirst[x], end = bFirst[x + 1]; a < end; a++) {
-            const y = bHead[a];
             const d = dx + bW[a];
+            if (d >= best) continue;
+            const y = bHead[a];
             const old = bDist[y];
             if (d < old) {
               if (old === Infinity) {
@@ -185,7 +209,7 @@ export class ChQuery {
                 bh.push(y, d);
               } else bh.decreaseKey(y, d);
               bDist[y] = d;
-              bPredArc[y] = a;
+              bPred[y] = x;
             }
           }
         }
@@ -211,66 +235,51 @@ export class ChQuery {
     return this.meet >= 0;
   }
 
-  /** The node storing CH arc `a` of a side (its lower endpoint), by binary search on firstOut. */
-  private static lowerEnd(firstOut: Uint32Array, a: number): number {
-    let lo = 0;
-    let hi = firstOut.length - 2;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (firstOut[mid] <= a) lo = mid;
-      else hi = mid - 1;
+  /**
+   * The CH arc p→x of a side's search tree (stored at p, head x): the arc with head x whose
+   * weight explains x's distance (exact: the distance was computed as that sum).
+   */
+  private static treeArc(first: Uint32Array, head: Uint32Array, weight: Uint32Array, p: number, x: number, dp: number, dx: number): number {
+    let any = -1;
+    for (let a = first[p], end = first[p + 1]; a < end; a++) {
+      if (head[a] !== x) continue;
+      if (dp + weight[a] === dx) return a;
+      any = a;
     }
-    return lo;
+    if (any < 0) throw new EngineError('Internal', 'ChQuery: search tree arc missing.');
+    return any;
   }
 
-  /** CH arcs from the source root up to the meeting node (in travel order). */
-  private upArcs(): number[] {
-    const out: number[] = [];
-    const first = this.ch.fwd.firstOut;
-    for (let x = this.meet; this.fPredArc[x] >= 0; ) {
-      const a = this.fPredArc[x];
-      out.push(a);
-      x = ChQuery.lowerEnd(first, a);
-    }
-    return out.reverse();
+  private sourceRoot(): number {
+    const pred = this.fPred;
+    let x = this.meet;
+    while (pred[x] >= 0) x = pred[x];
+    return x;
   }
 
-  /** CH arcs from the meeting node down to the target root (in travel order). */
-  private downArcs(): number[] {
-    const out: number[] = [];
-    const first = this.ch.bwd.firstOut;
-    for (let x = this.meet; this.bPredArc[x] >= 0; ) {
-      const a = this.bPredArc[x];
-      out.push(a);
-      x = ChQuery.lowerEnd(first, a);
-    }
-    return out;
+  private targetRoot(): number {
+    const pred = this.bPred;
+    let x = this.meet;
+    while (pred[x] >= 0) x = pred[x];
+    return x;
   }
 
   /** Aux sum of the chosen path (entry aux values included); NaN if none. */
   aux(): number {
     if (this.meet < 0) return NaN;
-    const { fwd, bwd, hasAux } = this.ch;
-    let s = this.fRootAux[this.sourceRoot()] + this.bRootAux[this.targetRoot()];
-    if (hasAux) {
-      for (const a of this.upArcs()) s += fwd.aux[a];
-      for (const a of this.downArcs()) s += bwd.aux[a];
+    const { fwd, bwd } = this.ch;
+    return this.sideAux(fwd, this.fDist, this.fPred, this.fRootAux) + this.sideAux(bwd, this.bDist, this.bPred, this.bRootAux);
+  }
+
+  /** Aux of one side's tree path from the meeting node to its root, plus the root's entry aux. */
+  private sideAux(side: ChSide, dist: Float64Array, pred: Int32Array, rootAux: Float64Array): number {
+    const hasAux = this.ch.hasAux;
+    let s = 0;
+    let x = this.meet;
+    for (let p = pred[x]; p >= 0; x = p, p = pred[x]) {
+      if (hasAux) s += side.aux[ChQuery.treeArc(side.firstOut, side.head, side.weight, p, x, dist[p], dist[x])];
     }
-    return s;
-  }
-
-  private sourceRoot(): number {
-    const first = this.ch.fwd.firstOut;
-    let x = this.meet;
-    while (this.fPredArc[x] >= 0) x = ChQuery.lowerEnd(first, this.fPredArc[x]);
-    return x;
-  }
-
-  private targetRoot(): number {
-    const first = this.ch.bwd.firstOut;
-    let x = this.meet;
-    while (this.bPredArc[x] >= 0) x = ChQuery.lowerEnd(first, this.bPredArc[x]);
-    return x;
+    return s + rootAux[x];
   }
 
   /** The source entry node (input id) the chosen path starts from, or -1. */
@@ -285,46 +294,134 @@ export class ChQuery {
 
   /** Input arc ids of the chosen path, source to target ([] if none, or if source = target). */
   arcPath(): number[] {
-    const out: number[] = [];
-    if (this.meet < 0) return out;
-    for (const a of this.upArcs()) this.unpack(a, 0, out, false);
-    for (const a of this.downArcs()) this.unpack(a, 1, out, false);
-    return out;
+    if (this.meet < 0) return [];
+    return this.copyOut(0, this.unpackPath(false, 0));
   }
 
   /** Input node ids of the chosen path, source to target ([] if none). */
   nodePath(): number[] {
     if (this.meet < 0) return [];
-    const out: number[] = [this.usedSource()];
-    for (const a of this.upArcs()) this.unpack(a, 0, out, true);
-    for (const a of this.downArcs()) this.unpack(a, 1, out, true);
-    return out;
+    this.ensureOut(1);
+    this.out[0] = this.ch.order[this.sourceRoot()];
+    return this.copyOut(0, this.unpackPath(true, 1));
   }
 
-  /** Appends the input arcs (or, with `heads`, their head nodes) of CH arc `arc` (side 0 = fwd, 1 = bwd), in travel order. */
-  private unpack(arc: number, side: number, out: number[], heads: boolean): void {
-    const fU = this.ch.fwd.unpack;
-    const bU = this.ch.bwd.unpack;
-    let stack = this.stack;
-    let sp = 0;
-    stack[sp++] = arc * 2 + side;
-    while (sp > 0) {
-      const code = stack[--sp];
-      const i = (code >>> 1) * 2;
-      const u = (code & 1) === 0 ? fU : bU;
-      const first = u[i];
-      const second = u[i + 1];
-      if (second >= ORIGINAL) {
-        out.push(heads ? second - ORIGINAL : first);
-        continue;
-      }
-      if (sp + 2 > stack.length) {
-        const bigger = new Int32Array(stack.length * 2);
-        bigger.set(stack);
-        this.stack = stack = bigger;
-      }
-      stack[sp++] = second * 2; // fwd half (v→w), done second
-      stack[sp++] = first * 2 + 1; // bwd half (u→v), done first
+  /**
+   * Writes the input node ids of the chosen path into `into` (from index 0) and returns their
+   * count, or -1 when `into` is too short (nothing allocated; 0 when no path was found).
+   */
+  nodePathInto(into: Uint32Array | Int32Array): number {
+    if (this.meet < 0) return 0;
+    this.ensureOut(1);
+    this.out[0] = this.ch.order[this.sourceRoot()];
+    const len = this.unpackPath(true, 1);
+    if (len > into.length) return -1;
+    const out = this.out;
+    for (let i = 0; i < len; i++) into[i] = out[i];
+    return len;
+  }
+
+  private copyOut(from: number, to: number): number[] {
+    const buf = this.out;
+    const res = new Array<number>(to - from);
+    for (let i = from; i < to; i++) res[i - from] = buf[i];
+    return res;
+  }
+
+  private ensureOut(len: number): void {
+    if (len > this.out.length) {
+      const bigger = new Int32Array(Math.max(len, this.out.length * 2));
+      bigger.set(this.out);
+      this.out = bigger;
     }
+  }
+
+  /**
+   * Unpacks the chosen path into `this.out` from index `at` (input arc ids, or with `heads` their
+   * head nodes) and returns the end index. The stack gets the CH arcs of the path so that the
+   * first one is on top: the downward arcs (the one reaching the target root at the bottom), then
+   * the upward arcs walked from the meeting node down to the source root.
+   */
+  private unpackPath(heads: boolean, at: number): number {
+    const { fwd, bwd, order } = this.ch;
+    const fRef = this.fRef;
+    const bRef = this.bRef;
+    // A tree path has at most as many arcs as its side touched nodes.
+    const need = this.fCount + this.bCount + 2;
+    if (this.stack.length < need) this.growStack(need);
+    const stack = this.stack;
+    const ends = this.ends;
+    let sp = 0;
+    // Downward part, collected in travel order (a bwd arc at p with head x is the input-direction
+    // arc x→p: it ends at p), then reversed in place.
+    const bDist = this.bDist;
+    const bPred = this.bPred;
+    let x = this.meet;
+    for (let p = bPred[x]; p >= 0; x = p, p = bPred[x]) {
+      stack[sp] = bRef[ChQuery.treeArc(bwd.firstOut, bwd.head, bwd.weight, p, x, bDist[p], bDist[x])];
+      ends[sp++] = order[p];
+    }
+    for (let i = 0, j = sp - 1; i < j; i++, j--) {
+      const c = stack[i];
+      stack[i] = stack[j];
+      stack[j] = c;
+      const e = ends[i];
+      ends[i] = ends[j];
+      ends[j] = e;
+    }
+    const fDist = this.fDist;
+    const fPred = this.fPred;
+    x = this.meet;
+    for (let p = fPred[x]; p >= 0; x = p, p = fPred[x]) {
+      stack[sp] = fRef[ChQuery.treeArc(fwd.firstOut, fwd.head, fwd.weight, p, x, fDist[p], fDist[x])];
+      ends[sp++] = order[x];
+    }
+    return this.unpackStack(sp, heads, at);
+  }
+
+  private growStack(len: number): void {
+    const size = Math.max(len, this.stack.length * 2);
+    const s = new Int32Array(size);
+    s.set(this.stack);
+    const e = new Int32Array(size);
+    e.set(this.ends);
+    this.stack = s;
+    this.ends = e;
+  }
+
+  /**
+   * Pops the stack to empty, writing input arcs (or their heads) into `this.out` from `at`. A
+   * shortcut u→w via v ending at w becomes its second half (ending at w) under its first half
+   * (ending at v); halves that are input arcs are written in its entry, so they cost no read.
+   */
+  private unpackStack(sp: number, heads: boolean, at: number): number {
+    const sc = this.sc;
+    let stack = this.stack;
+    let ends = this.ends;
+    let out = this.out;
+    let k = at;
+    while (sp > 0) {
+      let code = stack[--sp];
+      let end = ends[sp];
+      // Down the chain of first halves (u→v, ending at v); second halves (v→w) wait on the stack.
+      while (code >= 0) {
+        const i = 3 * code;
+        if (sp === stack.length) {
+          this.growStack(sp + 1);
+          stack = this.stack;
+          ends = this.ends;
+        }
+        stack[sp] = sc[i + 1];
+        ends[sp++] = end;
+        code = sc[i];
+        end = sc[i + 2];
+      }
+      if (k === out.length) {
+        this.ensureOut(k + 1);
+        out = this.out;
+      }
+      out[k++] = heads ? end : code & 0x7fffffff;
+    }
+    return k;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildContractionHierarchy, buildContractionHierarchyWithStats, ChQuery, ContractionHierarchy } from '../../src/ch/index.js';
+import { buildContractionHierarchy, buildContractionHierarchyWithStats, ChQuery, ContractionHierarchy, ORIGINAL } from '../../src/ch/index.js';
 import { Dijkstra } from '../../src/graph/dijkstra.js';
 import { readDimacsGr } from '../../src/graph/formats/dimacs.js';
 import type { ArcGraph } from '../../src/graph/formats/arcs.js';
@@ -112,6 +112,7 @@ describe('contraction hierarchy: random graphs', () => {
           expect(Array.from(back[side][k])).toEqual(Array.from(ch[side][k]));
         }
       }
+      expect(Array.from(back.shortcuts)).toEqual(Array.from(ch.shortcuts));
       back.validate();
       const q1 = new ChQuery(ch);
       const q2 = new ChQuery(back);
@@ -125,6 +126,164 @@ describe('contraction hierarchy: random graphs', () => {
         }
       }
     }), { seed: 3, numRuns: 60 });
+  });
+});
+
+describe('contraction hierarchy: ties and path walking', () => {
+  /** A w×h grid, both directions, unit weights: very many equal shortest paths (ties everywhere). */
+  function grid(w: number, h: number, weight = 1): ArcGraph {
+    const tail: number[] = [];
+    const head: number[] = [];
+    const add = (a: number, b: number): void => { tail.push(a, b); head.push(b, a); };
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        if (x + 1 < w) add(y * w + x, y * w + x + 1);
+        if (y + 1 < h) add(y * w + x, (y + 1) * w + x);
+      }
+    }
+    return {
+      numNodes: w * h,
+      tail: Uint32Array.from(tail),
+      head: Uint32Array.from(head),
+      weight: new Uint32Array(tail.length).fill(weight),
+      aux: Uint32Array.from(tail, (_, i) => (i * 37) % 11),
+    };
+  }
+
+  it('a unit grid (ties everywhere): every pair exact, paths walk the search trees to connected walks of that cost', () => {
+    for (const [w, h] of [[7, 6], [12, 3], [1, 9]] as const) {
+      const g = grid(w, h);
+      const ch = buildContractionHierarchy(g);
+      ch.validate();
+      checkAllPairs(g, ch);
+    }
+  });
+
+  it('a zero-weight grid: every distance 0, paths still connect (predecessors never loop)', () => {
+    const g = grid(5, 5, 0);
+    checkAllPairs(g, buildContractionHierarchy(g));
+  });
+
+  it('nodePathInto writes what nodePath returns, without allocating an array; too short a buffer gives -1', () => {
+    const g = readDimacsGr(ROME);
+    const ch = buildContractionHierarchy(g);
+    const q = new ChQuery(ch);
+    const rng = new Rng(11);
+    const buf = new Uint32Array(4096);
+    for (let i = 0; i < 300; i++) {
+      const s = rng.int(g.numNodes);
+      const t = rng.int(g.numNodes);
+      q.reset().addSource(s).addTarget(t).run();
+      const want = q.nodePath();
+      const len = q.nodePathInto(buf);
+      expect(len).toBe(want.length);
+      expect(Array.from(buf.subarray(0, len))).toEqual(want);
+      if (want.length > 1) expect(q.nodePathInto(new Uint32Array(want.length - 1))).toBe(-1);
+    }
+    q.reset().addSource(0).run(); // no target: nothing found
+    expect(q.nodePathInto(buf)).toBe(0);
+  });
+
+  it('answers do not depend on the order queries run in (reset leaves no state behind)', () => {
+    const g = readDimacsGr(ROME);
+    const ch = buildContractionHierarchy(g);
+    const rng = new Rng(5);
+    const pairs = Array.from({ length: 400 }, () => [rng.int(g.numNodes), rng.int(g.numNodes)] as const);
+    const q1 = new ChQuery(ch);
+    const first = pairs.map(([s, t]) => { q1.reset().addSource(s).addTarget(t).run(); return [q1.distance(), q1.nodePath().join(',')]; });
+    const q2 = new ChQuery(ch);
+    for (let i = pairs.length - 1; i >= 0; i--) {
+      const [s, t] = pairs[i];
+      q2.reset().addSource(s).addTarget(t).run();
+      expect([q2.distance(), q2.nodePath().join(',')]).toEqual(first[i]);
+    }
+  });
+});
+
+describe('contraction hierarchy: persisted format', () => {
+  /**
+   * The v2 unpack words of a v3 hierarchy: per arc [input arc id, ORIGINAL + input head] or
+   * [bwd arc u→v, fwd arc v→w] (arc indices at the middle node).
+   */
+  function toV2(ch: ContractionHierarchy): { f: Uint32Array; b: Uint32Array } {
+    const { fwd, bwd, rank, order, shortcuts: sc } = ch;
+    const at = (s: typeof fwd, x: number, h: number): number => {
+      for (let a = s.firstOut[x]; a < s.firstOut[x + 1]; a++) if (s.head[a] === h) return a;
+      throw new Error('half not found');
+    };
+    const conv = (s: typeof fwd, isFwd: boolean): Uint32Array => {
+      const out = new Uint32Array(2 * s.head.length);
+      for (let x = 0; x < ch.numNodes; x++) {
+        for (let a = s.firstOut[x]; a < s.firstOut[x + 1]; a++) {
+          const y = s.head[a];
+          const r = s.unpack[a];
+          if (r >= ORIGINAL) {
+            out[2 * a] = r - ORIGINAL;
+            out[2 * a + 1] = ORIGINAL + order[isFwd ? y : x];
+            continue;
+          }
+          const v = rank[sc[3 * r + 2]];
+          out[2 * a] = at(bwd, v, isFwd ? x : y);
+          out[2 * a + 1] = at(fwd, v, isFwd ? y : x);
+        }
+      }
+      return out;
+    };
+    return { f: conv(fwd, true), b: conv(bwd, false) };
+  }
+
+  it('opens version 2 files (two-word unpack entries), converting them: same answers and paths', () => {
+    fc.assert(fc.property(arbGraph(), (g) => {
+      const ch = buildContractionHierarchy(g);
+      const v2 = toV2(ch);
+      const w = new BinWriter(0x43480001, 1);
+      w.addJson('c.meta', { version: 2, numNodes: ch.numNodes, numInputArcs: ch.numInputArcs, hasAux: ch.hasAux });
+      w.add('c.rank', ch.rank);
+      w.add('c.order', ch.order);
+      for (const [tag, side, u] of [['f', ch.fwd, v2.f], ['b', ch.bwd, v2.b]] as const) {
+        w.add(`c.${tag}.first`, side.firstOut);
+        w.add(`c.${tag}.head`, side.head);
+        w.add(`c.${tag}.w`, side.weight);
+        w.add(`c.${tag}.aux`, side.aux);
+        w.add(`c.${tag}.unpack`, u);
+      }
+      const back = ContractionHierarchy.fromSections(BinFile.from(w.toBuffer(true)), 'c.');
+      back.validate();
+      expect(Array.from(back.fwd.unpack)).toEqual(Array.from(ch.fwd.unpack));
+      expect(Array.from(back.bwd.unpack)).toEqual(Array.from(ch.bwd.unpack));
+      expect(Array.from(back.shortcuts)).toEqual(Array.from(ch.shortcuts));
+      const q = new ChQuery(back);
+      const q0 = new ChQuery(ch);
+      for (let s = 0; s < g.numNodes; s++) {
+        for (let t = 0; t < g.numNodes; t++) {
+          q.reset().addSource(s).addTarget(t).run();
+          q0.reset().addSource(s).addTarget(t).run();
+          expect(q.distance()).toBe(q0.distance());
+          expect(q.nodePath()).toEqual(q0.nodePath());
+          expect(q.arcPath()).toEqual(q0.arcPath());
+        }
+      }
+    }), { seed: 8, numRuns: 60 });
+  });
+
+  it('validate() catches a shortcut entry whose middle node or halves were changed; checkShape() a forward reference', () => {
+    const g = readDimacsGr(ROME);
+    const ch = buildContractionHierarchy(g);
+    const sc = ch.shortcuts;
+    const e = ch.numShortcuts - 1; // the last entry: its halves come before it
+    for (const k of [0, 1, 2]) {
+      const keep = sc[3 * e + k];
+      sc[3 * e + k] = k === 2 ? ch.order[0] : keep ^ 1;
+      expect(() => ch.validate(), `word ${k}`).toThrow(/invariant|damaged/);
+      sc[3 * e + k] = keep;
+    }
+    ch.validate();
+    let r = 0;
+    while (sc[3 * r] >= ORIGINAL) r++; // an entry whose first half is a shortcut
+    const keep = sc[3 * r];
+    sc[3 * r] = r; // refers to itself: unpacking would not end
+    expect(() => ch.checkShape()).toThrow(/damaged/);
+    sc[3 * r] = keep;
   });
 });
 
