@@ -119,12 +119,23 @@ async function decide(
   return { value: null, line: `${service}: not answering at ${hostOf(fallback)} (${why}) — skipped: the ${service} parts of ${list}. Start it, or set ${name}.` };
 }
 
+/**
+ * The decision, made once per vitest process: the setup runs for the root and for each project
+ * (vitest.config.ts), each with its own copy of this module — so it is kept on the process.
+ */
+const DECIDED = Symbol.for('dispatchkit.test.services');
+type Holder = { [DECIDED]?: Promise<ServicesDecision> };
+
 export default async function setup(project: TestProject): Promise<void> {
   const root = project.config.root;
-  const [db, redis] = await Promise.all([
-    decide('DATABASE_URL', 'PostgreSQL', process.env.DK_PROBE_DATABASE_URL || DEFAULT_DATABASE_URL, probePostgres, root),
-    decide('REDIS_URL', 'Redis', process.env.DK_PROBE_REDIS_URL || DEFAULT_REDIS_URL, probeRedis, root),
-  ]);
-  project.provide('services', { DATABASE_URL: db.value, REDIS_URL: redis.value });
-  process.stdout.write(`\nService suites (test/setup/services.ts):\n  ${db.line}\n  ${redis.line}\n\n`);
+  const holder = globalThis as Holder;
+  holder[DECIDED] ??= (async () => {
+    const [db, redis] = await Promise.all([
+      decide('DATABASE_URL', 'PostgreSQL', process.env.DK_PROBE_DATABASE_URL || DEFAULT_DATABASE_URL, probePostgres, root),
+      decide('REDIS_URL', 'Redis', process.env.DK_PROBE_REDIS_URL || DEFAULT_REDIS_URL, probeRedis, root),
+    ]);
+    process.stdout.write(`\nService suites (test/setup/services.ts):\n  ${db.line}\n  ${redis.line}\n\n`);
+    return { DATABASE_URL: db.value, REDIS_URL: redis.value };
+  })();
+  project.provide('services', await holder[DECIDED]);
 }
