@@ -145,6 +145,13 @@ export interface VrpInput {
    * only, like the balancing term; the reported cost stays the travel cost. Default 0.
    */
   moveCost?: number;
+  /**
+   * The instance's own definition counts vehicles before cost (Solomon, Gehring & Homberger: fewest
+   * vehicles, then distance). The objective stays `objective`; the search takes it as a sign that
+   * fewer vehicles pay and minimises the fleet first on long budgets (docs/vrp.md, "Fleet
+   * minimisation"). Default false.
+   */
+  vehiclesFirst?: boolean;
 }
 
 /** Why a stop is left out. Stable codes (the dispatch layer turns them into messages). */
@@ -319,6 +326,8 @@ export class Problem {
   pureArcObjective!: boolean;
   /** The balancing term of the search's objective, or null. */
   balance!: BalanceTerm | null;
+  /** {@link VrpInput.vehiclesFirst}. */
+  vehiclesFirst!: boolean;
 
   /**
    * Set by a solve whose searches run in rounds on the same threads (decomposition): lets a thread
@@ -433,6 +442,7 @@ export function buildProblem(input: VrpInput, opts: { signal?: AbortSignal } = {
   pb.hasTime = st.hasWindows || veh.hasShiftEnd || pb.hasMaxDur;
   pb.hasMulti = st.hasMulti;
   pb.balance = readBalance(input.balance);
+  pb.vehiclesFirst = input.vehiclesFirst === true;
   homeProfiles(pb, input, stops, vehicles);
   vehicleClasses(pb, vehicles, stops, veh.skills);
   throwIfAborted(signal);

@@ -16,7 +16,7 @@
  */
 import { Rng } from '../core/rng.js';
 import { isEngineError } from '../core/errors.js';
-import { BIG, Problem } from './model.js';
+import { BIG, Problem, UNREACHABLE } from './model.js';
 import { buildNeighbours, type Neighbours } from './neighbours.js';
 import { State } from './state.js';
 import { Insertion } from './insertion.js';
@@ -45,7 +45,9 @@ const ROUTE_RUIN_RATE = 0.1;
  * Share of a large search's budget spent on fleet minimisation first, and the share after which
  * it gives up on a route that will not empty. G&H r1_10_1 at 300 s on 2 threads, seeds 1 / 2:
  * without it 3.48 % / –, (0.3, never) 2.83 / 3.83 %, (0.3, 0.01) – / 3.23 %, (0.5, 0.01) 3.11 / 2.49 %
- * (bench/README.md, section homberger).
+ * (bench/README.md, section homberger). Only where fewer vehicles pay ({@link fewerVehiclesPay}):
+ * on Porto road dispatches where a vehicle costs nothing it spent the budget emptying routes, and
+ * the plans without it were cheaper at equal work (bench/README.md, section roads-ab).
  */
 const FLEET_PHASE = 0.5;
 const FLEET_RETRY = 0.01;
@@ -81,7 +83,8 @@ export interface SearchParams {
    * Fleet minimisation (whole-problem searches only): the share of the budget spent first on
    * emptying routes, as in SISR's fleet minimisation (see {@link Search.iterateFleet}); 0 = off.
    * By default {@link FLEET_PHASE} from {@link ROUTE_RUIN_MIN_JOBS} jobs when the objective is a
-   * sum of arc costs (balancing modes want every vehicle used).
+   * sum of arc costs (balancing modes want every vehicle used) and fewer vehicles pay
+   * ({@link fewerVehiclesPay}); solve.ts then keeps it only on long budgets.
    */
   fleetPhase: number;
   /**
@@ -89,6 +92,43 @@ export interface SearchParams {
    * emptied, the search goes back to the last complete plan and tries another route.
    */
   fleetRetry: number;
+}
+
+/**
+ * Whether a plan with fewer vehicles is worth looking for first (the fleet minimisation's rule):
+ * the instance counts vehicles first ({@link Problem.vehiclesFirst}: Solomon, Gehring & Homberger),
+ * or using any vehicle costs something that matters — every vehicle has a fixed cost of at least
+ * its cost factor × its mean leg from its start (else to its end) to a job. MinimumVehicles' fixed
+ * cost (10⁹) passes; a plain dispatch (no fixed cost) does not, nor do trips (the first trip of a
+ * vehicle costs nothing fixed, the later ones a few units to keep them in order). A vehicle with
+ * neither start nor end counts with any positive fixed cost. O(J) per vehicle class.
+ */
+export function fewerVehiclesPay(pb: Problem): boolean {
+  if (pb.vehiclesFirst) return true;
+  if (pb.V === 0 || pb.J === 0) return false;
+  const N = pb.N;
+  const legOf = new Float64Array(pb.nClasses).fill(-1);
+  for (let v = 0; v < pb.V; v++) {
+    const fixed = pb.vFixed[v];
+    if (!(fixed > 0)) return false;
+    const c = pb.vClass[v];
+    if (legOf[c] < 0) {
+      const C = pb.cost[pb.vProfile[v]];
+      const fromStart = pb.vHasStart[v] === 1;
+      const depot = fromStart ? pb.vStartPl[v] : pb.vEndPl[v];
+      let sum = 0;
+      let n = 0;
+      if (fromStart || pb.vHasEnd[v] === 1) {
+        for (let u = 0; u < pb.J; u++) {
+          const x = fromStart ? C[depot * N + pb.inPl[u]] : C[pb.outPl[u] * N + depot];
+          if (x < UNREACHABLE) { sum += x; n++; }
+        }
+      }
+      legOf[c] = n > 0 ? sum / n : 0;
+    }
+    if (fixed < pb.vCostMul[v] * legOf[c]) return false;
+  }
+  return true;
 }
 
 export function defaultParams(pb: Problem): SearchParams {
@@ -110,7 +150,7 @@ export function defaultParams(pb: Problem): SearchParams {
     offerRandom: 5,
     swapStar: true,
     swapStarRate: 0.1,
-    fleetPhase: J >= ROUTE_RUIN_MIN_JOBS && pb.pureArcObjective ? FLEET_PHASE : 0,
+    fleetPhase: J >= ROUTE_RUIN_MIN_JOBS && pb.pureArcObjective && fewerVehiclesPay(pb) ? FLEET_PHASE : 0,
     fleetRetry: FLEET_RETRY,
   };
 }

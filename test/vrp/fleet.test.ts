@@ -61,14 +61,17 @@ describe('fleet minimisation', () => {
     }
   });
 
-  it('is on by default from 1,000 jobs only, and never with a balancing objective', () => {
-    const small = buildProblem(randomInstance(4301, { stops: [50, 60], vehicles: [3, 4] }));
+  it('is on by default from 1,000 jobs only where fewer vehicles pay, and never with a balancing objective', () => {
+    const small = buildProblem({ ...randomInstance(4301, { stops: [50, 60], vehicles: [3, 4] }), vehiclesFirst: true });
     expect(defaultParams(small).fleetPhase).toBe(0);
-    const big = buildProblem(randomInstance(4302, { stops: [1200, 1201], vehicles: [10, 12], rich: false, pPair: 0 }));
+    const bigInput = randomInstance(4302, { stops: [1200, 1201], vehicles: [10, 12], rich: false, pPair: 0 });
+    const big = buildProblem({ ...bigInput, vehiclesFirst: true });
     expect(big.J).toBeGreaterThanOrEqual(1000);
     expect(defaultParams(big).fleetPhase).toBeGreaterThan(0);
     big.pureArcObjective = false;
     expect(defaultParams(big).fleetPhase).toBe(0);
+    // the same instance where a vehicle costs nothing: off
+    expect(defaultParams(buildProblem(bigInput)).fleetPhase).toBe(0);
   });
 
   it('runs only on long budgets: G&H 1000 at 300 s keeps it; a 10,000-stop dispatch in 115 s, 1,000 stops at 20 s or MinimumOptimization 4 do not; iterations alone keep it', () => {
