@@ -19,6 +19,7 @@ import type { DispatchResult, DistanceResult, GeocodeResult, RouteResult, Routes
 import type { Placement, TravelMatrix } from './route/travel.js';
 import type { Snap } from './graph/snap.js';
 import { OFFLOAD_IN_THREAD_CELLS, type OpOptions, type OpsContext } from './ops/context.js';
+import { rawField, rawLength } from './ops/limits.js';
 import { calculateDistance } from './ops/distance.js';
 import type { DispatchOpOptions } from './ops/dispatch/index.js';
 import { placeLocation, profileFor } from './ops/locations.js';
@@ -39,15 +40,9 @@ const IDLE_GC_MS = 2000;
  */
 const COLLECT_FROM_PLACES = 2000;
 
-/** The Locations of a raw specification (Dispatch's, or EvaluatePlan's Specification's), by field name case-insensitively. */
+/** The Locations of a raw specification (Dispatch's, or EvaluatePlan's Specification's). */
 function placesIn(spec: unknown): number {
-  const field = (o: unknown, name: string): unknown => {
-    if (!o || typeof o !== 'object' || Array.isArray(o)) return undefined;
-    for (const k of Object.keys(o)) if (k.toLowerCase() === name) return (o as Record<string, unknown>)[k];
-    return undefined;
-  };
-  const locs = field(spec, 'locations') ?? field(field(spec, 'specification'), 'locations');
-  return Array.isArray(locs) ? locs.length : 0;
+  return rawLength(spec, 'Locations') || rawLength(rawField(spec, 'Specification'), 'Locations');
 }
 export type { TravelMatrix } from './route/travel.js';
 

@@ -103,6 +103,48 @@ function nextF32(f: number, dir: 1 | -1): number {
 }
 
 /**
+ * The min-heap of the best-first R-tree walks (NearestWalk, graph/snap.ts): node positions and
+ * keys in two arrays the walk owns. After the root is taken from a heap of n + 1 entries, the
+ * last one (at n) sinks from the root.
+ */
+export function heapFill(ids: Int32Array, keys: Float64Array, n: number): void {
+  const lid = ids[n];
+  const lk = keys[n];
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && keys[c + 1] < keys[c]) c++;
+    if (keys[c] >= lk) break;
+    ids[i] = ids[c];
+    keys[i] = keys[c];
+    i = c;
+  }
+  ids[i] = lid;
+  keys[i] = lk;
+}
+
+/** Adds `id` with `key` at slot `n` (the heap's size before it; the arrays have room) and sifts it up. */
+export function heapPush(ids: Int32Array, keys: Float64Array, n: number, id: number, key: number): void {
+  let i = n;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (keys[parent] <= key) break;
+    ids[i] = ids[parent];
+    keys[i] = keys[parent];
+    i = parent;
+  }
+  ids[i] = id;
+  keys[i] = key;
+}
+
+/** Where the Flatbush level holding box position `pos` ends (its `_levelBounds`, ×4). */
+export function levelEnd(levelBounds: ArrayLike<number>, pos: number): number {
+  for (let k = 0; k < levelBounds.length; k++) if (levelBounds[k] > pos) return levelBounds[k];
+  return 0;
+}
+
+/**
  * The nearest item of a Flatbush index (x = longitude, y = latitude) by an exact distance:
  * a best-first walk over the R-tree's own arrays, boxes measured in a flat projection around the
  * query (core/geo `metresPerDegree`), leaves by `dist`. `dist(item)` must never be less than the
@@ -148,28 +190,10 @@ export class NearestWalk {
       const pos = ids[0];
       const top = keys[0];
       hn--;
-      if (hn > 0) {
-        // pop: sift the last entry down from the root
-        const lid = ids[hn];
-        const lk = keys[hn];
-        let i = 0;
-        for (;;) {
-          let c = 2 * i + 1;
-          if (c >= hn) break;
-          if (c + 1 < hn && keys[c + 1] < keys[c]) c++;
-          if (keys[c] >= lk) break;
-          ids[i] = ids[c];
-          keys[i] = keys[c];
-          i = c;
-        }
-        ids[i] = lid;
-        keys[i] = lk;
-      }
+      if (hn > 0) heapFill(ids, keys, hn);
       if (top > bestD) break;
       const leaf = pos < numItems4;
-      let levelEnd = 0;
-      for (let k = 0; k < levelBounds.length; k++) if (levelBounds[k] > pos) { levelEnd = levelBounds[k]; break; }
-      const end = Math.min(pos + nodeSize4, levelEnd);
+      const end = Math.min(pos + nodeSize4, levelEnd(levelBounds, pos));
       for (let p = pos; p < end; p += 4) {
         const minX = boxes[p], minY = boxes[p + 1], maxX = boxes[p + 2], maxY = boxes[p + 3];
         let dx = minX - lon > lon - maxX ? minX - lon : lon - maxX;
@@ -193,17 +217,7 @@ export class NearestWalk {
           const ni = new Int32Array(hn * 2); ni.set(ids); ids = this.heapIds = ni;
           const nk = new Float64Array(hn * 2); nk.set(keys); keys = this.heapKeys = nk;
         }
-        // push: sift up
-        let i = hn++;
-        while (i > 0) {
-          const parent = (i - 1) >> 1;
-          if (keys[parent] <= bd) break;
-          ids[i] = ids[parent];
-          keys[i] = keys[parent];
-          i = parent;
-        }
-        ids[i] = child;
-        keys[i] = bd;
+        heapPush(ids, keys, hn++, child, bd);
       }
     }
     return best >= 0 ? { item: best, dist: bestD } : { item: -1, dist: Infinity };

@@ -13,7 +13,7 @@
 import Flatbush from 'flatbush';
 import { EngineError } from '../core/errors.js';
 import { haversine, isValidLatLon, latLonProblems, metresPerDegree } from '../core/geo.js';
-import { f32Down, f32Up, flatbushView, indexBytes } from '../core/spatial.js';
+import { f32Down, f32Up, flatbushView, heapFill, heapPush, indexBytes, levelEnd } from '../core/spatial.js';
 import type { BinFile, BinWriter } from '../core/binfile.js';
 import type { RoadGraph } from './road-graph.js';
 import { EdgeFlag } from '../osm/car-profile.js';
@@ -303,27 +303,10 @@ export class Snapper {
       const pos = ids[0];
       const d2top = keys[0];
       hn--;
-      if (hn > 0) {
-        const lid = ids[hn];
-        const lk = keys[hn];
-        let i = 0;
-        for (;;) {
-          let c = 2 * i + 1;
-          if (c >= hn) break;
-          if (c + 1 < hn && keys[c + 1] < keys[c]) c++;
-          if (keys[c] >= lk) break;
-          ids[i] = ids[c];
-          keys[i] = keys[c];
-          i = c;
-        }
-        ids[i] = lid;
-        keys[i] = lk;
-      }
+      if (hn > 0) heapFill(ids, keys, hn);
       if (d2top > thr2) break;
       const isLeafLevel = pos < numItems4;
-      let levelEnd = 0;
-      for (let k = 0; k < levelBounds.length; k++) if (levelBounds[k] > pos) { levelEnd = levelBounds[k]; break; }
-      const end = Math.min(pos + nodeSize4, levelEnd);
+      const end = Math.min(pos + nodeSize4, levelEnd(levelBounds, pos));
       for (let p = pos; p < end; p += 4) {
         const minX = boxes[p], minY = boxes[p + 1], maxX = boxes[p + 2], maxY = boxes[p + 3];
         let dx = minX - qlon > qlon - maxX ? minX - qlon : qlon - maxX;
@@ -370,17 +353,7 @@ export class Snapper {
             const ni = new Int32Array(hn * 2); ni.set(ids); ids = this.heapIds = ni;
             const nk = new Float64Array(hn * 2); nk.set(keys); keys = this.heapKeys = nk;
           }
-          // push (sift up)
-          let i = hn++;
-          while (i > 0) {
-            const parent = (i - 1) >> 1;
-            if (keys[parent] <= bd2) break;
-            ids[i] = ids[parent];
-            keys[i] = keys[parent];
-            i = parent;
-          }
-          ids[i] = child;
-          keys[i] = bd2;
+          heapPush(ids, keys, hn++, child, bd2);
         }
       }
     }

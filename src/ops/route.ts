@@ -22,7 +22,7 @@ import type { Placement } from '../route/travel.js';
 import { checkMapSize, renderMapSvg, svgDataUrl, type MapRoute } from '../render/index.js';
 import type { OpOptions, OpsContext } from './context.js';
 import { placeLocation, profileFor } from './locations.js';
-import { rawRouteIssues } from './limits.js';
+import { rawField, rawLength, rawRouteIssues } from './limits.js';
 import { routeOffThread, ROUTE_INLINE_MAX_LOCATIONS } from './routes.js';
 
 type LatLong = { Latitude: number; Longitude: number };
@@ -198,10 +198,7 @@ export function drawMap(
 /** The operation-table entry point. */
 export async function routeOp(ctx: OpsContext, spec: unknown, opts: OpOptions = {}): Promise<RouteResult> {
   // a long route, or one with maps (drawn per leg too), for a caller that keeps its thread free, runs on the executor
-  const field = (o: unknown, name: string): unknown => (o && typeof o === 'object' && !Array.isArray(o)
-    ? Object.entries(o).find(([k]) => k.toLowerCase() === name)?.[1] : undefined);
-  const locs = field(spec, 'locations');
-  const heavy = (Array.isArray(locs) && locs.length > ROUTE_INLINE_MAX_LOCATIONS) || !!field(field(spec, 'routeoptions'), 'mapsize');
+  const heavy = rawLength(spec, 'Locations') > ROUTE_INLINE_MAX_LOCATIONS || !!rawField(rawField(spec, 'RouteOptions'), 'MapSize');
   if (opts.offload && ctx.executor.offThread && heavy) {
     try {
       return await routeOffThread(ctx, spec, opts);

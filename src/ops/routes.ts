@@ -18,7 +18,7 @@ import {
 import type { MapRoute } from '../render/index.js';
 import { contextInTask, taskSource, type OpOptions, type OpsContext, type TaskSource } from './context.js';
 import { calculateRoute, drawMap, mapRequest, routeColor, type MapRequest } from './route.js';
-import { rawRoutesIssues } from './limits.js';
+import { rawField, rawRoutesIssues } from './limits.js';
 
 /** Up to this many Specifications run in the calling thread (unless offloading). */
 export const ROUTES_INLINE_MAX = 8;
@@ -94,13 +94,6 @@ export interface RoutesOptions extends OpOptions {
 
 type Raw = Record<string, unknown>;
 const isObject = (x: unknown): x is Raw => !!x && typeof x === 'object' && !Array.isArray(x);
-
-/** A field of a raw record, by name case-insensitively (as the record parser reads it). */
-function rawField(o: Raw, name: string): unknown {
-  const lower = name.toLowerCase();
-  for (const k of Object.keys(o)) if (k.toLowerCase() === lower) return o[k];
-  return undefined;
-}
 
 /** The raw record without the field `name` (case-insensitively). */
 function withoutField(o: Raw, name: string): Raw {

@@ -26,7 +26,7 @@ import type { Zone } from '../../route/zones.js';
 import { IN_THREAD_MAX_CELLS, searchScratchBytes } from '../../matrix/compute.js';
 import { contextInTask, OFFLOAD_IN_THREAD_CELLS, taskSource, type OpOptions, type OpsContext, type TaskSource } from '../context.js';
 import { hasPlace, placeQuery, profileFor } from '../locations.js';
-import { dispatchSizeIssue, rawDispatchIssues, ROUNDED_MIN_PLACES, type DispatchSize } from '../limits.js';
+import { dispatchSizeIssue, rawDispatchIssues, rawLength, ROUNDED_MIN_PLACES, type DispatchSize } from '../limits.js';
 import { buildDispatchInput } from './input.js';
 import { recordIssues } from './parse.js';
 import { dispatchPlaces } from './place.js';
@@ -321,6 +321,11 @@ export interface DispatchPrepareTask {
 /** From this many Locations a specification travels to the prepare task as JSON text. */
 const SPEC_AS_TEXT_FROM = 500;
 
+/** The specification as the prepare task takes it: as it is, or as JSON text written in slices when large. */
+async function specPayload(spec: unknown, signal?: AbortSignal): Promise<{ spec: unknown } | { specText: string }> {
+  return rawLength(spec, 'Locations') >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec, signal)) } : { spec };
+}
+
 export type DispatchPrepared = { result: DispatchResult }
   | { spec: DispatchSpecification; b: Bookkeeping; problem: Record<string, unknown>; input?: undefined }
   /** Modes solved in phases: the solver's input itself (its large matrices are on shared memory). */
@@ -347,9 +352,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
   const ex = ctx.executor;
   try {
     throwIfAborted(opts.signal);
-    const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
-    const payload = Array.isArray(locs) && locs.length >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec, opts.signal)) } : { spec };
-    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...payload, ...(opts.stability ? { stability: opts.stability } : {}) }, { signal: opts.signal, onProgress: opts.onProgress });
+    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...await specPayload(spec, opts.signal), ...(opts.stability ? { stability: opts.stability } : {}) }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
     if (prep.input) {
       // A mode solved in phases (a balancing mode's reference plan, regions then the rest): the
@@ -391,9 +394,7 @@ export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv):
  * `offload`): the calling thread only receives the problem's tables, moved, not copied.
  */
 export async function prepareProblemOffThread(ctx: OpsContext, spec: unknown, opts: OpOptions): Promise<{ spec: DispatchSpecification; b: Bookkeeping; pb: Problem } | DispatchResult> {
-  const locs = spec && typeof spec === 'object' ? Object.entries(spec).find(([k]) => k.toLowerCase() === 'locations')?.[1] : undefined;
-  const payload = Array.isArray(locs) && locs.length >= SPEC_AS_TEXT_FROM ? { specText: joined(await rawJsonSliced(spec, opts.signal)) } : { spec };
-  const prep = await ctx.executor.run('dispatch-prepare', { source: taskSource(ctx), ...payload, problemOnly: true }, { signal: opts.signal, onProgress: opts.onProgress });
+  const prep = await ctx.executor.run('dispatch-prepare', { source: taskSource(ctx), ...await specPayload(spec, opts.signal), problemOnly: true }, { signal: opts.signal, onProgress: opts.onProgress });
   if ('result' in prep) return prep.result;
   return { spec: prep.spec, b: prep.b, pb: Problem.fromTransfer(prep.problem!) };
 }
