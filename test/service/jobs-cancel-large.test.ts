@@ -13,6 +13,10 @@
  * DK_TIME_FACTOR=2.2 there). Before the fix the run went on for 2 s (placement) to 14 s (the build
  * and the searches' construction), and a small dispatch waited as long. Measured figures are
  * printed (`cancel figures`).
+ *
+ * Progress is reported at most every 200 ms, so on a fast machine a short phase (the placement, the
+ * matrix) can be over between two reports: a job seen past its moment is cancelled and a new one
+ * sent, up to three times (the attempt is printed with the figures).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Engine } from '../../src/engine.js';
@@ -82,7 +86,34 @@ function at(m: Moment, j: JobView, matrixDoneAt: number | null): boolean {
   }
 }
 
+/**
+ * Whether the job went past the moment without our seeing it (progress is reported at most every
+ * 200 ms, so on a fast machine a short phase can be over between two reports).
+ */
+function passed(m: Moment, j: JobView, matrixDoneAt: number | null): boolean {
+  const p = j.Progress;
+  if (!p) return false;
+  const best = p.info?.bestCost;
+  const found = typeof best === 'number' && Number.isFinite(best);
+  switch (m) {
+    case 'placement': return p.phase !== 'place';
+    case 'matrix': return p.phase !== 'place' && p.phase !== 'matrix';
+    case 'build': return matrixDoneAt === null && p.phase === 'dispatch';
+    case 'construction': return p.phase === 'dispatch' && (found || p.done > 0);
+    case 'search': return false;
+  }
+}
+
+const ATTEMPTS = 3;
+
 async function cancelAt(m: Moment): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    if (await cancelAtOnce(m, attempt)) return;
+  }
+}
+
+/** One job cancelled at the moment; false when it went past the moment unseen (and was cancelled). */
+async function cancelAtOnce(m: Moment, attempt: number): Promise<boolean> {
   const before = await balance();
   runEnded = null;
   const sub = await post(server.url, '/rest/jobs', { Operation: 'Dispatch', Specification: spec }, key);
@@ -95,6 +126,13 @@ async function cancelAt(m: Moment): Promise<void> {
     expect(['queued', 'active'], `the job ended before the moment "${m}": ${JSON.stringify(j)}`).toContain(j.State);
     if (j.Progress?.phase === 'matrix' && j.Progress.done >= j.Progress.total && matrixDoneAt === null) matrixDoneAt = performance.now();
     if (at(m, j, matrixDoneAt)) break;
+    if (passed(m, j, matrixDoneAt)) {
+      expect(attempt, `the job went past the moment "${m}" unseen in every attempt: ${JSON.stringify(j)}`).toBeLessThan(ATTEMPTS);
+      await fetch(`${server.url}/rest/jobs/${id}`, { method: 'DELETE', headers: { 'X-API-Key': key } });
+      while ((await getJob(id)).State !== 'cancelled') await new Promise((r) => setTimeout(r, 25));
+      while (runEnded === null) await new Promise((r) => setTimeout(r, 25));
+      return false;
+    }
     if (performance.now() - started > 240_000) throw new Error(`the job never reached the moment "${m}"`);
     await new Promise((r) => setTimeout(r, m === 'build' ? 10 : 25));
   }
@@ -117,10 +155,11 @@ async function cancelAt(m: Moment): Promise<void> {
   while (runEnded === null && performance.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 10));
   // a run cancelled before the engine got it (while the job's specification was still validated) has nothing to end
   const ended = runEnded === null ? 0 : Math.max(0, runEnded - t0);
-  figures[m] = { atMs: Math.round(t0 - started), cancelledMs: Math.round(cancelled), runEndedMs: Math.round(ended), nextDispatchMs: Math.round(next) };
+  figures[m] = { attempt, atMs: Math.round(t0 - started), cancelledMs: Math.round(cancelled), runEndedMs: Math.round(ended), nextDispatchMs: Math.round(next) };
   expect(cancelled, `${m}: DELETE → state cancelled`).toBeLessThanOrEqual(TARGET_MS);
   expect(ended, `${m}: DELETE → the run over`).toBeLessThanOrEqual(TARGET_MS);
   expect(next, `${m}: a small dispatch after the cancel`).toBeLessThanOrEqual(TARGET_MS);
+  return true;
 }
 
 describe('cancelling a 10,000-stop dispatch job', () => {
