@@ -26,8 +26,6 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array, c
   const list = new Int32Array(J * k).fill(-1);
   const C = pb.cost[0];
   const T = pb.time[0];
-  const N = pb.N;
-  const NN = J + 2 * pb.V;
   // cost per time unit, for the time-window terms
   let sc = 0;
   let st = 0;
@@ -39,21 +37,12 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array, c
   }
   const ratio = st > 0 ? sc / st : 1;
   const useTime = pb.hasTime;
+  // an imported binding read in the loop can cost a getter call (CommonJS-style transforms such as tsx's in worker threads)
+  const big = BIG;
   const gWT = 0.2 * ratio;
   const gTW = 1.0 * ratio;
-  const nE = pb.nE, nL = pb.nL, nD = pb.nD;
-  const dir = (a: number, b: number): number => {
-    const ab = pb.outRow[a] + pb.inPl[b];
-    let p = C[ab];
-    if (useTime) {
-      const t = T[ab];
-      const ea = nE[a], la = nL[a], eb = nE[b], lb = nL[b];
-      if (la < BIG && eb > -BIG) { const w = eb - nD[a] - t - la; if (w > 0) p += gWT * w; }
-      if (ea > -BIG && lb < BIG) { const tw = ea + nD[a] + t - lb; if (tw > 0) p += gTW * tw; }
-    }
-    return p;
-  };
-  void NN;
+  // locals, not property loads, in the O(J²) loop (the problem object's shape varies between threads)
+  const nE = pb.nE, nL = pb.nL, nD = pb.nD, outRow = pb.outRow, inPl = pb.inPl;
   // Each unordered pair once: blocks of jobs against blocks (upper triangle), the correlation (the
   // smaller of both directions) offered to both jobs' bounded max-heaps of their k best so far,
   // ordered by (correlation, id) as the lists are. Blocks keep the matrix reads contiguous.
@@ -77,7 +66,6 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array, c
         c = par;
       }
     } else {
-      if (!gt(hk[o], hi[o], p, v)) return; // no better than the worst kept
       c = 0;
       for (;;) {
         const l = 2 * c + 1;
@@ -91,6 +79,12 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array, c
     }
     hk[o + c] = p; hi[o + c] = v;
   };
+  /** Whether (p, v) would enter u's heap (not full, or better than the worst kept at its root). */
+  const wanted = (u: number, p: number, v: number): boolean => {
+    if (hn[u] < k) return true;
+    const w = hk[u * k];
+    return p < w || (p === w && v < hi[u * k]);
+  };
   const B = 128;
   for (let u0 = 0; u0 < J; u0 += B) {
     if (cancelled?.()) throw new EngineError('Cancelled', 'The operation was cancelled.');
@@ -99,13 +93,24 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array, c
       const v1 = Math.min(J, v0 + B);
       for (let u = u0; u < u1; u++) {
         if (excluded && excluded[u]) continue;
+        const rowU = outRow[u], inU = inPl[u];
+        const eu = nE[u], lu = nL[u], du = nD[u];
         for (let v = v0 === u0 ? u + 1 : v0; v < v1; v++) {
           if (excluded && excluded[v]) continue;
-          const a = dir(u, v);
-          const b = dir(v, u);
+          const uv = rowU + inPl[v], vu = outRow[v] + inU;
+          let a = C[uv], b = C[vu];
+          if (useTime) {
+            const ev = nE[v], lv = nL[v], dv = nD[v];
+            // u then v: waiting for v's opening, or v's closing missed
+            if (lu < big && ev > -big) { const w = ev - du - T[uv] - lu; if (w > 0) a += gWT * w; }
+            if (eu > -big && lv < big) { const tw = eu + du + T[uv] - lv; if (tw > 0) a += gTW * tw; }
+            // v then u
+            if (lv < big && eu > -big) { const w = eu - dv - T[vu] - lv; if (w > 0) b += gWT * w; }
+            if (ev > -big && lu < big) { const tw = ev + dv + T[vu] - lu; if (tw > 0) b += gTW * tw; }
+          }
           const p = a < b ? a : b;
-          offer(u, p, v);
-          offer(v, p, u);
+          if (wanted(u, p, v)) offer(u, p, v);
+          if (wanted(v, p, u)) offer(v, p, u);
         }
       }
     }

@@ -13,10 +13,12 @@
  * tasks sharing its thread); the caller's promise rejects with Cancelled at once, and the task
  * sees `env.signal` aborted at its next check (a flag on shared memory, read synchronously).
  *
- * Running from TypeScript sources (tests, tsx) the worker is the `.ts` file and node is told to
- * load it through tsx; from the built package it is plain JS.
+ * From the built package the worker is plain JS; from the TypeScript sources (tests, tsx) see
+ * {@link workerEntry}.
  */
 import { Piscina } from 'piscina';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { getMaxListeners, setMaxListeners } from 'node:events';
@@ -52,6 +54,45 @@ export type TaskReply = { ok: true; value: unknown } | { ok: false; error: Error
 const HERE = new URL('.', import.meta.url);
 const IS_TS = import.meta.url.endsWith('.ts');
 
+/**
+ * The worker's entry and how node loads it. From the built package: `worker.js`, plain ESM. From
+ * the TypeScript sources (tests, benches under tsx), tsx reaches a worker thread's modules only
+ * through its CommonJS transform on Node 20 (its ESM hooks do not apply in workers: piscina
+ * `require`s the entry), where every imported binding is read through a getter call — the
+ * solver's searches then take ~1.5× the CPU time of the built code (X-n101-k25, 2 threads, same
+ * iterations and plan: 36.4 → 23.3 s). So when the built package is up to date with the sources
+ * (`dist/workers/worker.js` no older than any file under `src/`), the worker is the built one — the
+ * code users run; otherwise the `.ts` file through tsx. `DK_WORKERS=ts` or `dist` forces either.
+ */
+export function workerEntry(): { filename: string; execArgv: string[]; built: boolean } {
+  const ts = { filename: new URL('worker.ts', HERE).href, execArgv: ['--import', 'tsx'], built: false };
+  if (!IS_TS) return { filename: new URL('worker.js', HERE).href, execArgv: [], built: true };
+  const built = new URL('../../dist/workers/worker.js', HERE);
+  const dist = { filename: built.href, execArgv: [], built: true };
+  const forced = process.env.DK_WORKERS;
+  if (forced === 'ts') return ts;
+  if (forced === 'dist') return dist;
+  currentCache ??= builtIsCurrent(fileURLToPath(built), fileURLToPath(new URL('..', HERE)));
+  return currentCache ? dist : ts;
+}
+
+/** {@link builtIsCurrent} of this checkout, decided once per process. */
+let currentCache: boolean | null = null;
+
+/** Whether the built worker exists and is no older than every file under `srcDir`. */
+export function builtIsCurrent(builtWorker: string, srcDir: string): boolean {
+  try {
+    if (!existsSync(builtWorker)) return false;
+    const builtAt = statSync(builtWorker).mtimeMs;
+    for (const f of readdirSync(srcDir, { recursive: true, withFileTypes: true })) {
+      if (f.isFile() && statSync(`${f.parentPath ?? f.path}/${f.name}`).mtimeMs > builtAt) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export class WorkerPool implements Executor {
   private readonly piscina: Piscina;
   readonly threads: number;
@@ -61,8 +102,9 @@ export class WorkerPool implements Executor {
   constructor(opts: PoolOptions = {}) {
     this.threads = Math.max(1, opts.threads ?? availableParallelism());
     this.shared = opts.shared ?? {};
+    const entry = workerEntry();
     this.piscina = new Piscina({
-      filename: new URL(IS_TS ? 'worker.ts' : 'worker.js', HERE).href,
+      filename: entry.filename,
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: 60_000,
@@ -72,7 +114,7 @@ export class WorkerPool implements Executor {
       // thread kept it until its next task)
       atomics: 'disabled',
       workerData: this.shared,
-      execArgv: IS_TS ? ['--import', 'tsx'] : [],
+      execArgv: entry.execArgv,
     });
   }
 

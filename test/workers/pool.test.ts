@@ -1,5 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { WorkerPool } from '../../src/workers/pool.js';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { builtIsCurrent, WorkerPool, workerEntry } from '../../src/workers/pool.js';
 import { InlineExecutor } from '../../src/workers/inline.js';
 import { EngineError } from '../../src/core/errors.js';
 import type { Executor } from '../../src/core/executor.js';
@@ -110,6 +113,40 @@ describe('WorkerPool: sharing, cancelling, giving memory back', () => {
       expect(now - base).toBeLessThan(0.3 * (peak - base));
     } finally {
       await p.close();
+    }
+  });
+});
+
+describe('the worker entry from the TypeScript sources', () => {
+  it('is the built worker only while the build is no older than every source file; DK_WORKERS forces either', () => {
+    const root = mkdtempSync(join(tmpdir(), 'dk-entry-'));
+    try {
+      const src = join(root, 'src'), built = join(root, 'dist', 'worker.js');
+      mkdirSync(join(src, 'vrp'), { recursive: true });
+      mkdirSync(join(root, 'dist'));
+      writeFileSync(join(src, 'vrp', 'a.ts'), 'export {};');
+      expect(builtIsCurrent(built, src)).toBe(false); // no build
+      writeFileSync(built, '');
+      const t = Date.now() / 1000;
+      utimesSync(join(src, 'vrp', 'a.ts'), t - 100, t - 100);
+      utimesSync(built, t - 50, t - 50);
+      expect(builtIsCurrent(built, src)).toBe(true);
+      utimesSync(join(src, 'vrp', 'a.ts'), t, t); // a source edited after the build
+      expect(builtIsCurrent(built, src)).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    const before = process.env.DK_WORKERS;
+    try {
+      process.env.DK_WORKERS = 'ts';
+      expect(workerEntry()).toMatchObject({ built: false, execArgv: ['--import', 'tsx'] });
+      expect(workerEntry().filename).toMatch(/src\/workers\/worker\.ts$/);
+      process.env.DK_WORKERS = 'dist';
+      expect(workerEntry()).toMatchObject({ built: true, execArgv: [] });
+      expect(workerEntry().filename).toMatch(/dist\/workers\/worker\.js$/);
+    } finally {
+      if (before === undefined) delete process.env.DK_WORKERS;
+      else process.env.DK_WORKERS = before;
     }
   });
 });
