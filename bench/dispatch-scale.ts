@@ -10,8 +10,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '../src/engine.js';
+import { workerEntry } from '../src/workers/pool.js';
 import { sharedData, table, writeSection } from './lib/report.js';
 import { checkPortoResult, makePortoSpec, type PortoCase } from './lib/porto-spec.js';
 
@@ -52,7 +54,14 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 }
 
-const quick = process.argv.includes('--quick');
+const argv = process.argv.slice(2);
+const opt = (name: string): string | undefined => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const quick = argv.includes('--quick');
+/** A worktree of the previous commit: each case runs there too, alternating, for a same-run ratio. */
+const prev = opt('--prev');
+/** Also this tree with its worker threads on the sources through tsx (DK_WORKERS=ts). */
+const tsToo = argv.includes('--ts-too');
+const modes = (opt('--modes')?.split(',') ?? [...MODES]) as (typeof MODES)[number][];
 if (!existsSync(DATASET)) {
   const pbf = sharedData('osm/porto_portugal.osm.pbf');
   if (!pbf) {
@@ -61,24 +70,45 @@ if (!existsSync(DATASET)) {
   }
   execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)), 'build', pbf, '-o', DATASET, '--quiet'], { stdio: 'inherit' });
 }
+interface ChildOut { status: string; wallS: number; matrixS: number; firstS: number; km: number; used: number; served: number; problems: string[]; problemCount: number; maxRssMb: number }
+function runChild(tree: string | null, args: string[], env: Record<string, string> = {}): ChildOut {
+  const script = tree ? `${tree}/bench/dispatch-scale.ts` : fileURLToPath(import.meta.url);
+  const out = execFileSync(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', script, '--child', ...args], { encoding: 'utf8', maxBuffer: 1 << 26, cwd: tree ?? undefined, env: { ...process.env, ...env } });
+  return JSON.parse(out.trim().split('\n').pop()!) as ChildOut;
+}
 const rows: (string | number)[][] = [];
-for (const mode of MODES) {
+const loads: number[] = [];
+for (const mode of modes) {
   const args = quick ? [mode, '30', '2000', '20'] : [mode, String(LIMIT_S)];
-  process.stderr.write(`${mode} …\n`);
-  const out = execFileSync(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  const r = JSON.parse(out.trim().split('\n').pop()!);
-  process.stderr.write(JSON.stringify(r) + '\n');
   const stops = quick ? 2000 : STOPS, vehicles = quick ? 20 : VEHICLES;
-  rows.push([mode, `${stops.toLocaleString('en')} / ${vehicles}`, `${r.matrixS.toFixed(1)} s`, `**${r.firstS.toFixed(1)} s**`, `**${r.wallS.toFixed(1)} s**`, r.status, `${r.served} / ${stops}`, `${r.used} / ${vehicles}`, r.km.toFixed(0),
-    r.problemCount === 0 ? 'ok' : `${r.problemCount}: ${r.problems.join('; ')}`, `**${(r.maxRssMb / 1024).toFixed(2)} GB**`]);
+  const trees: [string, string | null, Record<string, string>][] = [[`this tree (workers: ${workerEntry().built ? 'built' : 'tsx'})`, null, {}]];
+  // the worker threads as the previous commit ran them under tsx (its pool has no choice), to tell the two changes apart
+  if (tsToo) trees.push(['this tree (workers: tsx)', null, { DK_WORKERS: 'ts' }]);
+  if (prev) trees.push(['previous commit', prev, {}]);
+  const got = new Map<string, ChildOut>();
+  for (const [label, tree, env] of trees) {
+    process.stderr.write(`${mode} (${label}) …\n`);
+    const r = runChild(tree, args, env);
+    loads.push(loadavg()[0]);
+    process.stderr.write(JSON.stringify(r) + '\n');
+    got.set(label, r);
+    rows.push([mode, label, `${stops.toLocaleString('en')} / ${vehicles}`, `${r.matrixS.toFixed(1)} s`, `**${r.firstS.toFixed(1)} s**`, `**${r.wallS.toFixed(1)} s**`, r.status, `${r.served} / ${stops}`, `${r.used} / ${vehicles}`, r.km.toFixed(0),
+      r.problemCount === 0 ? 'ok' : `${r.problemCount}: ${r.problems.join('; ')}`, `**${(r.maxRssMb / 1024).toFixed(2)} GB**`, loadavg()[0].toFixed(1)]);
+  }
+  const a = got.get(trees[0][0])!, b = got.get('previous commit');
+  if (b) rows.push([mode, 'ratio this / previous', '', (a.matrixS / b.matrixS).toFixed(2), (a.firstS / b.firstS).toFixed(2), (a.wallS / b.wallS).toFixed(2), '', '', '', (a.km / b.km).toFixed(3), '', (a.maxRssMb / b.maxRssMb).toFixed(2), '']);
 }
 writeSection('dispatch-scale', 'Dispatch at scale: 10,000 stops (`bench/dispatch-scale.ts`)', [
-  `\`node --import tsx bench/dispatch-scale.ts\`${quick ? ' --quick (2,000 stops, 30 s)' : ''}. The stops and vehicles of bench/dispatch-roads.ts (Porto, weights 1–10, 30 % closed`,
-  '2-hour windows, 4 depots, capacity 1.25× the mean demand), 120 s service each; `engine.dispatch` end to end on 2 threads with a',
+  `\`node --import tsx bench/dispatch-scale.ts${quick ? ' --quick' : ''}${prev ? ' --prev <worktree of the previous commit>' : ''}${tsToo ? ' --ts-too' : ''}${opt('--modes') ? ` --modes ${opt('--modes')}` : ''}\`${quick ? ' (2,000 stops, 30 s)' : ''}. The stops and vehicles of bench/dispatch-roads.ts (Porto, weights 1–10, 30 % closed`,
+  '2-hour windows, 4 depots, capacity 1.25× the mean demand), 120 s service each, RouteOptimize MinimizeTime; `engine.dispatch` end to end on 2 threads with a',
   `time limit of ${quick ? 30 : LIMIT_S} s counted from the request (snapping and the full travel matrix included). "first plan" = the first progress event`,
-  'with a complete plan\'s cost; "check" re-validates the result records independently. One fresh process per case.',
+  'with a complete plan\'s cost; "check" re-validates the result records independently; peak RSS = the process\'s maxRSS (worker threads included). One fresh process per case;',
+  'with `--prev`, each case also runs in a worktree of the previous commit right after (same run); with `--ts-too`, this tree also with its worker threads',
+  'on the sources through tsx (`DK_WORKERS=ts`, as every earlier figure ran them: src/workers/pool.ts `workerEntry`).',
   '',
-  table(['mode', 'stops / vehicles', 'matrix', 'first plan', 'total wall', 'status', 'served', 'vehicles used', 'km', 'check', 'peak RSS'], rows),
+  table(['mode', 'tree', 'stops / vehicles', 'matrix', 'first plan', 'total wall', 'status', 'served', 'vehicles used', 'km', 'check', 'peak RSS', 'load'], rows),
   '',
-  'Targets (issue #10): first feasible plan ≤ 30 s, final ≤ 2 min, peak RSS ≤ 6 GB, matrix included, every record check clean.',
+  'MultipleRegion solves in phases (regions, then the rest) and keeps the matrix with distances; Optima holds times alone (docs/vrp.md, "Times alone").',
+  '',
+  'Targets: issue #10 — first feasible plan ≤ 30 s, final ≤ 2 min, peak RSS ≤ 6 GB, matrix included, every record check clean; issue #26 item 4 — 10,000 stops: first plan ≤ 15 s, peak RSS ≤ 1 GB.',
 ].join('\n'));

@@ -24,7 +24,7 @@ import { blockedArcs as blockedArcsOf, type Zone } from '../route/zones.js';
 import { Router, type PointToPoint } from '../route/router.js';
 import {
   ROUNDED_UNREACHABLE,
-  type DirectionsRequest, type MatrixRequestOptions, type PlaceOptions, type PlaceQuery, type Placement, type RoundedMatrix, type RoutePath, type TravelMatrix, type TravelProfile, type TravelProvider,
+  type DirectionsRequest, type MatrixRequestOptions, type PlaceOptions, type PlaceQuery, type Placement, type RoundedMatrix, type RoundedMatrixOptions, type RoutePath, type TravelMatrix, type TravelProfile, type TravelProvider,
 } from '../route/travel.js';
 import { Dataset, SECTION } from './dataset.js';
 
@@ -207,36 +207,52 @@ export class DatasetTravel implements TravelProvider {
     return m;
   }
 
-  async matrixRounded(places: readonly Placement[], profile: TravelProfile, opts: MatrixRequestOptions = {}): Promise<RoundedMatrix> {
+  async matrixRounded(places: readonly Placement[], profile: TravelProfile, opts: RoundedMatrixOptions = {}): Promise<RoundedMatrix> {
     if (profile.blockedArcs || profile.speedMps) throw invalidInput('profile', 'matrixRounded takes neither blocked arcs nor a constant speed');
     const time = profile.metric === 'time';
+    const withDistance = opts.distance ?? true;
+    if (!withDistance && !time) throw invalidInput('opts.distance', 'a rounded matrix without distances is for the time metric only');
     const n = places.length;
     const ch: ContractionHierarchy = time ? this.dataset.chTime : this.dataset.chDist;
     // The hierarchy's output goes straight into shared buffers, then becomes seconds and metres in
     // place: no other n² array is allocated (first-touching fresh memory costs seconds per GB).
     const a = new Uint32Array(new SharedArrayBuffer(n * n * 4));
-    const b = new Uint32Array(new SharedArrayBuffer(n * n * 4));
+    const b = withDistance ? new Uint32Array(new SharedArrayBuffer(n * n * 4)) : null;
     await computeMatrix(ch, entries(places, 'source', time), entries(places, 'target', time), {
-      withAux: true, signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: opts.maxMatrixBytes,
+      withAux: withDistance, signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: opts.maxMatrixBytes,
       executor: opts.executor, inThreadMaxCells: opts.inThreadMaxCells, prefix: time ? SECTION.chTime : SECTION.chDist, datasetKey: this.opts.datasetKey ?? 'dataset',
-      out: { cost: a, aux: b },
+      out: b ? { cost: a, aux: b } : { cost: a },
     });
     throwIfAborted(opts.signal);
-    const ms = time ? a : b, cm = time ? b : a;
+    const ms = time ? a : b!, cm = time ? b : a;
     sameEdgeDrives(this.dataset, places, profile, (k, d) => {
-      if ((time ? d.timeMs : d.lengthCm) <= (time ? ms[k] : cm[k])) { ms[k] = d.timeMs; cm[k] = d.lengthCm; }
+      if ((time ? d.timeMs : d.lengthCm) <= (time ? ms[k] : cm![k])) { ms[k] = d.timeMs; if (cm) cm[k] = d.lengthCm; }
     });
-    for (let i = 0; i < n; i++) { ms[i * n + i] = 0; cm[i * n + i] = 0; }
-    const timeI = new Int32Array(ms.buffer), distI = new Int32Array(cm.buffer);
+    for (let i = 0; i < n; i++) { ms[i * n + i] = 0; if (cm) cm[i * n + i] = 0; }
+    const timeI = new Int32Array(ms.buffer), distI = cm ? new Int32Array(cm.buffer) : null;
     // in pieces (10⁸ cells at 10,000 places take a few hundred ms): the signal is read between them
     for (let from = 0; from < n * n; from += ROUND_PIECE) {
       if (from > 0) {
         await new Promise<void>((r) => setImmediate(r));
         throwIfAborted(opts.signal);
       }
-      roundInPlace(ms, cm, time ? ms : cm, timeI, distI, from, Math.min(n * n, from + ROUND_PIECE));
+      const to = Math.min(n * n, from + ROUND_PIECE);
+      if (cm) roundInPlace(ms, cm, time ? ms : cm, timeI, distI!, from, to);
+      else roundTimeInPlace(ms, timeI, from, to);
     }
     return { size: n, time: timeI, distance: distI };
+  }
+
+  /**
+   * One leg as {@link matrixRounded} would give its cell: whole seconds and metres of the best
+   * path under the profile (the same path search and same-edge drives; where two paths tie on the
+   * metric, the length may be the other one's). {@link ROUNDED_UNREACHABLE} when there is none.
+   */
+  legRounded(from: Placement, to: Placement, profile: TravelProfile): { time: number; distance: number } {
+    if (from === to) return { time: 0, distance: 0 };
+    const r = this.route(from, to, profile);
+    if (!r.found) return { time: ROUNDED_UNREACHABLE, distance: ROUNDED_UNREACHABLE };
+    return { time: Math.min(ROUNDED_UNREACHABLE, Math.round(r.timeMs / 1000)), distance: Math.min(ROUNDED_UNREACHABLE, Math.round(r.lengthCm / 100)) };
   }
 
   /** CH many-to-many (tiles on the executor past a small size). */
@@ -484,6 +500,15 @@ function roundInPlace(ms: Uint32Array, cm: Uint32Array, cost: Uint32Array, timeI
     const t = Math.round(ms[i] / 1000), d = Math.round(cm[i] / 100);
     timeI[i] = t < ROUNDED_UNREACHABLE ? t : ROUNDED_UNREACHABLE;
     distI[i] = d < ROUNDED_UNREACHABLE ? d : ROUNDED_UNREACHABLE;
+  }
+}
+
+/** Milliseconds → whole seconds in the same buffer, cells [from, to). */
+function roundTimeInPlace(ms: Uint32Array, timeI: Int32Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    if (ms[i] === UNREACHABLE) { timeI[i] = ROUNDED_UNREACHABLE; continue; }
+    const t = Math.round(ms[i] / 1000);
+    timeI[i] = t < ROUNDED_UNREACHABLE ? t : ROUNDED_UNREACHABLE;
   }
 }
 

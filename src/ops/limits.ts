@@ -98,6 +98,8 @@ export interface DispatchSize {
   places: number;
   /** Whether the matrix comes in whole seconds and metres on shared memory (≥ roundedMatrixFrom places, all placed). */
   rounded: boolean;
+  /** With `rounded`: the time matrix alone, the plan's legs measured afterwards (DispatchTravel.legDistances). */
+  legDistances?: boolean;
   /** Distinct non-empty sets of Shapes among the Vehicles. */
   zoneSets: number;
   /** Distinct (Speed > 0, set of Shapes) pairs: each a time matrix of its own. */
@@ -112,15 +114,15 @@ export interface DispatchSize {
 
 /**
  * Bytes a Dispatch needs for its travel data and the solver's tables, estimated from counts
- * (docs/limits.md): per matrix cell, 8 bytes for a rounded road matrix (shared with the solver)
- * or 32 for a fractional one (the hierarchy's 32-bit output, seconds and metres as doubles, the
+ * (docs/limits.md): per matrix cell, 8 bytes for a rounded road matrix (shared with the solver;
+ * 4 when it holds times alone: `legDistances`) or 32 for a fractional one (the hierarchy's 32-bit output, seconds and metres as doubles, the
  * solver's 32-bit copies); 24 more per set of Shapes (its own matrices and the solver's copies),
  * 12 per constant-Speed profile; plus the solver's stop × vehicle table and the matrix search's
  * scratch (as the matrix kernel counts it before it allocates: estimateMatrixMemory).
  */
 export function dispatchMemoryBytes(d: DispatchSize): number {
   const cells = d.places * d.places;
-  const perCell = (d.rounded ? 8 : 32) + 24 * d.zoneSets + 12 * d.speedProfiles;
+  const perCell = (d.rounded ? (d.legDistances ? 4 : 8) : 32) + 24 * d.zoneSets + 12 * d.speedProfiles;
   return cells * perCell + d.stops * d.modelVehicles + (d.scratchBytes ?? 0);
 }
 
@@ -187,7 +189,7 @@ export function rawDispatchIssues(spec: unknown, maxBytes = DEFAULT_MAX_MATRIX_B
   if (out.length || !Array.isArray(list)) return out;
   let places = 0;
   for (const l of list) if (!rawBreak(l)) places++;
-  const least: DispatchSize = { places, rounded: true, zoneSets: 0, speedProfiles: 0, stops: 0, modelVehicles: 0 };
+  const least: DispatchSize = { places, rounded: true, legDistances: true, zoneSets: 0, speedProfiles: 0, stops: 0, modelVehicles: 0 };
   const bytes = dispatchMemoryBytes(least);
   if (bytes > maxBytes) {
     out.push(tooBig('Locations', `holds ${fmt(places)} places; their travel matrix alone would need at least ${fmtBytes(bytes)}; the limit is ${fmtBytes(maxBytes)} (maxMatrixBytes), about ${fmt(maxDispatchPlaces(least, maxBytes))} places: ${split}`));

@@ -80,7 +80,17 @@ export interface RoundedMatrix {
   size: number;
   /** Whole seconds / whole metres, row-major; {@link ROUNDED_UNREACHABLE} = no path. */
   time: Int32Array;
-  distance: Int32Array;
+  /** null when asked for without distances ({@link RoundedMatrixOptions.distance} false). */
+  distance: Int32Array | null;
+}
+
+export interface RoundedMatrixOptions extends MatrixRequestOptions {
+  /**
+   * false: the time matrix alone (half the memory; the search runs without the aux distance) — for
+   * callers that need distances of a few legs only, which {@link TravelProvider.route} gives.
+   * Only for the time metric. Default true.
+   */
+  distance?: boolean;
 }
 
 /** A leg's best path with its polyline (from the source's snapped point to the target's). */
@@ -125,7 +135,9 @@ export interface TravelProvider {
    * where the fractional copy would cost gigabytes of fresh memory. Optional; only for profiles
    * without blocked arcs or a constant speed (callers fall back to {@link matrix}).
    */
-  matrixRounded?(places: readonly Placement[], profile: TravelProfile, opts?: MatrixRequestOptions): Promise<RoundedMatrix>;
+  matrixRounded?(places: readonly Placement[], profile: TravelProfile, opts?: RoundedMatrixOptions): Promise<RoundedMatrix>;
+  /** One cell of {@link matrixRounded} (a leg of a plan made on a matrix without distances). */
+  legRounded?(from: Placement, to: Placement, profile: TravelProfile): { time: number; distance: number };
   /**
    * Map matching (route/match.ts): GPS fixes in time order → where on the roads each was (null:
    * no road near, or an outlier). Optional: providers without a road graph have none.

@@ -7,7 +7,7 @@
  * route end later — i.e. the earliest finish, and no avoidable waiting at the start. Route
  * duration = end arrival − start departure, waits and service included.
  */
-import { BIG, REASON_TEXT, latestDeparture, scheduleStops, serviceStart, type BreakVisit, type Problem, type UnassignedReason } from './model.js';
+import { BIG, REASON_TEXT, latestDeparture, scheduleStops, serviceStart, type BreakVisit, type Problem, type UnassignedReason, type VrpInput } from './model.js';
 import { routeObjective } from './objective.js';
 import { EngineError } from '../core/errors.js';
 
@@ -236,6 +236,48 @@ export function describeRoute(pb: Problem, v: number, jobs: ArrayLike<number>): 
     distance: dist, travelTime: travel, serviceTime: service, waitTime: wait, breakTime, duration: end - startTime,
     cost: routeObjective(pb.vCostMul[v], pb.vFixed[v], cost, seq.length > 0),
   };
+}
+
+/** Where a solution's legs begin and end: the place of a stop, of a vehicle's start and end (−1: none). */
+export interface LegPlaces {
+  stop(s: number): number;
+  start(v: number): number;
+  end(v: number): number;
+}
+
+/** The places of `pb`'s stops and vehicles (the "nowhere" place of a vehicle without start or end is −1). */
+export function problemLegPlaces(pb: Problem): LegPlaces {
+  const at = (pl: number): number => (pl === pb.dummy ? -1 : pl);
+  return { stop: (s) => pb.sPlace[s], start: (v) => at(pb.vStartPl[v]), end: (v) => at(pb.vEndPl[v]) };
+}
+
+/** The places of an input's stops and vehicles (−1: a vehicle without start or end). */
+export function inputLegPlaces(input: VrpInput): LegPlaces {
+  return { stop: (s) => input.stops[s].place, start: (v) => input.vehicles[v].start ?? -1, end: (v) => input.vehicles[v].end ?? -1 };
+}
+
+/**
+ * A solution made without a distance matrix (the solver read the time matrix in its place) gets
+ * its legs' distances: `leg(from, to)` for each leg between two different places, 0 where either
+ * end is none or both are the same place; the routes' and the solution's totals follow.
+ */
+export function setLegDistances(sol: Solution, places: LegPlaces, leg: (from: number, to: number) => number): void {
+  const of = (a: number, b: number): number => (a < 0 || b < 0 || a === b ? 0 : leg(a, b));
+  let total = 0;
+  for (const r of sol.routes) {
+    let prev = places.start(r.vehicle);
+    let dist = 0;
+    for (const x of r.stops) {
+      const pl = places.stop(x.stop);
+      x.legDistance = of(prev, pl);
+      dist += x.legDistance;
+      prev = pl;
+    }
+    r.endLegDistance = of(prev, places.end(r.vehicle));
+    r.distance = dist + r.endLegDistance;
+    total += r.distance;
+  }
+  sol.distance = total;
 }
 
 export function unassignedStop(stop: number, reason: UnassignedReason): UnassignedStop {

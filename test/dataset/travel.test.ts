@@ -110,7 +110,7 @@ describe('rounded matrices (whole seconds and metres on shared memory)', () => {
           expect(r.time.buffer).toBeInstanceOf(SharedArrayBuffer);
           for (let i = 0; i < f.timeS.length; i++) {
             expect(r.time[i]).toBe(Number.isFinite(f.timeS[i]) ? Math.round(f.timeS[i]) : ROUNDED_UNREACHABLE);
-            expect(r.distance[i]).toBe(Number.isFinite(f.distanceM[i]) ? Math.round(f.distanceM[i]) : ROUNDED_UNREACHABLE);
+            expect(r.distance![i]).toBe(Number.isFinite(f.distanceM[i]) ? Math.round(f.distanceM[i]) : ROUNDED_UNREACHABLE);
           }
         }
       }
@@ -118,6 +118,26 @@ describe('rounded matrices (whole seconds and metres on shared memory)', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('without distances: the same times, no distance matrix, and each leg measured alone as the full matrix holds it', async () => {
+    const full = await travel.matrixRounded(places, { metric: 'time' });
+    const times = await travel.matrixRounded(places, { metric: 'time' }, { distance: false });
+    expect(times.distance).toBeNull();
+    expect(times.time.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Array.from(times.time)).toEqual(Array.from(full.time));
+    const n = places.length;
+    let differ = 0;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        const leg = i === j ? { time: 0, distance: 0 } : travel.legRounded(places[i], places[j], { metric: 'time' });
+        expect(leg.time, `time ${i} → ${j}`).toBe(full.time[i * n + j]);
+        // where two paths take the same time, the pair search and the matrix may measure different ones
+        if (leg.distance !== full.distance![i * n + j]) differ++;
+      }
+    }
+    expect(differ).toBeLessThanOrEqual(Math.ceil(n * n * 0.02));
+    await expect(travel.matrixRounded(places, { metric: 'distance' }, { distance: false })).rejects.toThrow(/time metric only/);
   });
 });
 

@@ -19,6 +19,7 @@ import type { Executor, TaskEnv, TaskTypes } from '../../core/executor.js';
 import { EngineError, isEngineError } from '../../core/errors.js';
 import { throwIfAborted } from '../../core/cancel.js';
 import { assemble, searchBest, wallNow } from '../../vrp/solve.js';
+import { problemLegPlaces, setLegDistances } from '../../vrp/solution.js';
 import { buildProblem, Problem, type VrpInput } from '../../vrp/model.js';
 import type { SolveStats } from '../../vrp/solution.js';
 import type { PlaceQuery, Placement } from '../../route/travel.js';
@@ -27,7 +28,7 @@ import { IN_THREAD_MAX_CELLS, searchScratchBytes } from '../../matrix/compute.js
 import { contextInTask, OFFLOAD_IN_THREAD_CELLS, taskSource, type OpOptions, type OpsContext, type TaskSource } from '../context.js';
 import { hasPlace, placeQuery, profileFor } from '../locations.js';
 import { dispatchSizeIssue, rawDispatchIssues, rawLength, ROUNDED_MIN_PLACES, type DispatchSize } from '../limits.js';
-import { buildDispatchInput } from './input.js';
+import { buildDispatchInput, legDistancesSuffice } from './input.js';
 import { recordIssues } from './parse.js';
 import { dispatchPlaces } from './place.js';
 import { toResult } from './result.js';
@@ -85,10 +86,10 @@ const OPTIONAL_TYPES = new Set(['Midway', 'Delivery', 'MidwayDrop', 'Break']);
 export async function dispatchOp(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions = {}): Promise<DispatchResult> {
   const started = wallNow(); // a time limit counts from here: placement and matrix included
   if (opts.offload && ctx.executor.offThread && !opts.onSolution) return dispatchOffThread(ctx, spec, opts, started);
-  const p = await prepareDispatch(ctx, spec, opts, undefined);
+  const p = await prepareDispatch(ctx, spec, opts, undefined, true);
   if ('Status' in p) return p;
   try {
-    return await solveAndReport(p.spec, p.input, p.b, { ...opts, executor: ctx.executor }, { started, places: dispatchPlaces(p.spec).length });
+    return await solveAndReport(p.spec, p.input, p.b, { ...opts, executor: ctx.executor, ...(p.legDistance ? { legDistance: p.legDistance } : {}) }, { started, places: dispatchPlaces(p.spec).length });
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
@@ -98,14 +99,18 @@ export interface Prepared {
   spec: DispatchSpecification;
   input: VrpInput;
   b: Bookkeeping;
+  /** With `b.legDistances`: metres of a leg between two places (DispatchOptions.legDistance). */
+  legDistance?: (from: number, to: number) => number;
 }
 
 /**
  * The record stages before the solver: parse, place the locations (LatLong or geocoded Address;
  * a stop that cannot be placed is left out and reported), the travel matrix, the solver's input.
- * Returns a (Failed) DispatchResult when the request cannot go on.
+ * Returns a (Failed) DispatchResult when the request cannot go on. `legs`: the caller measures
+ * the plan's legs after the solve, so that a very large dispatch whose search reads no distance
+ * ({@link legDistancesSuffice}) may take the time matrix alone.
  */
-export async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, placeExecutor: Executor | undefined): Promise<Prepared | DispatchResult> {
+export async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: DispatchOpOptions, placeExecutor: Executor | undefined, legs = false): Promise<Prepared | DispatchResult> {
   // Sizes first, from the raw lists: a request past the limits is refused before it is parsed.
   const big = rawDispatchIssues(spec, ctx.maxMatrixBytes);
   if (big.length) return failedFromIssues(big, { Items: [] }) as DispatchResult;
@@ -119,7 +124,8 @@ export async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: Disp
   // The memory the travel data and the solver's tables would take, before placing or allocating.
   const roundedFrom = ctx.roundedMatrixFrom ?? ROUNDED_MIN_PLACES;
   const canRound = !!ctx.travel.matrixRounded;
-  const tooLarge = dispatchSizeIssue(dispatchSize(s, places.length, canRound && places.length >= roundedFrom, scratchOf(ctx, places.length)), ctx.maxMatrixBytes, roundedFrom);
+  const timesOnly = legs && !!ctx.travel.legRounded && legDistancesSuffice(s);
+  const tooLarge = dispatchSizeIssue(dispatchSize(s, places.length, canRound && places.length >= roundedFrom, scratchOf(ctx, places.length), timesOnly), ctx.maxMatrixBytes, roundedFrom);
   if (tooLarge) return failedFromIssues([tooLarge], { Items: [] }) as DispatchResult;
   const paths = places.map((p) => p.kind === 'location' ? `Locations[${p.index}]` : `Vehicles[${p.index}].${p.kind === 'start' ? 'StartLocation' : 'FinishLocation'}`);
   const issues: Issue[] = [];
@@ -180,7 +186,7 @@ export async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: Disp
   }
   let travel: DispatchTravel;
   try {
-    travel = await placedTravel(ctx, s, placed, opts);
+    travel = await placedTravel(ctx, s, placed, opts, timesOnly);
   } catch (e) {
     // a matrix refused by the kernel's own bound is about the request's Locations
     return failedFromError(isEngineError(e) && e.code === 'TooBig' && e.path === undefined ? new EngineError('TooBig', e.message, { path: 'Locations', details: e.details }) : e, { Items: [] }) as DispatchResult;
@@ -190,7 +196,7 @@ export async function prepareDispatch(ctx: OpsContext, spec: unknown, opts: Disp
     const built = buildDispatchInput(s, travel, { unplaced, ...(opts.stability ? { stability: opts.stability } : {}) });
     throwIfAborted(opts.signal);
     if ('issues' in built) return failedFromIssues(built.issues, { Items: [] }) as DispatchResult;
-    return { spec: s, input: built.input, b: built.b };
+    return { spec: s, input: built.input, b: built.b, ...(travel.legDistances ? { legDistance: legDistanceOf(ctx, placed as Placement[], s) } : {}) };
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
@@ -207,7 +213,7 @@ function emptyPlan(): DispatchResult {
  * (an upper bound: MidwayDrops count their reload copies, Breaks with a place one per vehicle)
  * and vehicles (trips included, by the same plan as {@link tripPlan}).
  */
-function dispatchSize(spec: DispatchSpecification, places: number, rounded: boolean, scratchBytes = 0): DispatchSize {
+function dispatchSize(spec: DispatchSpecification, places: number, rounded: boolean, scratchBytes = 0, legDistances = false): DispatchSize {
   const vehicles = (spec.Vehicles ?? []).filter((v): v is Vehicle => !!v);
   const zoneSets = new Set<string>();
   const speeds = new Set<string>();
@@ -226,7 +232,7 @@ function dispatchSize(spec: DispatchSpecification, places: number, rounded: bool
   const fleet = vehicles.length > 0 ? vehicles : [VehicleSchema.defaults()];
   const trips = tripPlan(fleet.map((v) => ({ maxStops: v.MaxStops ?? 0, maxDuration: (v.MaxMinutes ?? 0) * 60 })), stops);
   return {
-    places, rounded, zoneSets: zoneSets.size, speedProfiles: speeds.size,
+    places, rounded, legDistances: rounded && legDistances, zoneSets: zoneSets.size, speedProfiles: speeds.size,
     stops: stops + drops * MAX_DROP_COPIES + breaks * fleet.length,
     modelVehicles: trips.reduce((a, t) => a + t, 0),
     scratchBytes,
@@ -244,8 +250,20 @@ function scratchOf(ctx: OpsContext, places: number): number {
 }
 
 
-/** Travel data over the placed locations, in the dispatch's place order (unplaced rows and columns unreachable). */
-async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (Placement | null)[], opts: OpOptions): Promise<DispatchTravel> {
+/**
+ * Metres of the leg between two places (dispatch place indices) as the rounded matrix would have
+ * held it ({@link DispatchTravel.legDistances}).
+ */
+function legDistanceOf(ctx: OpsContext, placed: readonly Placement[], s: DispatchSpecification): (from: number, to: number) => number {
+  const profile = profileFor(s.RouteOptimize);
+  return (from, to) => ctx.travel.legRounded!(placed[from], placed[to], profile).distance;
+}
+
+/**
+ * Travel data over the placed locations, in the dispatch's place order (unplaced rows and columns
+ * unreachable). `timesOnly`: a rounded matrix (when the dispatch is that large) holds times alone.
+ */
+async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (Placement | null)[], opts: OpOptions, timesOnly = false): Promise<DispatchTravel> {
   const idx: number[] = [];
   placed.forEach((p, i) => { if (p) idx.push(i); });
   const n = idx.length;
@@ -260,8 +278,9 @@ async function placedTravel(ctx: OpsContext, s: DispatchSpecification, placed: (
   let out: DispatchTravel;
   if (n >= (ctx.roundedMatrixFrom ?? ROUNDED_MIN_PLACES) && n === N && ctx.travel.matrixRounded) {
     // Very large: whole seconds and metres from the start, shared with the solver as they are.
-    const m = await ctx.travel.matrixRounded(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), mopts);
-    out = { time: m.time, distance: m.distance };
+    const m = await ctx.travel.matrixRounded(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), { ...mopts, distance: !timesOnly });
+    // times alone: the solver reads no distance (the time matrix stands in), the plan's legs get theirs afterwards
+    out = m.distance ? { time: m.time, distance: m.distance } : { time: m.time, distance: m.time, legDistances: true };
   } else {
     const m = await ctx.travel.matrix(idx.map((i) => placed[i]!), profileFor(s.RouteOptimize), mopts);
     out = spread(m.timeS, m.distanceM, idx, N);
@@ -316,6 +335,8 @@ export interface DispatchPrepareTask {
   stability?: StabilityHints;
   /** The solver's problem whatever the mode (a plan's evaluation solves nothing: no phases). */
   problemOnly?: boolean;
+  /** The finishing task measures the plan's legs: a very large matrix may hold times alone (prepareDispatch `legs`). */
+  legs?: boolean;
 }
 
 /** From this many Locations a specification travels to the prepare task as JSON text. */
@@ -338,6 +359,8 @@ export interface DispatchFinishTask {
   routes: Int32Array[];
   stats: SolveStats;
   assembleBy?: number;
+  /** With `b.legDistances`: where the task finds the dataset, to place the spec's places again and measure the plan's legs. */
+  source?: DispatchTaskSource;
 }
 
 declare module '../../core/executor.js' {
@@ -352,7 +375,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
   const ex = ctx.executor;
   try {
     throwIfAborted(opts.signal);
-    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...await specPayload(spec, opts.signal), ...(opts.stability ? { stability: opts.stability } : {}) }, { signal: opts.signal, onProgress: opts.onProgress });
+    const prep = await ex.run('dispatch-prepare', { source: taskSource(ctx), ...await specPayload(spec, opts.signal), legs: true, ...(opts.stability ? { stability: opts.stability } : {}) }, { signal: opts.signal, onProgress: opts.onProgress });
     if ('result' in prep) return prep.result;
     if (prep.input) {
       // A mode solved in phases (a balancing mode's reference plan, regions then the rest): the
@@ -368,7 +391,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
     // Nobody will read the answer (a cancelled job): no assembly (seconds at 10,000 stops).
     throwIfAborted(opts.discard);
     // No signal here: a cancelled solve still reports the best solution it reached.
-    return await fromTexts<DispatchResult>(await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best, assembleBy: so.assembleBy }));
+    return await fromTexts<DispatchResult>(await ex.run('dispatch-finish', { spec: prep.spec, b: prep.b, problem: prep.problem, ...best, assembleBy: so.assembleBy, ...(prep.b.legDistances ? { source: taskSource(ctx) } : {}) }));
   } catch (e) {
     return failedFromError(e, { Items: [] }) as DispatchResult;
   }
@@ -376,7 +399,7 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
 
 export async function dispatchPrepareTask(t: DispatchPrepareTask, env: TaskEnv): Promise<DispatchPrepared> {
   const spec = t.specText !== undefined ? JSON.parse(t.specText) as unknown : t.spec;
-  const p = await prepareDispatch(contextInTask(t.source, env), spec, { onProgress: env.progress, ...(env.signal ? { signal: env.signal } : {}), ...(t.stability ? { stability: t.stability } : {}) }, undefined);
+  const p = await prepareDispatch(contextInTask(t.source, env), spec, { onProgress: env.progress, ...(env.signal ? { signal: env.signal } : {}), ...(t.stability ? { stability: t.stability } : {}) }, undefined, t.legs === true && !t.problemOnly);
   if ('Status' in p) return { result: p };
   const phases = modePhases(p.input, p.b);
   if (!t.problemOnly && (phases.reference || phases.regions)) return { spec: p.spec, b: p.b, input: p.input };
@@ -399,6 +422,26 @@ export async function prepareProblemOffThread(ctx: OpsContext, spec: unknown, op
   return { spec: prep.spec, b: prep.b, pb: Problem.fromTransfer(prep.problem!) };
 }
 
-export function dispatchFinishTask(t: DispatchFinishTask): Texts {
-  return toTexts(toResult(t.spec, t.b, assemble(Problem.fromTransfer(t.problem), t.routes, t.stats, t.assembleBy)) as Record<string, unknown>, 'Items');
+export async function dispatchFinishTask(t: DispatchFinishTask, env: TaskEnv): Promise<Texts> {
+  const pb = Problem.fromTransfer(t.problem);
+  const sol = assemble(pb, t.routes, t.stats, t.assembleBy);
+  if (t.b.legDistances) {
+    if (!t.source) throw new EngineError('Internal', 'dispatch-finish: a plan without distances and no dataset to measure its legs');
+    setLegDistances(sol, problemLegPlaces(pb), await replacedLegDistance(contextInTask(t.source, env), t.spec));
+  }
+  return toTexts(toResult(t.spec, t.b, sol) as Record<string, unknown>, 'Items');
+}
+
+/**
+ * The spec's places placed again in this thread (the prepare task wrote each geocoded position
+ * into its LatLong, and a position always snaps the same way), as {@link legDistanceOf} measures them.
+ */
+async function replacedLegDistance(ctx: OpsContext, s: DispatchSpecification): Promise<(from: number, to: number) => number> {
+  const places = dispatchPlaces(s);
+  const outcomes = await ctx.travel.placeMany(places.map((p, i) => placeQuery(p.location, `places[${i}]`)));
+  const placed = outcomes.map((o, i) => {
+    if ('error' in o) throw new EngineError('Internal', `dispatch-finish: place ${i} no longer places (${o.error.message})`);
+    return o;
+  });
+  return legDistanceOf(ctx, placed, s);
 }

@@ -14,7 +14,7 @@ import type { DispatchSpecification, Issue } from '../../records/index.js';
 import type { VrpInput } from '../../vrp/model.js';
 import { dispatchClock } from './clock.js';
 import { draftFleet } from './fleet.js';
-import { chooseDispatchMode } from './modes.js';
+import { chooseDispatchMode, MODE_TERMS } from './modes.js';
 import { pairStops } from './pairs.js';
 import { recordIssues, travelIssues } from './parse.js';
 import { dispatchPlaces, placeIndex } from './place.js';
@@ -23,7 +23,22 @@ import { applyModeTerm } from './terms.js';
 import { applyStability } from './stability.js';
 import { addTrips } from './trips.js';
 import type { Bookkeeping, DispatchOptions, DispatchTravel } from './types.js';
-import { applyZoneSkills } from './zones.js';
+import { applyZoneSkills, vehicleZones } from './zones.js';
+import { EngineError } from '../../core/errors.js';
+
+/**
+ * Whether nothing in the search reads a distance, so that a very large dispatch may run on the
+ * time matrix alone and give its plan's legs their distances afterwards
+ * ({@link DispatchTravel.legDistances}): RouteOptimize is not MinimizeDistance, no vehicle has a
+ * FuelCost (a distance objective), a Speed (legs timed from distances) or no-go zones (matrices of
+ * their own), and the mode is solved in one phase on time (no reference plan, no regions).
+ */
+export function legDistancesSuffice(spec: DispatchSpecification): boolean {
+  if (spec.RouteOptimize === 'MinimizeDistance') return false;
+  const term = MODE_TERMS[chooseDispatchMode(spec).mode];
+  if (term.measure === 'distance' || term.reference || term.regions) return false;
+  return (spec.Vehicles ?? []).every((v) => !v || ((v.FuelCost ?? 0) <= 0 && (v.Speed ?? 0) <= 0 && vehicleZones(v).length === 0));
+}
 
 /** Maps the records onto the solver's model. Exposed for tests. */
 export function buildDispatchInput(spec: DispatchSpecification, travel: DispatchTravel, opts: DispatchOptions = {}): { input: VrpInput; b: Bookkeeping } | { issues: Issue[] } {
@@ -35,6 +50,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   if (issues.length) return { issues };
   // (Dispatch and dispatchOnMatrix answer an empty plan before this; direct callers learn why.)
   if (places.length === 0) return { issues: [{ path: 'Locations', message: "at least one place is required (a Location, or a Vehicle's StartLocation or FinishLocation)" }] };
+  if (travel.legDistances && !legDistancesSuffice(spec)) throw new EngineError('Internal', 'travel without distances for a dispatch whose search reads them');
   const { mode, reason } = chooseDispatchMode(spec);
   const clock = dispatchClock(spec);
   const unit = metresPerUnit(spec.DistanceUnit === 'Kilometer' ? 'Kilometer' : 'Mile');
@@ -46,7 +62,9 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
   const paired = pairStops(d);
   if (d.issues.length) return { issues: d.issues };
   const input: VrpInput = {
-    places: d.n, time: d.timeProfiles, distance: d.anyZones ? d.distProfiles : travel.distance, objective: d.objective, dimensions: 3,
+    places: d.n, time: d.timeProfiles, objective: d.objective, dimensions: 3,
+    // without distances the solver reads the time matrix in their place (nothing in the search uses them)
+    ...(travel.legDistances ? {} : { distance: d.anyZones ? d.distProfiles : travel.distance }),
     stops: paired.stops, vehicles: d.model, pairs: paired.pairs,
     startTime: clock.current !== null ? clock.current - clock.origin : 0,
   };
@@ -59,6 +77,7 @@ export function buildDispatchInput(spec: DispatchSpecification, travel: Dispatch
       vehIdx: d.vehIdx, vehicles: d.vehicles, modelOf: d.modelOf, tripOf: d.tripOf, startLoc: d.startLoc, finishLoc: d.finishLoc,
       origin: clock.origin, hasClock: clock.hasClock, utc: clock.utc, unit, errors: d.errors, mode, modeReason: reason, modeCtx,
       ...(initial ? { initial } : {}),
+      ...(travel.legDistances ? { legDistances: true } : {}),
     },
   };
 }

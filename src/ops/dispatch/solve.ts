@@ -7,7 +7,7 @@ import type { DispatchResult, DispatchSpecification } from '../../records/index.
 import { EngineError, isEngineError } from '../../core/errors.js';
 import { solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../../vrp/solve.js';
 import type { VrpInput } from '../../vrp/model.js';
-import type { Solution, SolveStats } from '../../vrp/solution.js';
+import { inputLegPlaces, setLegDistances, type Solution, type SolveStats } from '../../vrp/solution.js';
 import { MODE_TERMS, REFERENCE_SHARE } from './modes.js';
 import { relaxRegions } from './regions.js';
 import { toResult } from './result.js';
@@ -183,6 +183,10 @@ async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput,
     }
   } else sol = await solve(input, so);
   reportStop(opts, sol.stats);
+  if (b.legDistances) {
+    if (!opts.legDistance) throw new EngineError('Internal', 'a plan made without distances and nothing to measure its legs');
+    setLegDistances(sol, inputLegPlaces(input), opts.legDistance);
+  }
   opts.onSolution?.(input, sol);
   return toResult(spec, b, sol);
 }

@@ -29,6 +29,12 @@ export interface DispatchTravel {
    * those zones block. Vehicles whose key is missing here use `time` / `distance`.
    */
   zoned?: Record<string, { time: ArrayLike<number>; distance: ArrayLike<number> }>;
+  /**
+   * `distance` is absent from the search (nothing in it reads distances: see `legDistancesSuffice`)
+   * and only the plan's legs get theirs, after the solve ({@link DispatchOptions.legDistance}, or
+   * the finishing task's own): a very large dispatch holds one n² matrix instead of two.
+   */
+  legDistances?: boolean;
 }
 
 export interface DispatchOptions {
@@ -62,6 +68,8 @@ export interface DispatchOptions {
   unplaced?: ReadonlyMap<number, string>;
   /** Re-dispatch: the previous plan as homes, a move cost and a warm start (stability.ts). */
   stability?: StabilityHints;
+  /** Metres of the leg between two places (dispatch place indices), when the travel came with `legDistances`. */
+  legDistance?: (from: number, to: number) => number;
 }
 
 /** What the answer needs to map the solver's solution back onto the records. */
@@ -92,6 +100,8 @@ export interface Bookkeeping {
   modeCtx: ModeContext;
   /** Re-dispatch: the previous plan as the solver's warm start (model indices). */
   initial?: { vehicle: number; stops: number[] }[];
+  /** The solver ran without distances ({@link DispatchTravel.legDistances}): its plan's legs get them before the records. */
+  legDistances?: boolean;
 }
 
 /** Weight/Volume are doubles: compared in thousandths. */
