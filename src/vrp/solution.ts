@@ -256,6 +256,13 @@ export function inputLegPlaces(input: VrpInput): LegPlaces {
   return { stop: (s) => input.stops[s].place, start: (v) => input.vehicles[v].start ?? -1, end: (v) => input.vehicles[v].end ?? -1 };
 }
 
+/** Every leg of a solution between two different places, as [from, to] pairs in one array (what {@link setLegDistances} will ask for). */
+export function legPairs(sol: Solution, places: LegPlaces): Int32Array {
+  const out: number[] = [];
+  setLegDistances({ ...sol, routes: sol.routes.map((r) => ({ ...r, stops: r.stops.map((x) => ({ ...x })) })) }, places, (a, b) => { out.push(a, b); return 0; });
+  return Int32Array.from(out);
+}
+
 /**
  * A solution made without a distance matrix (the solver read the time matrix in its place) gets
  * its legs' distances: `leg(from, to)` for each leg between two different places, 0 where either

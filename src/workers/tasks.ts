@@ -11,7 +11,7 @@ import { datasetMatrixAvoidTask, datasetPlaceTask } from '../dataset/travel.js';
 import { geocodeReverseTask, geocodeSearchTask } from '../geocode/tasks.js';
 import { matrixPinTask, matrixTileTask } from '../matrix/tasks.js';
 import { vrpAssembleTask, vrpBuildTask, vrpSearchTask } from '../vrp/tasks.js';
-import { dispatchFinishTask, dispatchPrepareTask } from '../ops/dispatch/index.js';
+import { dispatchFinishTask, dispatchLegsTask, dispatchPrepareTask } from '../ops/dispatch/index.js';
 import { routesChunkTask } from '../ops/routes.js';
 import { geocodeItemsTask } from '../ops/geocode.js';
 import { planGeoJsonTask, roadsLayerTask } from '../ops/plan-geojson.js';
@@ -23,6 +23,7 @@ export const TASK_HANDLERS: TaskHandlers = {
   'dataset-matrix-avoid': datasetMatrixAvoidTask,
   'dispatch-prepare': dispatchPrepareTask,
   'dispatch-finish': dispatchFinishTask,
+  'dispatch-legs': dispatchLegsTask,
   'geocode-items': geocodeItemsTask,
   'geocode-search': geocodeSearchTask,
   'geocode-reverse': geocodeReverseTask,

@@ -34,17 +34,23 @@ function sampleSpec(extra: Record<string, unknown> = {}, vehicle: Record<string,
 }
 
 describe('rounded travel matrices', () => {
-  it('give the same dispatch as fractional ones (in this thread and offloaded); times alone when no distance is read', async () => {
-    const spec = sampleSpec();
+  it.each(['Optima', 'MultipleRegion', 'EqualHour'])('give the same dispatch as fractional ones (in this thread and offloaded); times alone when no distance is read (%s)', async (mode) => {
+    // MultipleRegion and EqualHour solve in phases (regions, a reference plan): offloaded, their legs are measured by a task
+    const spec = sampleSpec({ DispatchMode: mode, MinimumOptimization: 1 });
     const ctx = engine.context();
     for (const offload of [false, true]) {
       const plain = await dispatchOp(ctx, spec, { seed: 3, offload });
       const rctx = { ...ctx, roundedMatrixFrom: 1, travel: Object.create(ctx.travel) as typeof ctx.travel };
       const asked = vi.spyOn(rctx.travel, 'matrixRounded');
       const legs = vi.spyOn(rctx.travel, 'legRounded');
+      const tasks = vi.spyOn(rctx.executor, 'run');
       const rounded = await dispatchOp(rctx, spec, { seed: 3, offload });
+      const kinds = tasks.mock.calls.map((c) => c[0]);
+      tasks.mockRestore();
       expect(plain.Status, JSON.stringify(plain.Errors)).toBe('Success');
       expect(rounded).toEqual(plain);
+      // offloaded, a mode in phases has its final plan's legs measured by one task; Optima's finishing task does it
+      if (offload) expect(kinds.filter((k) => k === 'dispatch-legs').length, kinds.join()).toBe(mode === 'Optima' ? 0 : 1);
       // in this thread the spies see it: the matrix without distances, then one measure per leg between two places
       if (!offload) {
         expect(asked.mock.calls[0][2]).toMatchObject({ distance: false });

@@ -363,9 +363,18 @@ export interface DispatchFinishTask {
   source?: DispatchTaskSource;
 }
 
+/** The legs of a plan made without distances, measured where the dataset is (DispatchOptions.measureLegs). */
+export interface DispatchLegsTask {
+  source: DispatchTaskSource;
+  spec: DispatchSpecification;
+  /** [from, to, from, to, …] dispatch place indices. */
+  pairs: Int32Array;
+}
+
 declare module '../../core/executor.js' {
   interface TaskMap {
     'dispatch-prepare': TaskTypes<DispatchPrepareTask, DispatchPrepared>;
+    'dispatch-legs': TaskTypes<DispatchLegsTask, Float64Array>;
     /** The DispatchResult as text, an Item per text: text crosses threads at once (a large object graph would hold the receiving event loop while it is rebuilt). */
     'dispatch-finish': TaskTypes<DispatchFinishTask, Texts>;
   }
@@ -380,7 +389,9 @@ async function dispatchOffThread(ctx: OpsContext, spec: unknown, opts: DispatchO
     if (prep.input) {
       // A mode solved in phases (a balancing mode's reference plan, regions then the rest): the
       // phases run here as in dispatchOp, the solver's build, searches and assembly on the executor.
-      return await solveAndReport(prep.spec, prep.input, prep.b, { ...opts, executor: ex, offload: true }, { started, places: dispatchPlaces(prep.spec).length });
+      const spec = prep.spec;
+      const measureLegs = (pairs: Int32Array): Promise<Float64Array> => ex.run('dispatch-legs', { source: taskSource(ctx), spec, pairs });
+      return await solveAndReport(spec, prep.input, prep.b, { ...opts, executor: ex, offload: true, ...(prep.b.legDistances ? { measureLegs } : {}) }, { started, places: dispatchPlaces(spec).length });
     }
     reportMode(prep.spec, prep.b, opts);
     const pb = Problem.fromTransfer(prep.problem);
@@ -430,6 +441,16 @@ export async function dispatchFinishTask(t: DispatchFinishTask, env: TaskEnv): P
     setLegDistances(sol, problemLegPlaces(pb), await replacedLegDistance(contextInTask(t.source, env), t.spec));
   }
   return toTexts(toResult(t.spec, t.b, sol) as Record<string, unknown>, 'Items');
+}
+
+export async function dispatchLegsTask(t: DispatchLegsTask, env: TaskEnv): Promise<Float64Array> {
+  const leg = await replacedLegDistance(contextInTask(t.source, env), t.spec);
+  const out = new Float64Array(t.pairs.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    if ((i & 1023) === 0 && env.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+    out[i] = leg(t.pairs[2 * i], t.pairs[2 * i + 1]);
+  }
+  return out;
 }
 
 /**

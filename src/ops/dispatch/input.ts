@@ -31,12 +31,13 @@ import { EngineError } from '../../core/errors.js';
  * time matrix alone and give its plan's legs their distances afterwards
  * ({@link DispatchTravel.legDistances}): RouteOptimize is not MinimizeDistance, no vehicle has a
  * FuelCost (a distance objective), a Speed (legs timed from distances) or no-go zones (matrices of
- * their own), and the mode is solved in one phase on time (no reference plan, no regions).
+ * their own), and the mode measures time (not EqualDistance). Reference plans and regions are
+ * measured in time too; their final plan's legs are measured like any other.
  */
 export function legDistancesSuffice(spec: DispatchSpecification): boolean {
   if (spec.RouteOptimize === 'MinimizeDistance') return false;
   const term = MODE_TERMS[chooseDispatchMode(spec).mode];
-  if (term.measure === 'distance' || term.reference || term.regions) return false;
+  if (term.measure === 'distance') return false;
   return (spec.Vehicles ?? []).every((v) => !v || ((v.FuelCost ?? 0) <= 0 && (v.Speed ?? 0) <= 0 && vehicleZones(v).length === 0));
 }
 

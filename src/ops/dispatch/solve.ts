@@ -7,7 +7,7 @@ import type { DispatchResult, DispatchSpecification } from '../../records/index.
 import { EngineError, isEngineError } from '../../core/errors.js';
 import { solve, wallNow, WORK_PER_MS, WORK_SHARE, type SolveOptions } from '../../vrp/solve.js';
 import type { VrpInput } from '../../vrp/model.js';
-import { inputLegPlaces, setLegDistances, type Solution, type SolveStats } from '../../vrp/solution.js';
+import { inputLegPlaces, legPairs, setLegDistances, type Solution, type SolveStats } from '../../vrp/solution.js';
 import { MODE_TERMS, REFERENCE_SHARE } from './modes.js';
 import { relaxRegions } from './regions.js';
 import { toResult } from './result.js';
@@ -151,6 +151,25 @@ export function reportMode(spec: DispatchSpecification, b: Bookkeeping, opts: { 
   opts.onProgress?.({ phase: 'dispatch-mode', done: 1, total: 1, info: { requested: spec.DispatchMode ?? 'Auto', mode: b.mode, reason: b.modeReason } });
 }
 
+/** How the legs of a plan made without distances are measured: in this thread, or all at once elsewhere. */
+async function legMeasure(sol: Solution, input: VrpInput, opts: DispatchOptions): Promise<(from: number, to: number) => number> {
+  if (opts.legDistance) return opts.legDistance;
+  if (!opts.measureLegs) throw new EngineError('Internal', 'a plan made without distances and nothing to measure its legs');
+  const pairs = legPairs(sol, inputLegPlaces(input));
+  const metres = await opts.measureLegs(pairs);
+  const key = (a: number, b: number): number => a * PLACE_KEY + b;
+  const byPair = new Map<number, number>();
+  for (let i = 0; i < metres.length; i++) byPair.set(key(pairs[2 * i], pairs[2 * i + 1]), metres[i]);
+  return (a, b) => {
+    const d = byPair.get(key(a, b));
+    if (d === undefined) throw new EngineError('Internal', `leg ${a} → ${b} was not measured`);
+    return d;
+  };
+}
+
+/** Places per row of the leg key (a dispatch has far fewer places). */
+const PLACE_KEY = 2 ** 24;
+
 async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput, b: Bookkeeping, opts: DispatchOptions, timing: Timing): Promise<DispatchResult> {
   reportMode(spec, b, opts);
   let so = solveOptions(spec, opts, timing, input.stops.length);
@@ -183,10 +202,7 @@ async function solveAndReportModel(spec: DispatchSpecification, input: VrpInput,
     }
   } else sol = await solve(input, so);
   reportStop(opts, sol.stats);
-  if (b.legDistances) {
-    if (!opts.legDistance) throw new EngineError('Internal', 'a plan made without distances and nothing to measure its legs');
-    setLegDistances(sol, inputLegPlaces(input), opts.legDistance);
-  }
+  if (b.legDistances) setLegDistances(sol, inputLegPlaces(input), await legMeasure(sol, input, opts));
   opts.onSolution?.(input, sol);
   return toResult(spec, b, sol);
 }

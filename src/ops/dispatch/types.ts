@@ -31,8 +31,8 @@ export interface DispatchTravel {
   zoned?: Record<string, { time: ArrayLike<number>; distance: ArrayLike<number> }>;
   /**
    * `distance` is absent from the search (nothing in it reads distances: see `legDistancesSuffice`)
-   * and only the plan's legs get theirs, after the solve ({@link DispatchOptions.legDistance}, or
-   * the finishing task's own): a very large dispatch holds one n² matrix instead of two.
+   * and only the plan's legs get theirs, after the solve ({@link DispatchOptions.legDistance} or
+   * {@link DispatchOptions.measureLegs}, or the finishing task's own): a very large dispatch holds one n² matrix instead of two.
    */
   legDistances?: boolean;
 }
@@ -70,6 +70,8 @@ export interface DispatchOptions {
   stability?: StabilityHints;
   /** Metres of the leg between two places (dispatch place indices), when the travel came with `legDistances`. */
   legDistance?: (from: number, to: number) => number;
+  /** The same for many legs at once, elsewhere (a task): `pairs` = [from, to, from, to, …] → metres per pair. */
+  measureLegs?: (pairs: Int32Array) => Promise<Float64Array>;
 }
 
 /** What the answer needs to map the solver's solution back onto the records. */
