@@ -249,7 +249,6 @@ export class DatasetTravel implements TravelProvider {
    * metric, the length may be the other one's). {@link ROUNDED_UNREACHABLE} when there is none.
    */
   legRounded(from: Placement, to: Placement, profile: TravelProfile): { time: number; distance: number } {
-    if (from === to) return { time: 0, distance: 0 };
     const r = this.route(from, to, profile);
     if (!r.found) return { time: ROUNDED_UNREACHABLE, distance: ROUNDED_UNREACHABLE };
     return { time: Math.min(ROUNDED_UNREACHABLE, Math.round(r.timeMs / 1000)), distance: Math.min(ROUNDED_UNREACHABLE, Math.round(r.lengthCm / 100)) };

@@ -256,10 +256,29 @@ export function inputLegPlaces(input: VrpInput): LegPlaces {
   return { stop: (s) => input.stops[s].place, start: (v) => input.vehicles[v].start ?? -1, end: (v) => input.vehicles[v].end ?? -1 };
 }
 
+/**
+ * Each leg of a solution, in route order: `visit(route, i, from, to)` with `i` the stop it reaches
+ * (−1: the route's end) and the places of its ends (−1: none).
+ */
+function eachLeg(sol: Solution, places: LegPlaces, visit: (r: SolutionRoute, i: number, from: number, to: number) => void): void {
+  for (const r of sol.routes) {
+    let prev = places.start(r.vehicle);
+    r.stops.forEach((x, i) => {
+      const pl = places.stop(x.stop);
+      visit(r, i, prev, pl);
+      prev = pl;
+    });
+    visit(r, -1, prev, places.end(r.vehicle));
+  }
+}
+
+/** Whether a leg has a length to measure: both ends are places, and different ones. */
+const measured = (from: number, to: number): boolean => from >= 0 && to >= 0 && from !== to;
+
 /** Every leg of a solution between two different places, as [from, to] pairs in one array (what {@link setLegDistances} will ask for). */
 export function legPairs(sol: Solution, places: LegPlaces): Int32Array {
   const out: number[] = [];
-  setLegDistances({ ...sol, routes: sol.routes.map((r) => ({ ...r, stops: r.stops.map((x) => ({ ...x })) })) }, places, (a, b) => { out.push(a, b); return 0; });
+  eachLeg(sol, places, (_r, _i, a, b) => { if (measured(a, b)) out.push(a, b); });
   return Int32Array.from(out);
 }
 
@@ -269,22 +288,14 @@ export function legPairs(sol: Solution, places: LegPlaces): Int32Array {
  * end is none or both are the same place; the routes' and the solution's totals follow.
  */
 export function setLegDistances(sol: Solution, places: LegPlaces, leg: (from: number, to: number) => number): void {
-  const of = (a: number, b: number): number => (a < 0 || b < 0 || a === b ? 0 : leg(a, b));
-  let total = 0;
-  for (const r of sol.routes) {
-    let prev = places.start(r.vehicle);
-    let dist = 0;
-    for (const x of r.stops) {
-      const pl = places.stop(x.stop);
-      x.legDistance = of(prev, pl);
-      dist += x.legDistance;
-      prev = pl;
-    }
-    r.endLegDistance = of(prev, places.end(r.vehicle));
-    r.distance = dist + r.endLegDistance;
-    total += r.distance;
-  }
-  sol.distance = total;
+  for (const r of sol.routes) r.distance = 0;
+  eachLeg(sol, places, (r, i, a, b) => {
+    const d = measured(a, b) ? leg(a, b) : 0;
+    if (i < 0) r.endLegDistance = d;
+    else r.stops[i].legDistance = d;
+    r.distance += d;
+  });
+  sol.distance = sol.routes.reduce((t, r) => t + r.distance, 0);
 }
 
 export function unassignedStop(stop: number, reason: UnassignedReason): UnassignedStop {

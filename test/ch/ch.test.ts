@@ -9,6 +9,22 @@ import { EngineError } from '../../src/core/errors.js';
 import { Rng } from '../../src/core/rng.js';
 import { allPairs, arbGraph, walkSums } from './random-graph.js';
 
+/** Every pair's query on `got` answers as on `want`: distance, node and arc paths, aux where a path is found. */
+function expectSameAnswers(got: ContractionHierarchy, want: ContractionHierarchy): void {
+  const q = new ChQuery(got);
+  const q0 = new ChQuery(want);
+  for (let s = 0; s < want.numNodes; s++) {
+    for (let t = 0; t < want.numNodes; t++) {
+      q.reset().addSource(s).addTarget(t).run();
+      q0.reset().addSource(s).addTarget(t).run();
+      expect(q.distance()).toBe(q0.distance());
+      expect(q.nodePath()).toEqual(q0.nodePath());
+      expect(q.arcPath()).toEqual(q0.arcPath());
+      if (q0.distance() < Infinity) expect(q.aux()).toBe(q0.aux());
+    }
+  }
+}
+
 const ROME = new URL('../../fixtures/rome99.gr', import.meta.url).pathname;
 
 /** Every pair: CH distance = Dijkstra; the unpacked path is a connected s→t walk of that cost; aux = its aux sum. */
@@ -114,17 +130,7 @@ describe('contraction hierarchy: random graphs', () => {
       }
       expect(Array.from(back.shortcuts)).toEqual(Array.from(ch.shortcuts));
       back.validate();
-      const q1 = new ChQuery(ch);
-      const q2 = new ChQuery(back);
-      for (let s = 0; s < g.numNodes; s++) {
-        for (let t = 0; t < g.numNodes; t++) {
-          q1.reset().addSource(s).addTarget(t).run();
-          q2.reset().addSource(s).addTarget(t).run();
-          expect(q2.distance()).toBe(q1.distance());
-          expect(q2.arcPath()).toEqual(q1.arcPath());
-          if (q1.distance() < Infinity) expect(q2.aux()).toBe(q1.aux());
-        }
-      }
+      expectSameAnswers(back, ch);
     }), { seed: 3, numRuns: 60 });
   });
 });
@@ -252,17 +258,7 @@ describe('contraction hierarchy: persisted format', () => {
       expect(Array.from(back.fwd.unpack)).toEqual(Array.from(ch.fwd.unpack));
       expect(Array.from(back.bwd.unpack)).toEqual(Array.from(ch.bwd.unpack));
       expect(Array.from(back.shortcuts)).toEqual(Array.from(ch.shortcuts));
-      const q = new ChQuery(back);
-      const q0 = new ChQuery(ch);
-      for (let s = 0; s < g.numNodes; s++) {
-        for (let t = 0; t < g.numNodes; t++) {
-          q.reset().addSource(s).addTarget(t).run();
-          q0.reset().addSource(s).addTarget(t).run();
-          expect(q.distance()).toBe(q0.distance());
-          expect(q.nodePath()).toEqual(q0.nodePath());
-          expect(q.arcPath()).toEqual(q0.arcPath());
-        }
-      }
+      expectSameAnswers(back, ch);
     }), { seed: 8, numRuns: 60 });
   });
 
