@@ -4,7 +4,7 @@
  * ../shared/research/vroom-measured.md) beside them.
  *
  *   node --import tsx bench/vrp.ts [--sets solomon,x,homberger,augerat,scale] [--only R101,X-n101-k25|regex]
- *        [--time-limit 10[,2]] [--iterations N] [--workers 1] [--seed 1] [--wall-clock] [--hard-limit 10] [--report-only]
+ *        [--time-limit 10[,2]] [--iterations N] [--workers 1] [--seed 1] [--wall-clock] [--hard-limit 10] [--report-only] [--no-sync]
  *
  * --hard-limit: the wall-clock safety net of the deterministic mode, as a multiple of the limit
  * (the shared machine can be loaded several times over; when the net is hit the record says so).
@@ -110,6 +110,7 @@ async function main(): Promise<void> {
       'wall-clock': { type: 'boolean', default: false },
       'hard-limit': { type: 'string', default: '10' },
       'report-only': { type: 'boolean', default: false },
+      'no-sync': { type: 'boolean', default: false },
     },
   });
   const dir = sharedData('vrp');
@@ -141,6 +142,7 @@ async function main(): Promise<void> {
             timeLimitMs: limit.startsWith('it') ? undefined : Number(limit) * 1000,
             deterministic: !values['wall-clock'],
             hardLimitFactor: Number(values['hard-limit']),
+            ...(values['no-sync'] ? { sync: false } : {}),
           });
           const seconds = (performance.now() - t0) / 1000;
           const cpu = process.cpuUsage(cpu0);

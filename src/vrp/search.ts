@@ -92,6 +92,8 @@ export interface SearchParams {
    * emptied, the search goes back to the last complete plan and tries another route.
    */
   fleetRetry: number;
+  /** Probability per iteration that the ruin removes a whole short route instead of strings (default {@link ROUTE_RUIN_RATE} from {@link ROUTE_RUIN_MIN_JOBS} jobs, else 0). */
+  routeRuin: number;
 }
 
 /**
@@ -152,6 +154,7 @@ export function defaultParams(pb: Problem): SearchParams {
     swapStarRate: 0.1,
     fleetPhase: J >= ROUTE_RUIN_MIN_JOBS && pb.pureArcObjective && fewerVehiclesPay(pb) ? FLEET_PHASE : 0,
     fleetRetry: FLEET_RETRY,
+    routeRuin: J >= ROUTE_RUIN_MIN_JOBS ? ROUTE_RUIN_RATE : 0,
   };
 }
 
@@ -554,7 +557,7 @@ export class Search {
     const focus = this.focus;
     // Large problems: now and then a whole short route goes (fleet reduction; on R1-type G&H
     // instances every route saved is distance saved). Smaller problems never draw this.
-    if (pb.J >= ROUTE_RUIN_MIN_JOBS && this.fleetState !== 1 && this.rng.next() < ROUTE_RUIN_RATE) {
+    if (p.routeRuin > 0 && this.fleetState !== 1 && this.rng.next() < p.routeRuin) {
       let pick = -1;
       for (let t = 0; t < 3; t++) {
         const v = this.rng.int(pb.V);
@@ -670,6 +673,9 @@ export class Search {
   private bStart = 0;
   private bWork0 = 0;
   private bIt0 = 0;
+  /** The share of the whole solve's cooling this search covers (see {@link SearchTaskSpec}'s `span`). */
+  private span0 = 0;
+  private span1 = 1;
   /** The wall clock cut the construction short (the search then reports 'time'). */
   private cutByClock = false;
 
@@ -678,7 +684,9 @@ export class Search {
    * skipped once the time limit has passed). `start` (performance.now() at the start of the solve)
    * makes the time limit include set-up and construction; work units count from the start too.
    */
-  setBudget(b: { iterations?: number; work?: number; timeLimitMs?: number }, start = performance.now()): void {
+  setBudget(b: { iterations?: number; work?: number; timeLimitMs?: number; span?: [number, number] }, start = performance.now()): void {
+    this.span0 = b.span?.[0] ?? 0;
+    this.span1 = b.span?.[1] ?? 1;
     this.bIt = b.iterations ?? Infinity;
     this.bWork = b.work ?? Infinity;
     this.bStart = start;
@@ -711,7 +719,7 @@ export class Search {
       else if (this.bWork !== Infinity) progress = w / this.bWork;
       else if (this.bDeadline !== Infinity) progress = (performance.now() - this.bStart) / (this.bDeadline - this.bStart);
       else progress = 0.5;
-      this.iterate(progress);
+      this.iterate(this.span0 + (this.span1 - this.span0) * progress);
     }
   }
 

@@ -98,6 +98,13 @@ export interface SolveOptions {
    */
   decompose?: boolean;
   /**
+   * Searches on several threads without decomposition meet every `syncEveryMs` of work (default
+   * {@link EPOCH_MS}, at most {@link MAX_EPOCHS} times) and all go on from the best plan; false = never
+   * (see syncEpochs).
+   */
+  sync?: boolean;
+  syncEveryMs?: number;
+  /**
    * A warm start: stop indices per route, by vehicle index (`Solution.routes` of an earlier solve
    * of the same stops and vehicles, e.g. before some constraints were relaxed). Routes that are
    * not feasible under this input, and stops not in them, are inserted again.
@@ -130,8 +137,11 @@ export interface SearchTaskSpec {
   allowed?: Uint8Array;
   /** Start from these routes (job ids per vehicle) instead of constructing ({@link SolveOptions.initial}). */
   initial?: Int32Array[];
-  /** deadlineAt: wall-clock end ({@link wallNow} scale, the same instant on every thread). */
-  budget: { iterations?: number; work?: number; deadlineAt?: number };
+  /**
+   * deadlineAt: wall-clock end ({@link wallNow} scale, the same instant on every thread); span: the
+   * share of the solve's cooling schedule this search covers (default [0, 1]; epochs, see syncEpochs).
+   */
+  budget: { iterations?: number; work?: number; deadlineAt?: number; span?: [number, number] };
 }
 
 /** A {@link SearchResult} in a form that crosses the worker boundary (reasons as entries). */
@@ -213,8 +223,13 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
     ...(b.iterations !== undefined ? { iterations: Math.max(1, Math.round(b.iterations * f)) } : {}),
     ...(b.work !== undefined ? { work: Math.max(1, Math.round(b.work * f)) } : {}),
   });
+  // Smaller problems on several threads: the searches meet every epoch and all go on from the best plan (see syncEpochs).
+  const epochs = ex !== undefined && ex.offThread && W >= 2 && !decompose && opts.sync !== false ? syncEpochs(pb, budget, params, opts.syncEveryMs ?? EPOCH_MS) : 1;
+  const epochBudget = (e: number): typeof budget => ({ ...share(budget, 1 / epochs), span: [e / epochs, (e + 1) / epochs] });
   const specs: SearchTaskSpec[] = [];
-  for (let i = 0; i < W; i++) specs.push({ seed: Rng.derive(seed, i), params, budget: decompose ? share(budget, FIRST_SHARE) : budget, ...(initial ? { initial } : {}) });
+  for (let i = 0; i < W; i++) {
+    specs.push({ seed: Rng.derive(seed, i), params, budget: decompose ? share(budget, FIRST_SHARE) : epochs > 1 ? epochBudget(0) : budget, ...(initial ? { initial } : {}) });
+  }
   const results: SearchTaskResult[] = [];
   const progress = (done: number, best: number, it: number): void => {
     opts.onProgress?.({ phase: 'dispatch', done, total: W * (budget.iterations ?? budget.work ?? 0), info: { bestCost: best, iterations: it } });
@@ -248,10 +263,21 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
       progress(done, best, it);
     }, 200) : null;
     try {
-      if (decompose) pb.cacheKey = `${performance.timeOrigin}:${++solveCounter}`;
+      if (decompose || epochs > 1) pb.cacheKey = `${performance.timeOrigin}:${++solveCounter}`;
       const problem = pb.toTransfer();
       const out = await Promise.all(specs.map((spec, index) => ex.run('vrp-search', { problem, spec, control, index })));
       results.push(...out);
+      for (let e = 1; e < epochs; e++) {
+        const last = results.slice(-W);
+        if (opts.signal?.aborted || last.some((r) => r.planless || r.stoppedBy === 'time' || r.stoppedBy === 'cancelled')) break;
+        for (const r of last) { doneBase += budget.iterations !== undefined ? r.iterations : r.work; itBase += r.iterations; }
+        stats.fill(0);
+        const from = pickBest(results).routes;
+        const outs = await Promise.all(specs.map((spec, index) => ex.run('vrp-search', {
+          problem, control, index, spec: { ...spec, seed: Rng.derive(seed, EPOCH_SEEDS + e * W + index), budget: epochBudget(e), initial: from },
+        })));
+        results.push(...outs);
+      }
       if (decompose && !opts.signal?.aborted) {
         let routes = pickBest(results).routes;
         const rng = new Rng(Rng.derive(seed, 999));
@@ -291,6 +317,25 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
     perWorker: results.map((r) => ({ iterations: r.iterations, cost: r.cost, unassigned: r.unassigned.reduce((a, b) => a + b, 0), stoppedBy: r.stoppedBy })),
   };
   return { routes: best.routes, stats };
+}
+
+/** Seeds of the epochs after the first (Rng.derive(seed, EPOCH_SEEDS + epoch · W + search)). */
+const EPOCH_SEEDS = 3000;
+/** Work (ms at {@link WORK_PER_MS}) of one epoch of the synchronised searches, and the most epochs. */
+const EPOCH_MS = 5000;
+const MAX_EPOCHS = 12;
+
+/**
+ * Epochs of the searches of a problem solved on several threads without decomposition: every
+ * {@link EPOCH_MS} of work the searches meet, and each goes on (with its own seed) from the best
+ * plan found so far, the cooling schedule continuing where it was (`span`), instead of W searches
+ * that never meet with only the best kept. Only with a work budget (time limits, MinimumOptimization;
+ * not a budget of iterations alone) and without fleet minimisation (its state is the search's own).
+ */
+function syncEpochs(pb: Problem, budget: SearchTaskSpec['budget'], params: SearchParams, everyMs: number): number {
+  if (budget.work === undefined || params.fleetPhase > 0 || pb.J < 2 || !(everyMs > 0)) return 1;
+  const ms = budget.work / WORK_PER_MS;
+  return Math.max(1, Math.min(MAX_EPOCHS, Math.floor(ms / everyMs)));
 }
 
 /** Numbers the decomposed solves of this thread ({@link Problem.cacheKey}). */

@@ -1,0 +1,55 @@
+/**
+ * Synchronised searches (vrp/solve.ts syncEpochs): on several threads without decomposition, the
+ * searches meet every `syncEveryMs` of work and go on from the best plan. Valid, deterministic per
+ * seed and thread count, each epoch no worse than the last, and off when asked or when the budget
+ * is iterations alone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { solve, WORK_PER_MS } from '../../src/vrp/solve.js';
+import { validateSolution } from '../../src/vrp/validate.js';
+import { WorkerPool } from '../../src/workers/pool.js';
+import { randomInstance } from './gen.js';
+
+let pool: WorkerPool;
+beforeAll(() => { pool = new WorkerPool({ threads: 2 }); });
+afterAll(() => pool.close());
+
+const plan = (s: Awaited<ReturnType<typeof solve>>): number[][] => s.routes.map((r) => r.stops.map((x) => x.stop));
+
+describe('synchronised searches', () => {
+  it('meet every epoch: W searches per epoch, each epoch no worse than the one before, valid and deterministic', async () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      const input = randomInstance(1400 + seed, { stops: [60, 90], vehicles: [4, 7] });
+      // one priority, so that the count of open stops orders plans as the search does
+      for (const s of input.stops) delete s.priority;
+      const opts = { seed, executor: pool, work: 240 * WORK_PER_MS, syncEveryMs: 60 };
+      const a = await solve(input, opts);
+      expect(validateSolution(input, a).violations).toEqual([]);
+      const w = a.stats.perWorker;
+      expect(w.length).toBe(8); // 4 epochs × 2 searches
+      const bestOf = (e: number): [number, number] => {
+        const ws = w.slice(2 * e, 2 * e + 2).sort((x, y) => x.unassigned - y.unassigned || x.cost - y.cost);
+        return [ws[0].unassigned, ws[0].cost];
+      };
+      for (let e = 1; e < 4; e++) {
+        const [u0, c0] = bestOf(e - 1), [u1, c1] = bestOf(e);
+        expect(u1).toBeLessThanOrEqual(u0);
+        if (u1 === u0) expect(c1).toBeLessThanOrEqual(c0 + 1e-9);
+      }
+      // the reported plan is the last epoch's best
+      expect(a.cost).toBeCloseTo(bestOf(3)[1], 6);
+      const b = await solve(input, opts);
+      expect(plan(b)).toEqual(plan(a));
+    }
+  }, 120_000);
+
+  it('is off with sync: false, with a budget of iterations alone, and when an epoch would be the whole budget', async () => {
+    const input = randomInstance(1500, { stops: [60, 60], vehicles: [5, 5] });
+    const off = await solve(input, { seed: 2, executor: pool, work: 240 * WORK_PER_MS, syncEveryMs: 60, sync: false });
+    expect(off.stats.perWorker.length).toBe(2);
+    const its = await solve(input, { seed: 2, executor: pool, iterations: 100, syncEveryMs: 10 });
+    expect(its.stats.perWorker.length).toBe(2);
+    const one = await solve(input, { seed: 2, executor: pool, work: 50 * WORK_PER_MS, syncEveryMs: 60 });
+    expect(one.stats.perWorker.length).toBe(2);
+  }, 60_000);
+});
