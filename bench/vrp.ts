@@ -4,7 +4,7 @@
  * ../shared/research/vroom-measured.md) beside them.
  *
  *   node --import tsx bench/vrp.ts [--sets solomon,x,homberger,augerat,scale] [--only R101,X-n101-k25|regex]
- *        [--time-limit 10[,2]] [--iterations N] [--workers 1] [--seed 1] [--wall-clock] [--hard-limit 10] [--report-only] [--no-sync]
+ *        [--time-limit 10[,2]] [--iterations N] [--workers 1] [--seed 1] [--wall-clock] [--hard-limit 10] [--report-only] [--no-sync] [--no-crossover]
  *
  * --hard-limit: the wall-clock safety net of the deterministic mode, as a multiple of the limit
  * (the shared machine can be loaded several times over; when the net is hit the record says so).
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
       'hard-limit': { type: 'string', default: '10' },
       'report-only': { type: 'boolean', default: false },
       'no-sync': { type: 'boolean', default: false },
+      'no-crossover': { type: 'boolean', default: false },
     },
   });
   const dir = sharedData('vrp');
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
             deterministic: !values['wall-clock'],
             hardLimitFactor: Number(values['hard-limit']),
             ...(values['no-sync'] ? { sync: false } : {}),
+            ...(values['no-crossover'] ? { crossover: false } : {}),
           });
           const seconds = (performance.now() - t0) / 1000;
           const cpu = process.cpuUsage(cpu0);

@@ -30,6 +30,7 @@ import { buildNeighbours } from './neighbours.js';
 import { describeRoute, unassignedStop, type Solution, type SolveStats } from './solution.js';
 import { State } from './state.js';
 import { cutParts, focusedProblem, mergeParts } from './decompose.js';
+import { crossover } from './crossover.js';
 
 /** Calibrated work units per millisecond of one search on one idle core of the reference machine (see docs/vrp.md). */
 export const WORK_PER_MS = 18000;
@@ -104,6 +105,8 @@ export interface SolveOptions {
    */
   sync?: boolean;
   syncEveryMs?: number;
+  /** With `sync`: the searches after the first start each epoch from a crossover of the best plan and another search's ({@link crossover}; default true, false = from the best plan too). */
+  crossover?: boolean;
   /**
    * A warm start: stop indices per route, by vehicle index (`Solution.routes` of an earlier solve
    * of the same stops and vehicles, e.g. before some constraints were relaxed). Routes that are
@@ -273,8 +276,12 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
         for (const r of last) { doneBase += budget.iterations !== undefined ? r.iterations : r.work; itBase += r.iterations; }
         stats.fill(0);
         const from = pickBest(results).routes;
+        // the other searches start from a child of the best plan and the last epoch's other plans (crossover.ts)
+        const others = last.filter((r) => !r.planless && r.routes !== from);
+        const xr = new Rng(Rng.derive(seed, EPOCH_SEEDS - 1 + e));
+        const startOf = (index: number): Int32Array[] => index === 0 || opts.crossover === false || others.length === 0 ? from : crossover(pb, from, others[(index - 1) % others.length].routes, xr);
         const outs = await Promise.all(specs.map((spec, index) => ex.run('vrp-search', {
-          problem, control, index, spec: { ...spec, seed: Rng.derive(seed, EPOCH_SEEDS + e * W + index), budget: epochBudget(e), initial: from },
+          problem, control, index, spec: { ...spec, seed: Rng.derive(seed, EPOCH_SEEDS + e * W + index), budget: epochBudget(e), initial: startOf(index) },
         })));
         results.push(...outs);
       }

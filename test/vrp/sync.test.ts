@@ -53,3 +53,52 @@ describe('synchronised searches', () => {
     expect(one.stats.perWorker.length).toBe(2);
   }, 60_000);
 });
+
+describe('crossover of two plans', () => {
+  it('keeps whole routes of the first parent, fills with the second\'s, never places a job twice', async () => {
+    const { buildProblem } = await import('../../src/vrp/model.js');
+    const { crossover } = await import('../../src/vrp/crossover.js');
+    const { Rng } = await import('../../src/core/rng.js');
+    for (let seed = 1; seed <= 8; seed++) {
+      const input = randomInstance(1600 + seed, { stops: [40, 70], vehicles: [4, 8] });
+      const pb = buildProblem(input);
+      const plans = await Promise.all([seed, seed + 100].map((s) => solve(pb, { seed: s, iterations: 40 })));
+      const byVehicle = plans.map((sol) => {
+        const out = Array.from({ length: pb.V }, () => new Int32Array(0));
+        for (const r of sol.routes) out[r.vehicle] = Int32Array.from(new Set(r.stops.map((x) => pb.stopJob[x.stop])));
+        return out;
+      });
+      const [a, b] = byVehicle;
+      const child = crossover(pb, a, b, new Rng(seed));
+      expect(child.length).toBe(pb.V);
+      const seen = new Set<number>();
+      let whole = 0;
+      for (let v = 0; v < pb.V; v++) {
+        for (const u of child[v]) { expect(seen.has(u)).toBe(false); seen.add(u); }
+        if (child[v].length > 0 && a[v].length === child[v].length && a[v].every((u, i) => child[v][i] === u)) whole++;
+      }
+      if (a.some((r) => r.length > 0)) expect(whole).toBeGreaterThan(0);
+      // B's routes come in without A's kept jobs, in B's order
+      for (let v = 0; v < pb.V; v++) {
+        if (child[v].length === 0 || (a[v].length === child[v].length && a[v].every((u, i) => child[v][i] === u))) continue;
+        const src = b.find((r) => r.length > 0 && Array.from(child[v]).every((u) => r.includes(u)));
+        expect(src).toBeDefined();
+        const order = Array.from(src!).filter((u) => child[v].includes(u));
+        expect(Array.from(child[v])).toEqual(order);
+      }
+      // as a warm start the child gives a valid plan
+      const sol = await solve(pb, { seed, iterations: 5, initial: child.map((r, v) => ({ vehicle: v, stops: Array.from(r).map((u) => pb.jStop0[u]) })) });
+      expect(validateSolution(input, sol).violations).toEqual([]);
+    }
+  }, 60_000);
+
+  it('epochs with crossover stay valid and deterministic', async () => {
+    const input = randomInstance(1700, { stops: [80, 80], vehicles: [6, 6] });
+    const opts = { seed: 3, executor: pool, work: 240 * WORK_PER_MS, syncEveryMs: 60 };
+    const a = await solve(input, opts);
+    expect(validateSolution(input, a).violations).toEqual([]);
+    expect(a.stats.perWorker.length).toBe(8);
+    const b = await solve(input, opts);
+    expect(plan(b)).toEqual(plan(a));
+  }, 60_000);
+});
