@@ -45,7 +45,6 @@ export function crossover(pb: Problem, a: readonly Int32Array[], b: readonly Int
     for (let x = 0; w < 0 && x < V; x++) if (!busy[x] && pb.vClass[x] === pb.vClass[v] && (b[x]?.length ?? 0) === 0) w = x;
     for (let x = 0; w < 0 && x < V; x++) if (!busy[x] && pb.vClass[x] === pb.vClass[v]) w = x;
     if (w < 0) continue; // its jobs are inserted again by the warm start
-    if (busy[w]) continue;
     child[w] = rest;
     busy[w] = 1;
     for (const u of rest) placed[u] = 1;

@@ -265,6 +265,11 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
       for (let i = 0; i < W; i++) { done += stats[3 * i]; it += stats[3 * i + 1]; if (stats[3 * i + 2] > 0) best = Math.min(best, stats[3 * i + 2]); }
       progress(done, best, it);
     }, 200) : null;
+    /** Before the next round of searches: the last round's work counts as done, the live counters start again. */
+    const nextRound = (): void => {
+      for (const r of results.slice(-W)) { doneBase += budget.iterations !== undefined ? r.iterations : r.work; itBase += r.iterations; }
+      stats.fill(0);
+    };
     try {
       if (decompose || epochs > 1) pb.cacheKey = `${performance.timeOrigin}:${++solveCounter}`;
       const problem = pb.toTransfer();
@@ -273,8 +278,7 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
       for (let e = 1; e < epochs; e++) {
         const last = results.slice(-W);
         if (opts.signal?.aborted || last.some((r) => r.planless || r.stoppedBy === 'time' || r.stoppedBy === 'cancelled')) break;
-        for (const r of last) { doneBase += budget.iterations !== undefined ? r.iterations : r.work; itBase += r.iterations; }
-        stats.fill(0);
+        nextRound();
         const from = pickBest(results).routes;
         // the other searches start from a child of the best plan and the last epoch's other plans (crossover.ts)
         const others = last.filter((r) => !r.planless && r.routes !== from);
@@ -291,8 +295,7 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
         const roundBudget = share(budget, (1 - FIRST_SHARE) / ROUNDS);
         for (let round = 0; round < ROUNDS; round++) {
           if (opts.signal?.aborted || (budget.deadlineAt !== undefined && wallNow() >= budget.deadlineAt)) break;
-          for (const r of results.slice(-W)) { doneBase += budget.iterations !== undefined ? r.iterations : r.work; itBase += r.iterations; }
-          stats.fill(0);
+          nextRound();
           const parts = cutParts(pb, routes, W, rng);
           const base = routes;
           const outs = await Promise.all(parts.focus.map((focus, w) => ex.run('vrp-search', {
