@@ -56,9 +56,11 @@ export const MAX_GEOCODE_ADDRESSES = 100_000;
 export const MAX_TRIPS = 14;
 /**
  * From this many places a dispatch's travel matrix is computed in whole seconds and metres on
- * shared memory (OpsContext.roundedMatrixFrom overrides it): 8 bytes a cell instead of 32.
+ * shared memory (OpsContext.roundedMatrixFrom overrides it): 8 bytes a cell instead of 32 (4 with
+ * times alone). The plans are the same (the solver rounds a fractional matrix the same way): at
+ * 1,000 stops this takes ~26 MB off the process's peak (issue #26 item 4, bench/dispatch-memory.ts).
  */
-export const ROUNDED_MIN_PLACES = 2000;
+export const ROUNDED_MIN_PLACES = 500;
 
 /** An issue that refuses the request as too big: `[TooBig]` ends its message (the error code, as EngineErrors show theirs). */
 export function tooBig(path: string, message: string): Issue {

@@ -19,22 +19,23 @@ export interface PointToPoint {
 }
 
 export class Router {
-  private readonly qTime: ChQuery;
-  private readonly qDist: ChQuery;
+  /**
+   * One query per metric, made on its first route: each holds ~3 MB of per-node scratch on a city
+   * (Porto), and many threads never route by distance, or never route at all (issue #26 item 4).
+   */
+  private qTime: ChQuery | null = null;
+  private qDist: ChQuery | null = null;
 
   constructor(
     readonly graph: RoadGraph,
     readonly snapper: Snapper,
     readonly chTime: ContractionHierarchy,
     readonly chDist: ContractionHierarchy,
-  ) {
-    this.qTime = new ChQuery(chTime);
-    this.qDist = new ChQuery(chDist);
-  }
+  ) {}
 
   /** Best path from one snap to another under `metric`; its time and length both reported. */
   route(from: Snap, to: Snap, metric: Metric, withPath = false): PointToPoint {
-    const q = metric === 'time' ? this.qTime : this.qDist;
+    const q = metric === 'time' ? (this.qTime ??= new ChQuery(this.chTime)) : (this.qDist ??= new ChQuery(this.chDist));
     q.reset();
     const time = metric === 'time';
     for (const e of from.sourceEntries) q.addSource(e.node, time ? e.timeMs : e.lengthCm, time ? e.lengthCm : e.timeMs);

@@ -1,4 +1,5 @@
 /** A trivial task kind used by the executors' own tests. */
+import v8 from 'node:v8';
 import { EngineError } from '../core/errors.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import { Ticker } from '../core/cancel.js';
@@ -13,6 +14,8 @@ export interface EchoTask {
   progressSteps?: number;
   /** Build about this many megabytes of objects and buffers first, then drop them (the memory tests). */
   garbageMb?: number;
+  /** Report the thread's young generation (V8's new space), after the garbage if any. */
+  youngSpace?: boolean;
   /** Hold the thread this many milliseconds, handing it back every ~10 ms (the fairness and cancellation tests). */
   busyMs?: number;
 }
@@ -21,6 +24,8 @@ export interface EchoResult {
   value?: unknown;
   squares?: Float64Array;
   sum?: number;
+  /** The new space's size, bytes ({@link EchoTask.youngSpace}). */
+  youngBytes?: number;
 }
 
 declare module '../core/executor.js' {
@@ -43,6 +48,7 @@ export async function echoTask(task: EchoTask, env: TaskEnv): Promise<EchoResult
     const end = performance.now() + task.busyMs;
     while (performance.now() < end) await ticker.tick();
   }
+  if (task.youngSpace) return { youngBytes: v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? -1 };
   for (let i = 1; i <= (task.progressSteps ?? 0); i++) env.progress({ phase: 'echo', done: i, total: task.progressSteps! });
   if (task.sharedKey) {
     const buf = env.shared[task.sharedKey] as SharedArrayBuffer;

@@ -35,10 +35,21 @@ export interface PoolOptions {
   shared?: Record<string, unknown>;
   /** Tasks one thread runs at once, interleaved where they yield (default {@link TASKS_PER_THREAD}). */
   tasksPerThread?: number;
+  /** Each thread's young generation, MB (default {@link WORKER_YOUNG_MB}). */
+  youngGenerationMb?: number;
 }
 
 /** Default of {@link PoolOptions.tasksPerThread}. */
 export const TASKS_PER_THREAD = 4;
+
+/**
+ * Default of {@link PoolOptions.youngGenerationMb}. V8 lets a young generation grow to tens of
+ * megabytes per isolate, which each worker thread then keeps resident; the kernels' hot data lives
+ * in typed arrays, so a small nursery costs them no measurable time (X-n298-k31 on 2 threads,
+ * equal work: 5.6-5.9 s wall with V8's default, 4 or 8 MB) and takes ~15 MB a thread off a dispatch's peak
+ * (issue #26 item 4, bench/dispatch-memory.ts).
+ */
+export const WORKER_YOUNG_MB = 8;
 
 /** What crosses to the worker. */
 export interface TaskEnvelope {
@@ -114,6 +125,7 @@ export class WorkerPool implements Executor {
       // thread kept it until its next task)
       atomics: 'disabled',
       workerData: this.shared,
+      resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? WORKER_YOUNG_MB },
       execArgv: entry.execArgv,
     });
   }

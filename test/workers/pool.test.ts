@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtIsCurrent, WorkerPool, workerEntry } from '../../src/workers/pool.js';
+import { builtIsCurrent, WORKER_YOUNG_MB, WorkerPool, workerEntry } from '../../src/workers/pool.js';
 import { InlineExecutor } from '../../src/workers/inline.js';
 import { EngineError } from '../../src/core/errors.js';
 import type { Executor } from '../../src/core/executor.js';
@@ -114,6 +114,25 @@ describe('WorkerPool: sharing, cancelling, giving memory back', () => {
     } finally {
       await p.close();
     }
+  });
+
+  it('a thread\'s young generation stays small by default (WORKER_YOUNG_MB), where V8 alone would let it grow', async () => {
+    const young = async (opts: { youngGenerationMb?: number }): Promise<number> => {
+      const p = new WorkerPool({ threads: 1, ...opts });
+      try {
+        // churn of short-lived objects, the kind that makes V8 grow a nursery
+        await p.run('echo', { garbageMb: 40 });
+        return (await p.run('echo', { youngSpace: true })).youngBytes!;
+      } finally {
+        await p.close();
+      }
+    };
+    const small = await young({});
+    const large = await young({ youngGenerationMb: 64 });
+    console.log(`young generation: ${(small / 2 ** 20).toFixed(1)} MB by default (${WORKER_YOUNG_MB} MB limit), ${(large / 2 ** 20).toFixed(1)} MB with 64`);
+    expect(small).toBeGreaterThan(0);
+    expect(small).toBeLessThanOrEqual(WORKER_YOUNG_MB * 2 ** 20);
+    expect(large).toBeGreaterThan(small);
   });
 });
 
