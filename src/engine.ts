@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { EngineError, isEngineError } from './core/errors.js';
+import { backingOf } from './core/binfile.js';
 import { basename } from 'node:path';
 import type { ProgressEvent } from './core/cancel.js';
 import type { Executor } from './core/executor.js';
@@ -130,7 +131,9 @@ export class Engine {
   /** The worker pool, created on first use with the dataset buffer shared to every thread. */
   workers(): WorkerPool {
     if (!this.pool) {
-      this.pool = new WorkerPool({ threads: this.options.threads, shared: { dataset: this.shared() }, ...(this.options.tasksPerThread ? { tasksPerThread: this.options.tasksPerThread } : {}) });
+      // a dataset read on demand goes with its file's record, so threads read the sections they take
+      const backing = backingOf(this.shared());
+      this.pool = new WorkerPool({ threads: this.options.threads, shared: { dataset: this.shared(), ...(backing ? { backings: [backing] } : {}) }, ...(this.options.tasksPerThread ? { tasksPerThread: this.options.tasksPerThread } : {}) });
     }
     return this.pool;
   }
@@ -165,7 +168,8 @@ export class Engine {
       };
       this.ctx = {
         travel: this.travel,
-        geocoder: this.dataset.geocoder,
+        // opened on first use (the dataset reads the geocoder's sections then)
+        get geocoder() { return engine.dataset.geocoder; },
         executor: lazy,
         datasetKey: 'dataset',
         geocodePrefix: SECTION.geocode,

@@ -112,6 +112,37 @@ function headerChecksum(buf: ArrayBufferLike, tableEnd: number): number {
 /** Buffers whose section bodies this thread has verified (see {@link BinFileOptions.verify}). */
 const verifiedBuffers = new WeakSet<object>();
 
+/**
+ * A file read on demand ({@link BinFile.openFile}): the buffer has the file's size, but a section's
+ * bytes are read into it only when the section is first taken, then verified; `loaded` (one Int32
+ * per section-table entry, on shared memory) says which are in. The file is named by path and
+ * identity (device, inode, size, mtime), not held open: a file changed on disk since is refused.
+ * A plain record, so it crosses to worker threads with the buffer ({@link adoptBackings}).
+ */
+export interface FileBacking {
+  buffer: SharedArrayBuffer;
+  path: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  loaded: Int32Array;
+}
+
+/** This thread's backed buffers (the file behind each, see {@link FileBacking}). */
+const backings = new WeakMap<object, FileBacking>();
+
+/** The file behind a buffer read on demand (to hand to worker threads with it), if any. */
+export function backingOf(buffer: ArrayBufferLike): FileBacking | undefined {
+  return backings.get(buffer);
+}
+
+/** Registers backings received from another thread, so that {@link BinFile.from} of their buffers reads on demand too. */
+export function adoptBackings(list: unknown): void {
+  if (!Array.isArray(list)) return;
+  for (const b of list as FileBacking[]) if (b && b.buffer instanceof SharedArrayBuffer && b.loaded instanceof Int32Array) backings.set(b.buffer, b);
+}
+
 export interface BinFileOptions {
   /** A file name, used only in error messages. */
   source?: string;
@@ -190,7 +221,7 @@ export class BinWriter {
   }
 }
 
-interface Entry { dtype: number; offset: number; length: number; checksum: number }
+interface Entry { dtype: number; offset: number; length: number; checksum: number; index: number; padEnd: number }
 
 /** Bytes per element of each dtype (JSON: 1). */
 const DTYPE_BYTES = [0, 1, 1, 2, 2, 4, 4, 4, 8, 1];
@@ -262,9 +293,89 @@ export class BinFile {
         throw this.error(`section "${name}" has ${length} bytes, not a multiple of its ${DTYPE_BYTES[dtype]}-byte elements`, { section: name, offset: e + NAME_BYTES + 16 });
       }
       prevEnd = offset + length;
-      this.entries.set(name, { dtype, offset, length, checksum });
+      this.entries.set(name, { dtype, offset, length, checksum, index: i, padEnd: size });
     }
+    let last: Entry | null = null;
+    for (const e of this.entries.values()) {
+      if (last) last.padEnd = e.offset;
+      last = e;
+    }
+    this.firstOffset = this.entries.size ? this.entries.values().next().value!.offset : size;
+    this.tableEnd = tableEnd;
+    this.backing = backings.get(buffer) ?? null;
     this.verified = this.checkIntegrity(u8, dv, tableEnd, verify);
+  }
+
+  private readonly backing: FileBacking | null;
+  private readonly tableEnd: number;
+  private readonly firstOffset: number;
+
+  /**
+   * A dataset file read on demand: the header and section table now (checked), each section's
+   * bytes when it is first taken ({@link get}, {@link json}) — read into a shared buffer of the
+   * file's size, whose untouched pages take no memory — and verified then (checksum, zero padding
+   * up to the next section). Worker threads given the buffer and its {@link FileBacking} read the
+   * sections they take the same way; each is read once for all threads.
+   */
+  static openFile(path: string): BinFile {
+    const fd = openSync(path, 'r');
+    let backing: FileBacking;
+    try {
+      const st = fstatSync(fd);
+      const size = st.size;
+      const buffer = new SharedArrayBuffer(size);
+      const u8 = new Uint8Array(buffer);
+      readFully(fd, u8, 0, Math.min(size, HEADER_BYTES));
+      if (size >= HEADER_BYTES) {
+        const n = new DataView(buffer).getUint16(6, true);
+        readFully(fd, u8, HEADER_BYTES, Math.min(size, HEADER_BYTES + n * ENTRY_BYTES) - HEADER_BYTES);
+      }
+      backing = { buffer, path, dev: st.dev, ino: st.ino, size, mtimeMs: st.mtimeMs, loaded: new Int32Array(new SharedArrayBuffer(4 * Math.max(1, new DataView(buffer).getUint16(6, true) || 0))) };
+    } finally {
+      closeSync(fd);
+    }
+    backings.set(backing.buffer, backing);
+    return new BinFile(backing.buffer, path, true);
+  }
+
+  /** Reads a section of a file-backed buffer if no thread has yet (see {@link openFile}). */
+  private ensure(name: string, e: Entry): void {
+    const b = this.backing;
+    if (b === null || Atomics.load(b.loaded, e.index) === 1) return;
+    let fd: number;
+    try {
+      fd = openSync(b.path, 'r');
+    } catch (err) {
+      throw this.error(`section "${name}" cannot be read: the file is gone (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); reopen the dataset`, { section: name }, err);
+    }
+    try {
+      const st = fstatSync(fd);
+      if (st.dev !== b.dev || st.ino !== b.ino || st.size !== b.size || st.mtimeMs !== b.mtimeMs) {
+        throw this.error(`section "${name}" cannot be read: the file changed on disk since it was opened; reopen the dataset`, { section: name });
+      }
+      const u8 = new Uint8Array(this.buffer);
+      if (e.index === 0 && this.firstOffset > this.tableEnd) readFully(fd, u8, this.tableEnd, this.firstOffset - this.tableEnd);
+      readFully(fd, u8, e.offset, e.padEnd - e.offset);
+    } finally {
+      closeSync(fd);
+    }
+    if (this.containerVersion !== CONTAINER_VERSION_UNCHECKED) {
+      const u8 = new Uint8Array(this.buffer);
+      if (e.index === 0) {
+        for (let at = this.tableEnd; at < this.firstOffset; at++) if (u8[at] !== 0) throw this.error('damaged padding after the section table (a non-zero byte)', { offset: at });
+      }
+      for (let at = e.offset + e.length; at < e.padEnd; at++) if (u8[at] !== 0) throw this.error(`damaged padding after section "${name}" (a non-zero byte)`, { offset: at });
+      const got = checksum32(this.buffer, e.offset, e.length);
+      if (got !== e.checksum) throw this.error(`section "${name}" is damaged (checksum ${got.toString(16)}, expected ${e.checksum.toString(16)})`, { section: name, offset: e.offset });
+    }
+    Atomics.store(b.loaded, e.index, 1);
+  }
+
+  /** Sections read so far of a file read on demand (all of them for a buffer given whole), bytes. */
+  loadedBytes(): number {
+    let sum = 0;
+    for (const e of this.entries.values()) if (this.backing === null || Atomics.load(this.backing.loaded, e.index) === 1) sum += e.length;
+    return sum;
   }
 
   /**
@@ -285,6 +396,8 @@ export class BinFile {
       throw this.error('the header or section table is damaged (checksum mismatch)', { offset: 24 });
     }
     if (dv.getUint32(28, true) !== 0) throw this.error('damaged header (reserved bytes are not zero)', { offset: 28 });
+    // read on demand: padding and bodies are checked as each section is read (ensure)
+    if (backings.has(this.buffer)) return true;
     // Padding: between the table and the first section, between sections, after the last.
     let at = tableEnd;
     const zeroUpTo = (end: number, after: string): void => {
@@ -349,12 +462,14 @@ export class BinFile {
     const e = this.entries.get(name);
     if (!e) throw this.error(`no section "${name}" (the file is damaged or was written by another version)`, { section: name });
     if (DTYPES[e.dtype] !== (ctor as any)) throw this.error(`section "${name}" has another element type than expected`, { section: name });
+    this.ensure(name, e);
     return new ctor(this.buffer, e.offset, e.length / ctor.BYTES_PER_ELEMENT);
   }
 
   json<T = unknown>(name: string): T {
     const e = this.entries.get(name);
     if (!e || e.dtype !== DTYPE_JSON) throw this.error(`no JSON section "${name}"`, { section: name });
+    this.ensure(name, e);
     // TextDecoder refuses views of SharedArrayBuffer: copy the (small) JSON bytes first.
     const bytes = new Uint8Array(e.length);
     bytes.set(new Uint8Array(this.buffer, e.offset, e.length));
@@ -363,6 +478,16 @@ export class BinFile {
     } catch (err) {
       throw this.error(`JSON section "${name}" is damaged (${(err as Error).message})`, { section: name, offset: e.offset }, err);
     }
+  }
+}
+
+/** Reads `len` bytes at file position `at` into `u8` at the same offset (short reads repeated; a short file stops it). */
+function readFully(fd: number, u8: Uint8Array, at: number, len: number): void {
+  let off = 0;
+  while (off < len) {
+    const n = readSync(fd, u8, at + off, Math.min(len - off, 1 << 30), at + off);
+    if (n <= 0) break;
+    off += n;
   }
 }
 

@@ -3,9 +3,10 @@
  * metric, the customizable hierarchy's topology, the snapping index, the map's road index and
  * (when built) the geocoder, as named typed-array sections with a
  * magic/version header (core/binfile.ts). Opening does not parse: every array is a view onto the
- * buffer, which is shared with worker threads as is.
+ * buffer, which is shared with worker threads as is. Opened from its file, the parts beyond the
+ * routing core are read when first used (see the constructor).
  */
-import { BinFile } from '../core/binfile.js';
+import { backingOf, BinFile } from '../core/binfile.js';
 import { EngineError, isEngineError } from '../core/errors.js';
 import { ContractionHierarchy } from '../ch/index.js';
 import { RoadGraph } from '../graph/road-graph.js';
@@ -53,20 +54,16 @@ export class Dataset {
   readonly meta: DatasetMeta;
   readonly graph: RoadGraph;
   readonly chTime: ContractionHierarchy;
-  readonly chDist: ContractionHierarchy;
   readonly snapper: Snapper;
-  /** The geocoder, when the dataset was built with one. */
-  readonly geocoder: Geocoder | null;
-  /** Named landmarks for directions' hints (null in datasets built before the layer). */
-  readonly landmarks: PoiLayer | null;
-  /** The customizable hierarchy's topology, for routing around no-go zones (null in datasets built before it). */
-  readonly cch: CchTopology | null;
-  /**
-   * The edges by web-mercator box for drawing maps, attached to {@link graph} (null in a dataset
-   * written without it: the renderer then builds it on first use).
-   */
-  readonly roadIndex: RoadBoxIndex | null;
 
+  /**
+   * The routing core (metadata, road graph, fastest-route hierarchy, snapping index) opens at
+   * once. A dataset opened from a file ({@link open}) opens its other parts when first used, and
+   * reads their sections only then (core/binfile.ts `openFile`): a process that never routes by
+   * distance, never avoids zones or never draws a map holds none of those bytes, and damage in
+   * such a part is reported (DatasetFormat, naming the section) when it is first used. A buffer
+   * given whole opens every part at once.
+   */
   private constructor(readonly file: BinFile, snapRadiusM?: number) {
     if (file.formatTag !== DATASET_TAG) throw file.error('this file is not a dispatchkit dataset (it holds another kind of data)', { offset: 8 });
     if (file.formatVersion !== DATASET_VERSION) {
@@ -75,17 +72,63 @@ export class Dataset {
     this.meta = load(file, 'metadata', SECTION.meta, () => checkMeta(file, file.json<DatasetMeta>(SECTION.meta)));
     this.graph = load(file, 'road graph', SECTION.graph, () => RoadGraph.fromSections(file, SECTION.graph));
     this.chTime = load(file, 'fastest-route hierarchy', SECTION.chTime, () => ContractionHierarchy.fromSections(file, SECTION.chTime));
-    this.chDist = load(file, 'shortest-route hierarchy', SECTION.chDist, () => ContractionHierarchy.fromSections(file, SECTION.chDist));
     this.snapper = load(file, 'snapping index', SECTION.snap, () => Snapper.fromSections(file, SECTION.snap, this.graph));
     if (snapRadiusM !== undefined) this.snapper.radiusM = snapRadiusM;
-    this.geocoder = GeocodeIndex.has(file, SECTION.geocode)
-      ? load(file, 'geocoder', SECTION.geocode, () => new Geocoder(GeocodeIndex.fromSections(file, SECTION.geocode)))
-      : null;
-    this.landmarks = PoiLayer.has(file, SECTION.poi) ? load(file, 'landmark layer', SECTION.poi, () => PoiLayer.fromSections(file, SECTION.poi)) : null;
-    this.cch = CchTopology.has(file, SECTION.cch) ? load(file, 'customizable hierarchy', SECTION.cch, () => CchTopology.fromSections(file, SECTION.cch)) : null;
-    if (this.cch && this.cch.arcOf.length !== this.graph.numArcs) throw file.error('the customizable hierarchy does not match the road graph', { section: `${SECTION.cch}arcOf` });
-    this.roadIndex = RoadBoxIndex.has(file, SECTION.roads) ? load(file, 'road index', SECTION.roads, () => RoadBoxIndex.fromSections(file, SECTION.roads, this.graph)) : null;
-    this.roadIndex?.attach(this.graph);
+    if (RoadBoxIndex.has(file, SECTION.roads)) RoadBoxIndex.attachFrom(this.graph, () => this.roadIndex);
+    // a buffer given whole is in memory already: every part opens (and is checked) now
+    if (!backingOf(file.buffer)) this.openAll();
+  }
+
+  private parts = new Map<string, unknown>();
+  private part<T>(key: string, open: () => T): T {
+    if (!this.parts.has(key)) this.parts.set(key, open());
+    return this.parts.get(key) as T;
+  }
+
+  /** The shortest-route hierarchy. */
+  get chDist(): ContractionHierarchy {
+    return this.part('chDist', () => load(this.file, 'shortest-route hierarchy', SECTION.chDist, () => ContractionHierarchy.fromSections(this.file, SECTION.chDist)));
+  }
+
+  /** The geocoder, when the dataset was built with one. */
+  get geocoder(): Geocoder | null {
+    return this.part('geocoder', () => GeocodeIndex.has(this.file, SECTION.geocode)
+      ? load(this.file, 'geocoder', SECTION.geocode, () => new Geocoder(GeocodeIndex.fromSections(this.file, SECTION.geocode)))
+      : null);
+  }
+
+  /** Whether the dataset has a geocoder (without opening it). */
+  get hasGeocoder(): boolean {
+    return GeocodeIndex.has(this.file, SECTION.geocode);
+  }
+
+  /** Named landmarks for directions' hints (null in datasets built before the layer). */
+  get landmarks(): PoiLayer | null {
+    return this.part('landmarks', () => PoiLayer.has(this.file, SECTION.poi) ? load(this.file, 'landmark layer', SECTION.poi, () => PoiLayer.fromSections(this.file, SECTION.poi)) : null);
+  }
+
+  /** The customizable hierarchy's topology, for routing around no-go zones (null in datasets built before it). */
+  get cch(): CchTopology | null {
+    return this.part('cch', () => {
+      if (!CchTopology.has(this.file, SECTION.cch)) return null;
+      const c = load(this.file, 'customizable hierarchy', SECTION.cch, () => CchTopology.fromSections(this.file, SECTION.cch));
+      if (c.arcOf.length !== this.graph.numArcs) throw this.file.error('the customizable hierarchy does not match the road graph', { section: `${SECTION.cch}arcOf` });
+      return c;
+    });
+  }
+
+  /**
+   * The edges by web-mercator box for drawing maps, attached to {@link graph} (null in a dataset
+   * written without it: the renderer then builds it on first use).
+   */
+  get roadIndex(): RoadBoxIndex | null {
+    return this.part('roadIndex', () => RoadBoxIndex.has(this.file, SECTION.roads) ? load(this.file, 'road index', SECTION.roads, () => RoadBoxIndex.fromSections(this.file, SECTION.roads, this.graph)) : null);
+  }
+
+  /** Opens every part now (a buffer given whole, or a caller that wants every section read and verified up front). */
+  openAll(): this {
+    void this.chDist; void this.geocoder; void this.landmarks; void this.cch; void this.roadIndex;
+    return this;
   }
 
   /**
@@ -98,11 +141,14 @@ export class Dataset {
     return new Dataset(BinFile.from(buf, { source: opts.source, verify: opts.verify }), opts.snapRadiusM);
   }
 
-  /** Reads a dataset file into shared memory and opens it. */
+  /**
+   * Opens a dataset file: its routing core is read now, the other sections when first used, into
+   * one shared buffer of the file's size (see the constructor).
+   */
   static open(path: string, opts: { snapRadiusM?: number } = {}): Dataset {
     let f: BinFile;
     try {
-      f = BinFile.readFile(path, true);
+      f = BinFile.openFile(path);
     } catch (e) {
       if (isEngineError(e)) throw e;
       const code = (e as NodeJS.ErrnoException).code;

@@ -78,7 +78,7 @@ export class DatasetTravel implements TravelProvider {
   private readonly blockedCsr = new WeakMap<Uint8Array, { time: Csr; distance: Csr }>();
 
   constructor(readonly dataset: Dataset, readonly opts: { datasetKey?: string } = {}) {
-    this.router = new Router(dataset.graph, dataset.snapper, dataset.chTime, dataset.chDist);
+    this.router = new Router(dataset.graph, dataset.snapper, dataset.chTime, () => dataset.chDist);
   }
 
   place(q: PlaceQuery, path: string): Placement {

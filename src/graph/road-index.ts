@@ -3,7 +3,7 @@
  * the page's road layer): a Flatbush R-tree over each edge's box in normalised web-mercator units
  * (0..1, x east, y south), padded by {@link ROAD_BOX_PAD} and stored as float32. A map view is
  * one box search. The index is one ArrayBuffer persisted in the dataset as its own section
- * (`r.rtree`): opening a dataset attaches it to its graph ({@link RoadBoxIndex.attach}), so no
+ * (`r.rtree`): opening a dataset attaches it to its graph, read on first use ({@link RoadBoxIndex.attachFrom}), so no
  * thread builds it again; a graph without one (a dataset written before the section, a graph
  * built in memory) gets it built on first use and cached.
  */
@@ -20,6 +20,8 @@ const FORMAT = 1;
 const NODE_SIZE = 16;
 
 const attached = new WeakMap<RoadGraph, RoadBoxIndex | null>();
+/** Where a graph's persisted index comes from when first asked for (its dataset, read on demand). */
+const providers = new WeakMap<RoadGraph, () => RoadBoxIndex | null>();
 
 export class RoadBoxIndex {
   private constructor(
@@ -56,10 +58,20 @@ export class RoadBoxIndex {
   static of(g: RoadGraph): RoadBoxIndex {
     let ix = attached.get(g);
     if (!ix) {
+      const persisted = providers.get(g)?.() ?? null;
+      if (persisted) {
+        persisted.attach(g);
+        return persisted;
+      }
       ix = RoadBoxIndex.build(g);
       attached.set(g, ix);
     }
     return ix;
+  }
+
+  /** The persisted index {@link of} will open for `g` on first use (a dataset's, read on demand). */
+  static attachFrom(g: RoadGraph, open: () => RoadBoxIndex | null): void {
+    providers.set(g, open);
   }
 
   /** Makes this the index {@link of} returns for `g` (a dataset's persisted one). */

@@ -105,7 +105,7 @@ const IN_TASK: Executor = {
 export function contextInTask(src: TaskSource, env: TaskEnv): OpsContext {
   const travel = travelInThread(env, src.datasetKey, src.snapRadiusM);
   return {
-    travel, geocoder: travel.dataset.geocoder, executor: IN_TASK, roads: travel.dataset.graph,
+    travel, get geocoder() { return travel.dataset.geocoder; }, executor: IN_TASK, roads: travel.dataset.graph,
     datasetKey: src.datasetKey, geocodePrefix: src.geocodePrefix, snapRadiusM: src.snapRadiusM, maxMatrixBytes: src.maxMatrixBytes,
     roundedMatrixFrom: src.roundedMatrixFrom,
   };

@@ -30,8 +30,14 @@ export class Router {
     readonly graph: RoadGraph,
     readonly snapper: Snapper,
     readonly chTime: ContractionHierarchy,
-    readonly chDist: ContractionHierarchy,
+    /** The shortest-route hierarchy, or where to get it on first use (a dataset's, read on demand). */
+    private chDistOf: ContractionHierarchy | (() => ContractionHierarchy),
   ) {}
+
+  get chDist(): ContractionHierarchy {
+    if (typeof this.chDistOf === 'function') this.chDistOf = this.chDistOf();
+    return this.chDistOf;
+  }
 
   /** Best path from one snap to another under `metric`; its time and length both reported. */
   route(from: Snap, to: Snap, metric: Metric, withPath = false): PointToPoint {

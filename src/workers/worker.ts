@@ -9,6 +9,10 @@ import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import { fullCollection, type TaskEnvelope, type TaskReply } from './pool.js';
 import { handlerOf } from './tasks.js';
+import { adoptBackings } from '../core/binfile.js';
+
+// shared buffers read on demand from their files (a dataset opened by path): see core/binfile.ts
+adoptBackings((workerData as { backings?: unknown } | null)?.backings);
 
 const noProgress = (): void => {};
 
