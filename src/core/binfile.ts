@@ -115,12 +115,15 @@ const verifiedBuffers = new WeakSet<object>();
 /**
  * A file read on demand ({@link BinFile.openFile}): the buffer has the file's size, but a section's
  * bytes are read into it only when the section is first taken, then verified; `loaded` (one Int32
- * per section-table entry, on shared memory) says which are in. The file is named by path and
- * identity (device, inode, size, mtime), not held open: a file changed on disk since is refused.
- * A plain record, so it crosses to worker threads with the buffer ({@link adoptBackings}).
+ * per section-table entry, on shared memory) says which are in. The file stays open (`fd`, one
+ * per process, shared by its threads) so that a dataset rebuilt over the same path while a server
+ * runs (a rename) leaves the opened one readable; before each read the descriptor's identity
+ * (device, inode, size, mtime) is checked, so a file changed in place is refused, never read into
+ * the old layout. A plain record, so it crosses to worker threads with the buffer ({@link adoptBackings}).
  */
 export interface FileBacking {
   buffer: SharedArrayBuffer;
+  fd: number;
   path: string;
   dev: number;
   ino: number;
@@ -131,6 +134,15 @@ export interface FileBacking {
 
 /** This thread's backed buffers (the file behind each, see {@link FileBacking}). */
 const backings = new WeakMap<object, FileBacking>();
+
+/** Closes a file read on demand once the thread that opened it drops its buffer. */
+const closeWhenDropped = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+});
 
 /** The file behind a buffer read on demand (to hand to worker threads with it), if any. */
 export function backingOf(buffer: ArrayBufferLike): FileBacking | undefined {
@@ -326,41 +338,42 @@ export class BinFile {
       const buffer = new SharedArrayBuffer(size);
       const u8 = new Uint8Array(buffer);
       readFully(fd, u8, 0, Math.min(size, HEADER_BYTES));
-      if (size >= HEADER_BYTES) {
-        const n = new DataView(buffer).getUint16(6, true);
-        readFully(fd, u8, HEADER_BYTES, Math.min(size, HEADER_BYTES + n * ENTRY_BYTES) - HEADER_BYTES);
-      }
-      backing = { buffer, path, dev: st.dev, ino: st.ino, size, mtimeMs: st.mtimeMs, loaded: new Int32Array(new SharedArrayBuffer(4 * Math.max(1, new DataView(buffer).getUint16(6, true) || 0))) };
-    } finally {
+      const n = size >= HEADER_BYTES ? new DataView(buffer).getUint16(6, true) : 0;
+      if (n > 0) readFully(fd, u8, HEADER_BYTES, Math.min(size, HEADER_BYTES + n * ENTRY_BYTES) - HEADER_BYTES);
+      backing = { buffer, fd, path, dev: st.dev, ino: st.ino, size, mtimeMs: st.mtimeMs, loaded: new Int32Array(new SharedArrayBuffer(4 * Math.max(1, n))) };
+    } catch (e) {
       closeSync(fd);
+      throw e;
     }
     backings.set(backing.buffer, backing);
-    return new BinFile(backing.buffer, path, true);
+    let f: BinFile;
+    try {
+      f = new BinFile(backing.buffer, path, true);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+    closeWhenDropped.register(backing.buffer, fd);
+    return f;
   }
 
   /** Reads a section of a file-backed buffer if no thread has yet (see {@link openFile}). */
   private ensure(name: string, e: Entry): void {
     const b = this.backing;
     if (b === null || Atomics.load(b.loaded, e.index) === 1) return;
-    let fd: number;
+    let st;
     try {
-      fd = openSync(b.path, 'r');
+      st = fstatSync(b.fd);
     } catch (err) {
-      throw this.error(`section "${name}" cannot be read: the file is gone (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); reopen the dataset`, { section: name }, err);
+      throw this.error(`section "${name}" cannot be read: the file is no longer open (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); reopen the dataset`, { section: name }, err);
     }
-    try {
-      const st = fstatSync(fd);
-      if (st.dev !== b.dev || st.ino !== b.ino || st.size !== b.size || st.mtimeMs !== b.mtimeMs) {
-        throw this.error(`section "${name}" cannot be read: the file changed on disk since it was opened; reopen the dataset`, { section: name });
-      }
-      const u8 = new Uint8Array(this.buffer);
-      if (e.index === 0 && this.firstOffset > this.tableEnd) readFully(fd, u8, this.tableEnd, this.firstOffset - this.tableEnd);
-      readFully(fd, u8, e.offset, e.padEnd - e.offset);
-    } finally {
-      closeSync(fd);
+    if (st.dev !== b.dev || st.ino !== b.ino || st.size !== b.size || st.mtimeMs !== b.mtimeMs) {
+      throw this.error(`section "${name}" cannot be read: the file changed on disk since it was opened; reopen the dataset`, { section: name });
     }
+    const u8 = new Uint8Array(this.buffer);
+    if (e.index === 0 && this.firstOffset > this.tableEnd) readFully(b.fd, u8, this.tableEnd, this.firstOffset - this.tableEnd);
+    readFully(b.fd, u8, e.offset, e.padEnd - e.offset);
     if (this.containerVersion !== CONTAINER_VERSION_UNCHECKED) {
-      const u8 = new Uint8Array(this.buffer);
       if (e.index === 0) {
         for (let at = this.tableEnd; at < this.firstOffset; at++) if (u8[at] !== 0) throw this.error('damaged padding after the section table (a non-zero byte)', { offset: at });
       }

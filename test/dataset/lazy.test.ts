@@ -2,10 +2,11 @@
  * A dataset opened from its file reads the routing core at once and every other part's sections
  * when first used (core/binfile.ts `openFile`, dataset/dataset.ts), in whichever thread uses it
  * first: the answers are those of the whole buffer, damage in a part read later is DatasetFormat
- * naming the section when it is read, and a file changed on disk since it was opened is refused.
+ * naming the section when it is read, a file renamed over it leaves it whole, and a file changed in
+ * place since it was opened is refused.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BinFile } from '../../src/core/binfile.js';
@@ -103,7 +104,17 @@ describe('a dataset read on demand', () => {
     expect(ds.geocoder).not.toBeNull(); // other parts still open
   });
 
-  it('a file changed on disk since it was opened is refused when a part is read, not read into the old layout', () => {
+  it('a dataset rebuilt over the same path (renamed over it) leaves the opened one whole: its parts are read from the file it opened', () => {
+    const p = join(dir, 'rebuilt.dkds');
+    copyFileSync(path, p);
+    const ds = Dataset.open(p);
+    const other = join(dir, 'other.dkds');
+    writeFileSync(other, Buffer.alloc(64, 7));
+    renameSync(other, p);
+    expect(ds.geocoder!.search({ Street: 'Boulevard des Moulins', City: 'Monaco' } as never, { limit: 3 })).toEqual(whole.geocoder!.search({ Street: 'Boulevard des Moulins', City: 'Monaco' } as never, { limit: 3 }));
+  });
+
+  it('a file changed in place since it was opened is refused when a part is read, not read into the old layout', () => {
     const p = join(dir, 'replaced.dkds');
     copyFileSync(path, p);
     const ds = Dataset.open(p);
