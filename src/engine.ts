@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { EngineError, isEngineError } from './core/errors.js';
-import { backingOf } from './core/binfile.js';
+import { closeBacking } from './core/binfile.js';
 import { basename } from 'node:path';
 import type { ProgressEvent } from './core/cancel.js';
 import type { Executor } from './core/executor.js';
@@ -131,9 +131,7 @@ export class Engine {
   /** The worker pool, created on first use with the dataset buffer shared to every thread. */
   workers(): WorkerPool {
     if (!this.pool) {
-      // a dataset read on demand goes with its file's record, so threads read the sections they take
-      const backing = backingOf(this.shared());
-      this.pool = new WorkerPool({ threads: this.options.threads, shared: { dataset: this.shared(), ...(backing ? { backings: [backing] } : {}) }, ...(this.options.tasksPerThread ? { tasksPerThread: this.options.tasksPerThread } : {}) });
+      this.pool = new WorkerPool({ threads: this.options.threads, shared: { dataset: this.shared() }, ...(this.options.tasksPerThread ? { tasksPerThread: this.options.tasksPerThread } : {}) });
     }
     return this.pool;
   }
@@ -185,6 +183,8 @@ export class Engine {
     if (this.idleGc) clearTimeout(this.idleGc);
     await this.pool?.close();
     this.pool = null;
+    // a dataset read on demand lets its file go (its threads are gone); a later use reopens the path
+    closeBacking(this.dataset.buffer);
   }
 
   /** Runs an operation of the table by its contract name (records in, records out). */

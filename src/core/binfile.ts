@@ -23,7 +23,7 @@
  * per buffer object and thread (see {@link BinFileOptions.verify}).
  */
 import { closeSync, fstatSync, openSync, readSync, writeFileSync, renameSync } from 'node:fs';
-import { EngineError } from './errors.js';
+import { EngineError, isEngineError } from './errors.js';
 
 export const CONTAINER_MAGIC = 0x54494b44; // "DKIT" little-endian
 export const CONTAINER_VERSION = 2;
@@ -123,19 +123,21 @@ const verifiedBuffers = new WeakSet<object>();
  */
 export interface FileBacking {
   buffer: SharedArrayBuffer;
+  /** The open descriptor, or -1 once closed ({@link closeBacking}): a later read opens the path again (same identity required). */
   fd: number;
   path: string;
   dev: number;
   ino: number;
   size: number;
   mtimeMs: number;
+  /** Per section-table entry: 0 not read, 2 being read by one thread (the others wait), 1 read and verified. */
   loaded: Int32Array;
 }
 
 /** This thread's backed buffers (the file behind each, see {@link FileBacking}). */
 const backings = new WeakMap<object, FileBacking>();
 
-/** Closes a file read on demand once the thread that opened it drops its buffer. */
+/** Closes a file read on demand once the thread that opened it drops its buffer (or at {@link closeBacking}). */
 const closeWhenDropped = new FinalizationRegistry<number>((fd) => {
   try {
     closeSync(fd);
@@ -143,6 +145,29 @@ const closeWhenDropped = new FinalizationRegistry<number>((fd) => {
     /* already closed */
   }
 });
+
+/**
+ * Closes the file behind a buffer read on demand, in the thread that opened it, once no other
+ * thread reads it (the owner's worker threads are gone): sections not read yet are then read by
+ * opening the path again, which must still be the same file.
+ */
+export function closeBacking(buffer: ArrayBufferLike): void {
+  const b = backings.get(buffer);
+  if (!b || b.fd < 0) return;
+  closeWhenDropped.unregister(b);
+  const fd = b.fd;
+  b.fd = -1;
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+}
+
+/** How long a thread waits for another one reading the same section before looking again. */
+const SECTION_WAIT_MS = 1000;
+/** Looks after which a thread reads a section itself that another has been reading all along. */
+const SECTION_TAKEOVER_WAITS = 30;
 
 /** The file behind a buffer read on demand (to hand to worker threads with it), if any. */
 export function backingOf(buffer: ArrayBufferLike): FileBacking | undefined {
@@ -353,35 +378,68 @@ export class BinFile {
       closeSync(fd);
       throw e;
     }
-    closeWhenDropped.register(backing.buffer, fd);
+    closeWhenDropped.register(backing.buffer, fd, backing);
     return f;
   }
 
-  /** Reads a section of a file-backed buffer if no thread has yet (see {@link openFile}). */
+  /**
+   * Reads a section of a file-backed buffer if no thread has yet (see {@link openFile}): one thread
+   * reads and verifies it (the flag goes 0 → 2 → 1), the others wait for it; a failed read puts
+   * the flag back to 0 and throws, so no thread ever sees a section marked read that was not.
+   */
   private ensure(name: string, e: Entry): void {
     const b = this.backing;
-    if (b === null || Atomics.load(b.loaded, e.index) === 1) return;
-    let st;
+    if (b === null) return;
+    const flags = b.loaded;
+    for (let waits = 0; ; waits++) {
+      const state = Atomics.compareExchange(flags, e.index, 0, 2);
+      if (state === 1) return;
+      if (state === 0) break;
+      // another thread is reading it; one that died reading it (never in the engine's own use) is taken over after a while
+      if (waits === SECTION_TAKEOVER_WAITS) break;
+      Atomics.wait(flags, e.index, 2, SECTION_WAIT_MS);
+    }
     try {
-      st = fstatSync(b.fd);
+      this.readSection(b, name, e);
     } catch (err) {
-      throw this.error(`section "${name}" cannot be read: the file is no longer open (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); reopen the dataset`, { section: name }, err);
+      Atomics.store(flags, e.index, 0);
+      Atomics.notify(flags, e.index);
+      throw err;
     }
-    if (st.dev !== b.dev || st.ino !== b.ino || st.size !== b.size || st.mtimeMs !== b.mtimeMs) {
-      throw this.error(`section "${name}" cannot be read: the file changed on disk since it was opened; reopen the dataset`, { section: name });
-    }
-    const u8 = new Uint8Array(this.buffer);
-    if (e.index === 0 && this.firstOffset > this.tableEnd) readFully(b.fd, u8, this.tableEnd, this.firstOffset - this.tableEnd);
-    readFully(b.fd, u8, e.offset, e.padEnd - e.offset);
-    if (this.containerVersion !== CONTAINER_VERSION_UNCHECKED) {
-      if (e.index === 0) {
-        for (let at = this.tableEnd; at < this.firstOffset; at++) if (u8[at] !== 0) throw this.error('damaged padding after the section table (a non-zero byte)', { offset: at });
+    Atomics.store(flags, e.index, 1);
+    Atomics.notify(flags, e.index);
+  }
+
+  /** {@link ensure}'s read: the file's identity, the bytes up to the next section, padding and checksum. */
+  private readSection(b: FileBacking, name: string, e: Entry): void {
+    const own = b.fd < 0;
+    let fd = b.fd;
+    try {
+      if (own) fd = openSync(b.path, 'r');
+      const st = fstatSync(fd);
+      if (st.dev !== b.dev || st.ino !== b.ino || st.size !== b.size || st.mtimeMs !== b.mtimeMs) {
+        // (not ctime: the opened file's changes when another is renamed over its path)
+        throw this.error(`section "${name}" cannot be read: the file changed on disk since it was opened; reopen the dataset`, { section: name });
       }
-      for (let at = e.offset + e.length; at < e.padEnd; at++) if (u8[at] !== 0) throw this.error(`damaged padding after section "${name}" (a non-zero byte)`, { offset: at });
+      const u8 = new Uint8Array(this.buffer);
+      if (e.index === 0 && this.firstOffset > this.tableEnd) readFully(fd, u8, this.tableEnd, this.firstOffset - this.tableEnd);
+      readFully(fd, u8, e.offset, e.padEnd - e.offset);
+    } catch (err) {
+      if (isEngineError(err)) throw err;
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new EngineError('InvalidInput', `Dataset file "${b.path}": section "${name}" cannot be read (${code}); reopen the dataset.`, { path: 'dataset', details: { file: b.path, section: name }, cause: err });
+    } finally {
+      if (own && fd >= 0) closeSync(fd);
+    }
+    if (this.containerVersion !== CONTAINER_VERSION_UNCHECKED) {
+      const u8 = new Uint8Array(this.buffer);
+      if (e.index === 0) {
+        for (let at = this.tableEnd; at < this.firstOffset; at++) if (u8[at] !== 0) throw this.error('damaged padding after the section table (a non-zero byte)', { section: name, offset: at });
+      }
+      for (let at = e.offset + e.length; at < e.padEnd; at++) if (u8[at] !== 0) throw this.error(`damaged padding after section "${name}" (a non-zero byte)`, { section: name, offset: at });
       const got = checksum32(this.buffer, e.offset, e.length);
       if (got !== e.checksum) throw this.error(`section "${name}" is damaged (checksum ${got.toString(16)}, expected ${e.checksum.toString(16)})`, { section: name, offset: e.offset });
     }
-    Atomics.store(b.loaded, e.index, 1);
   }
 
   /** Sections read so far of a file read on demand (all of them for a buffer given whole), bytes. */
@@ -454,9 +512,11 @@ export class BinFile {
    * section and byte offset when given. Components use it for their own structural checks.
    */
   error(what: string, at: { section?: string; offset?: number } = {}, cause?: unknown): EngineError {
-    const file = this.source === undefined ? 'Dataset' : `Dataset file "${this.source}"`;
+    // a worker thread reopening a buffer read on demand names its file too
+    const source = this.source ?? this.backing?.path;
+    const file = source === undefined ? 'Dataset' : `Dataset file "${source}"`;
     const where = at.offset === undefined ? '' : ` (at byte offset ${at.offset})`;
-    return new EngineError('DatasetFormat', `${file}: ${what}${where}.`, { details: { file: this.source, ...at }, cause });
+    return new EngineError('DatasetFormat', `${file}: ${what}${where}.`, { details: { file: source, ...at }, cause });
   }
 
   has(name: string): boolean {

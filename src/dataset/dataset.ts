@@ -79,10 +79,20 @@ export class Dataset {
     if (!backingOf(file.buffer)) this.openAll();
   }
 
-  private parts = new Map<string, unknown>();
+  /** Parts opened so far, and those that failed (the same error each time, not a new read). */
+  private parts = new Map<string, { value: unknown } | { error: unknown }>();
   private part<T>(key: string, open: () => T): T {
-    if (!this.parts.has(key)) this.parts.set(key, open());
-    return this.parts.get(key) as T;
+    let p = this.parts.get(key);
+    if (!p) {
+      try {
+        p = { value: open() };
+      } catch (e) {
+        p = { error: e };
+      }
+      this.parts.set(key, p);
+    }
+    if ('error' in p) throw p.error;
+    return p.value as T;
   }
 
   /** The shortest-route hierarchy. */
@@ -158,6 +168,11 @@ export class Dataset {
     return new Dataset(f, opts.snapRadiusM);
   }
 
+  /**
+   * The dataset's one buffer. Opened from a file, the sections of parts not used yet are zeros in
+   * it until read: hand it to threads through the worker pool (workers/pool.ts passes the file's record
+   * with it), or call {@link openAll} before copying it.
+   */
   get buffer(): ArrayBufferLike {
     return this.file.buffer;
   }
@@ -177,6 +192,8 @@ function load<T>(file: BinFile, what: string, prefix: string, open: () => T): T 
     return open();
   } catch (e) {
     if (isEngineError(e) && e.code === 'DatasetFormat' && e.details !== undefined && 'file' in e.details) throw e;
+    // the file could not be read (I/O, closed, gone): not damage
+    if (isEngineError(e) && e.code === 'InvalidInput' && e.path === 'dataset') throw e;
     const msg = e instanceof Error ? e.message : String(e);
     throw file.error(`the ${what} (sections "${prefix}…") is damaged: ${msg.replace(/\.$/, '')}`, { section: prefix }, e);
   }

@@ -25,6 +25,7 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { EngineError, toErrorRecord, type ErrorRecord } from '../core/errors.js';
+import { backingOf } from '../core/binfile.js';
 import type { ProgressEvent } from '../core/cancel.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
 
@@ -113,6 +114,9 @@ export class WorkerPool implements Executor {
   constructor(opts: PoolOptions = {}) {
     this.threads = Math.max(1, opts.threads ?? availableParallelism());
     this.shared = opts.shared ?? {};
+    // a shared buffer read on demand from its file (a dataset opened by path) goes with its file's
+    // record, so that the threads read the sections they take (core/binfile.ts)
+    const backings = Object.values(this.shared).map((v) => (v instanceof SharedArrayBuffer ? backingOf(v) : undefined)).filter((b) => b !== undefined);
     const entry = workerEntry();
     this.piscina = new Piscina({
       filename: entry.filename,
@@ -124,7 +128,7 @@ export class WorkerPool implements Executor {
       // garbage and gives the memory back (a large dispatch's 1+ GB within seconds, where a blocked
       // thread kept it until its next task)
       atomics: 'disabled',
-      workerData: this.shared,
+      workerData: backings.length ? { ...this.shared, backings } : this.shared,
       resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? WORKER_YOUNG_MB },
       execArgv: entry.execArgv,
     });

@@ -14,6 +14,10 @@ import { isEngineError } from '../../src/core/errors.js';
 import { Dataset, SECTION } from '../../src/dataset/dataset.js';
 import { Engine } from '../../src/engine.js';
 import { Rng } from '../../src/core/rng.js';
+import { ContractionHierarchy } from '../../src/ch/index.js';
+import { computeMatrix } from '../../src/matrix/compute.js';
+import { endpointsFromNodes } from '../../src/matrix/index.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import { ChQuery } from '../../src/ch/query.js';
 import { fixtureDataset, fixtureDatasetFile } from '../helpers/datasets.js';
 
@@ -88,6 +92,40 @@ describe('a dataset read on demand', () => {
     }
   });
 
+  it('a worker pool given the buffer alone (the documented pattern) reads the parts its threads take: the matrix on the distance hierarchy equals the whole buffer\'s', async () => {
+    const ds = Dataset.open(path);
+    const pool = new WorkerPool({ threads: 2, shared: { dataset: ds.buffer } });
+    try {
+      const n = ds.graph.numNodes;
+      const nodes = Array.from({ length: 60 }, (_, i) => (i * 7919) % n);
+      // the main thread keeps to the core: only the workers read the distance hierarchy
+      const chd = ContractionHierarchy.fromSections(BinFile.from(new Uint8Array(readFileSync(path)).buffer), SECTION.chDist);
+      const before = ds.file.loadedBytes();
+      const r = await computeMatrix(chd, endpointsFromNodes(nodes), endpointsFromNodes(nodes), { executor: pool, prefix: SECTION.chDist, inThreadMaxCells: 0 });
+      const want = await computeMatrix(whole.chDist, endpointsFromNodes(nodes), endpointsFromNodes(nodes), {});
+      expect([...r.cost]).toEqual([...want.cost]);
+      expect(ds.file.loadedBytes()).toBe(before + bytesOf(ds.file, [SECTION.chDist]));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('threads taking the same part at once read it once and all see it whole', async () => {
+    const ds = Dataset.open(path);
+    const pool = new WorkerPool({ threads: 2, shared: { dataset: ds.buffer } });
+    try {
+      const addresses = [{ Street: 'Boulevard des Moulins', City: 'Monaco' }, { Street: 'Avenue de la Costa', City: 'Monaco' }];
+      const task = { datasetKey: 'dataset', prefix: SECTION.geocode, addresses, limit: 1, needMatchCode: true };
+      // both threads and this one open the geocoder together
+      const [a, b] = await Promise.all([pool.run('geocode-items', task as never), pool.run('geocode-items', task as never), Promise.resolve(ds.geocoder)]);
+      expect(a).toEqual(b);
+      expect(ds.geocoder!.search(addresses[0] as never, { limit: 1 })).toEqual(whole.geocoder!.search(addresses[0] as never, { limit: 1 }));
+      expect(ds.file.loadedBytes()).toBe(bytesOf(ds.file, [...CORE, SECTION.geocode]));
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('damage in a part read later is DatasetFormat naming the file and the section, when it is read', () => {
     const bytes = readFileSync(path);
     const f = BinFile.from(new Uint8Array(bytes).buffer);
@@ -101,6 +139,11 @@ describe('a dataset read on demand', () => {
     expect(e.code).toBe('DatasetFormat');
     expect(e.details?.file).toBe(p);
     expect(e.message).toContain(name);
+    expect(errorOf(() => ds.chDist)).toBe(e); // remembered, not read again
+    // a thread reopening the shared buffer (as a worker does) names the file too
+    const again = errorOf(() => Dataset.fromBuffer(ds.buffer).chDist);
+    expect(again.code).toBe('DatasetFormat');
+    expect(again.details?.file).toBe(p);
     expect(ds.geocoder).not.toBeNull(); // other parts still open
   });
 
@@ -112,6 +155,16 @@ describe('a dataset read on demand', () => {
     writeFileSync(other, Buffer.alloc(64, 7));
     renameSync(other, p);
     expect(ds.geocoder!.search({ Street: 'Boulevard des Moulins', City: 'Monaco' } as never, { limit: 3 })).toEqual(whole.geocoder!.search({ Street: 'Boulevard des Moulins', City: 'Monaco' } as never, { limit: 3 }));
+  });
+
+  it('an engine closed lets its file go; used again, it reads the parts it still needs from the same file', async () => {
+    const p = join(dir, 'closed.dkds');
+    copyFileSync(path, p);
+    const engine = await Engine.open(p, { threads: 1 });
+    await engine.close();
+    const r = await engine.geocode({ Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }] });
+    expect(r.Status).toBe('Success');
+    await engine.close();
   });
 
   it('a file changed in place since it was opened is refused when a part is read, not read into the old layout', () => {
