@@ -337,15 +337,11 @@ export class BinFile {
       if (last) last.padEnd = e.offset;
       last = e;
     }
-    this.firstOffset = this.entries.size ? this.entries.values().next().value!.offset : size;
-    this.tableEnd = tableEnd;
     this.backing = backings.get(buffer) ?? null;
     this.verified = this.checkIntegrity(u8, dv, tableEnd, verify);
   }
 
   private readonly backing: FileBacking | null;
-  private readonly tableEnd: number;
-  private readonly firstOffset: number;
 
   /**
    * A dataset file read on demand: the header and section table now (checked), each section's
@@ -364,7 +360,11 @@ export class BinFile {
       const u8 = new Uint8Array(buffer);
       readFully(fd, u8, 0, Math.min(size, HEADER_BYTES));
       const n = size >= HEADER_BYTES ? new DataView(buffer).getUint16(6, true) : 0;
-      if (n > 0) readFully(fd, u8, HEADER_BYTES, Math.min(size, HEADER_BYTES + n * ENTRY_BYTES) - HEADER_BYTES);
+      const tableEnd = Math.min(size, HEADER_BYTES + n * ENTRY_BYTES);
+      if (n > 0) readFully(fd, u8, HEADER_BYTES, tableEnd - HEADER_BYTES);
+      // and the padding up to the first section, checked with the table (the constructor checks the offset itself)
+      const first = tableEnd === HEADER_BYTES + n * ENTRY_BYTES && n > 0 ? new DataView(buffer).getFloat64(HEADER_BYTES + NAME_BYTES + 8, true) : tableEnd;
+      if (Number.isInteger(first) && first > tableEnd && first <= size) readFully(fd, u8, tableEnd, first - tableEnd);
       backing = { buffer, fd, path, dev: st.dev, ino: st.ino, size, mtimeMs: st.mtimeMs, loaded: new Int32Array(new SharedArrayBuffer(4 * Math.max(1, n))) };
     } catch (e) {
       closeSync(fd);
@@ -421,9 +421,7 @@ export class BinFile {
         // (not ctime: the opened file's changes when another is renamed over its path)
         throw this.error(`section "${name}" cannot be read: the file changed on disk since it was opened; reopen the dataset`, { section: name });
       }
-      const u8 = new Uint8Array(this.buffer);
-      if (e.index === 0 && this.firstOffset > this.tableEnd) readFully(fd, u8, this.tableEnd, this.firstOffset - this.tableEnd);
-      readFully(fd, u8, e.offset, e.padEnd - e.offset);
+      readFully(fd, new Uint8Array(this.buffer), e.offset, e.padEnd - e.offset);
     } catch (err) {
       if (isEngineError(err)) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
@@ -432,14 +430,20 @@ export class BinFile {
       if (own && fd >= 0) closeSync(fd);
     }
     if (this.containerVersion !== CONTAINER_VERSION_UNCHECKED) {
-      const u8 = new Uint8Array(this.buffer);
-      if (e.index === 0) {
-        for (let at = this.tableEnd; at < this.firstOffset; at++) if (u8[at] !== 0) throw this.error('damaged padding after the section table (a non-zero byte)', { section: name, offset: at });
-      }
-      for (let at = e.offset + e.length; at < e.padEnd; at++) if (u8[at] !== 0) throw this.error(`damaged padding after section "${name}" (a non-zero byte)`, { section: name, offset: at });
-      const got = checksum32(this.buffer, e.offset, e.length);
-      if (got !== e.checksum) throw this.error(`section "${name}" is damaged (checksum ${got.toString(16)}, expected ${e.checksum.toString(16)})`, { section: name, offset: e.offset });
+      this.checkZeros(new Uint8Array(this.buffer), e.offset + e.length, e.padEnd, `section "${name}"`, name);
+      this.checkBody(name, e);
     }
+  }
+
+  /** Padding bytes [from, to) must be zero. */
+  private checkZeros(u8: Uint8Array, from: number, to: number, after: string, section?: string): void {
+    for (let at = from; at < to; at++) if (u8[at] !== 0) throw this.error(`damaged padding after ${after} (a non-zero byte)`, { ...(section ? { section } : {}), offset: at });
+  }
+
+  /** A section body's checksum must match its table entry's. */
+  private checkBody(name: string, e: Entry): void {
+    const got = checksum32(this.buffer, e.offset, e.length);
+    if (got !== e.checksum) throw this.error(`section "${name}" is damaged (checksum ${got.toString(16)}, expected ${e.checksum.toString(16)})`, { section: name, offset: e.offset });
   }
 
   /** Sections read so far of a file read on demand (all of them for a buffer given whole), bytes. */
@@ -467,28 +471,15 @@ export class BinFile {
       throw this.error('the header or section table is damaged (checksum mismatch)', { offset: 24 });
     }
     if (dv.getUint32(28, true) !== 0) throw this.error('damaged header (reserved bytes are not zero)', { offset: 28 });
-    // read on demand: padding and bodies are checked as each section is read (ensure)
-    if (backings.has(this.buffer)) return true;
     // Padding: between the table and the first section, between sections, after the last.
-    let at = tableEnd;
-    const zeroUpTo = (end: number, after: string): void => {
-      for (; at < end; at++) if (u8[at] !== 0) throw this.error(`damaged padding after ${after} (a non-zero byte)`, { offset: at });
-    };
-    let prevName = 'the section table';
-    for (const [name, e] of this.entries) {
-      zeroUpTo(e.offset, prevName);
-      at = e.offset + e.length;
-      prevName = `section "${name}"`;
-    }
-    zeroUpTo(size, prevName);
+    const first = this.entries.values().next().value;
+    this.checkZeros(u8, tableEnd, first?.offset ?? size, 'the section table');
+    // read on demand: the other padding and the bodies are checked as each section is read (ensure)
+    if (this.backing !== null) return true;
+    for (const [name, e] of this.entries) this.checkZeros(u8, e.offset + e.length, e.padEnd, `section "${name}"`);
     if (verify === false) return false;
     if (verify === 'once' && verifiedBuffers.has(this.buffer)) return true;
-    for (const [name, e] of this.entries) {
-      const got = checksum32(this.buffer, e.offset, e.length);
-      if (got !== e.checksum) {
-        throw this.error(`section "${name}" is damaged (checksum ${got.toString(16)}, expected ${e.checksum.toString(16)})`, { section: name, offset: e.offset });
-      }
-    }
+    for (const [name, e] of this.entries) this.checkBody(name, e);
     verifiedBuffers.add(this.buffer);
     return true;
   }
@@ -570,13 +561,7 @@ export function readFileInto(path: string, shared = true): ArrayBufferLike {
   try {
     const size = fstatSync(fd).size;
     const buf = shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size);
-    const u8 = new Uint8Array(buf);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, u8, off, Math.min(size - off, 1 << 30), off);
-      if (n <= 0) break;
-      off += n;
-    }
+    readFully(fd, new Uint8Array(buf), 0, size);
     return buf;
   } finally {
     closeSync(fd);

@@ -95,34 +95,34 @@ export class Dataset {
     return p.value as T;
   }
 
+  /** A part the dataset may lack (null then): opened, checked and kept by {@link part}. */
+  private optional<T>(what: string, prefix: string, has: boolean, open: () => T): T | null {
+    return this.part(prefix, () => (has ? load(this.file, what, prefix, open) : null));
+  }
+
   /** The shortest-route hierarchy. */
   get chDist(): ContractionHierarchy {
-    return this.part('chDist', () => load(this.file, 'shortest-route hierarchy', SECTION.chDist, () => ContractionHierarchy.fromSections(this.file, SECTION.chDist)));
+    return this.part(SECTION.chDist, () => load(this.file, 'shortest-route hierarchy', SECTION.chDist, () => ContractionHierarchy.fromSections(this.file, SECTION.chDist)));
   }
 
   /** The geocoder, when the dataset was built with one. */
   get geocoder(): Geocoder | null {
-    return this.part('geocoder', () => GeocodeIndex.has(this.file, SECTION.geocode)
-      ? load(this.file, 'geocoder', SECTION.geocode, () => new Geocoder(GeocodeIndex.fromSections(this.file, SECTION.geocode)))
-      : null);
-  }
-
-  /** Whether the dataset has a geocoder (without opening it). */
-  get hasGeocoder(): boolean {
-    return GeocodeIndex.has(this.file, SECTION.geocode);
+    const f = this.file;
+    return this.optional('geocoder', SECTION.geocode, GeocodeIndex.has(f, SECTION.geocode), () => new Geocoder(GeocodeIndex.fromSections(f, SECTION.geocode)));
   }
 
   /** Named landmarks for directions' hints (null in datasets built before the layer). */
   get landmarks(): PoiLayer | null {
-    return this.part('landmarks', () => PoiLayer.has(this.file, SECTION.poi) ? load(this.file, 'landmark layer', SECTION.poi, () => PoiLayer.fromSections(this.file, SECTION.poi)) : null);
+    const f = this.file;
+    return this.optional('landmark layer', SECTION.poi, PoiLayer.has(f, SECTION.poi), () => PoiLayer.fromSections(f, SECTION.poi));
   }
 
   /** The customizable hierarchy's topology, for routing around no-go zones (null in datasets built before it). */
   get cch(): CchTopology | null {
-    return this.part('cch', () => {
-      if (!CchTopology.has(this.file, SECTION.cch)) return null;
-      const c = load(this.file, 'customizable hierarchy', SECTION.cch, () => CchTopology.fromSections(this.file, SECTION.cch));
-      if (c.arcOf.length !== this.graph.numArcs) throw this.file.error('the customizable hierarchy does not match the road graph', { section: `${SECTION.cch}arcOf` });
+    const f = this.file;
+    return this.optional('customizable hierarchy', SECTION.cch, CchTopology.has(f, SECTION.cch), () => {
+      const c = CchTopology.fromSections(f, SECTION.cch);
+      if (c.arcOf.length !== this.graph.numArcs) throw f.error('the customizable hierarchy does not match the road graph', { section: `${SECTION.cch}arcOf` });
       return c;
     });
   }
@@ -132,7 +132,8 @@ export class Dataset {
    * written without it: the renderer then builds it on first use).
    */
   get roadIndex(): RoadBoxIndex | null {
-    return this.part('roadIndex', () => RoadBoxIndex.has(this.file, SECTION.roads) ? load(this.file, 'road index', SECTION.roads, () => RoadBoxIndex.fromSections(this.file, SECTION.roads, this.graph)) : null);
+    const f = this.file;
+    return this.optional('road index', SECTION.roads, RoadBoxIndex.has(f, SECTION.roads), () => RoadBoxIndex.fromSections(f, SECTION.roads, this.graph));
   }
 
   /** Opens every part now (a buffer given whole, or a caller that wants every section read and verified up front). */

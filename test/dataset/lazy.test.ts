@@ -10,7 +10,6 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BinFile } from '../../src/core/binfile.js';
-import { isEngineError } from '../../src/core/errors.js';
 import { Dataset, SECTION } from '../../src/dataset/dataset.js';
 import { Engine } from '../../src/engine.js';
 import { Rng } from '../../src/core/rng.js';
@@ -20,6 +19,7 @@ import { endpointsFromNodes } from '../../src/matrix/index.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 import { ChQuery } from '../../src/ch/query.js';
 import { fixtureDataset, fixtureDatasetFile } from '../helpers/datasets.js';
+import { errorOf } from '../errors/helpers.js';
 
 let path: string;
 let whole: Dataset;
@@ -35,16 +35,6 @@ function bytesOf(f: BinFile, prefixes: string[]): number {
 }
 const CORE = [SECTION.meta, SECTION.graph, SECTION.chTime, SECTION.snap];
 const LATER = [SECTION.chDist, SECTION.geocode, SECTION.cch, SECTION.roads, SECTION.poi];
-
-function errorOf(f: () => unknown): { code: string; message: string; details?: Record<string, unknown> } {
-  try {
-    f();
-  } catch (e) {
-    if (isEngineError(e)) return e as never;
-    throw e;
-  }
-  throw new Error('no error');
-}
 
 describe('a dataset read on demand', () => {
   it('holds the routing core after opening, the rest once used, with the answers of the whole buffer', () => {
