@@ -21,6 +21,12 @@ import { MONACO_STOPS, post, startServer, type ServerProcess } from '../helpers/
 
 const PG = process.env.DATABASE_URL;
 const KILLS = Number(process.env.DK_KILLS ?? 20);
+/**
+ * Track points' time stamps: within the servers' retention (90 days for GPS points), or the prune a
+ * server runs at start deletes acknowledged points while the test writes them (batch i at
+ * TRACK_T0 + i s: writer 7's batches end 8.1 days later, still in the past).
+ */
+const TRACK_T0 = Date.now() - 10 * 86_400_000;
 
 let data: string;
 const tmp = mkdtempSync(join(tmpdir(), 'dk-durability-'));
@@ -117,7 +123,7 @@ async function killCycles(db: string, cycles: number): Promise<{ acked: number; 
           const batch = w * 100_000 + i;
           try {
             if (w < 8) {
-              const base = Date.UTC(2026, 0, 1) + batch * 1000;
+              const base = TRACK_T0 + batch * 1000;
               const pts = Array.from({ length: 25 }, (_, k) => ({ Latitude: 43.73, Longitude: 7.42, TimeStamp: new Date(base + k).toISOString() }));
               const r = await post(url, '/rest/trackpoints', { Account: `b${batch}`, TrackPoints: pts }, key);
               if (r.status === 200 && r.json.Count === 25) acked.push(batch);
