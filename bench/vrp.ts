@@ -112,6 +112,8 @@ async function main(): Promise<void> {
       'report-only': { type: 'boolean', default: false },
       'no-sync': { type: 'boolean', default: false },
       'no-crossover': { type: 'boolean', default: false },
+      /** A search parameter for experiments, `--param routeRuin=0.1` (repeatable; SearchParams in src/vrp/search.ts). */
+      param: { type: 'string', multiple: true },
     },
   });
   const dir = sharedData('vrp');
@@ -145,6 +147,7 @@ async function main(): Promise<void> {
             hardLimitFactor: Number(values['hard-limit']),
             ...(values['no-sync'] ? { sync: false } : {}),
             ...(values['no-crossover'] ? { crossover: false } : {}),
+            ...(values.param?.length ? { params: Object.fromEntries(values.param.map((kv) => { const [k, v] = kv.split('='); return [k, Number(v)]; })) } : {}),
           });
           const seconds = (performance.now() - t0) / 1000;
           const cpu = process.cpuUsage(cpu0);
