@@ -178,9 +178,12 @@ export async function redispatch(ctx: OpsContext, inp: RedispatchInput, rs: Redi
       if ((v.MaxVolume ?? 0) > 0) sv.MaxVolume = Math.max(1e-9, (sv.MaxVolume ?? 0) - (k.Volume ?? 0));
       if ((v.MaxSkids ?? 0) > 0) sv.MaxSkids = Math.max(1, (sv.MaxSkids ?? 0) - (k.Skids ?? 0));
     }
-    // a vehicle with no stops or minutes left keeps its frozen stops and takes nothing new
+    // a vehicle with no stops or minutes left keeps its frozen stops and takes nothing new; so does one
+    // whose shift is over by the time it is free (its Tin would be after its Tout)
     if ((v.MaxStops ?? 0) > 0 && sv.MaxStops! <= 0) continue;
     if ((v.MaxMinutes ?? 0) > 0 && sv.MaxMinutes! <= 0) continue;
+    const tout = dateToSeconds(v.Tout);
+    if (tout !== null && freeAt >= tout) continue;
     solvedVehicles.push(sv);
   }
   const solvedLocs = kept.filter((l) => !(l.Name && frozen.has(l.Name)));

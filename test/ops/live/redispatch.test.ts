@@ -181,6 +181,30 @@ describe('re-dispatch', () => {
     }
   }, 60_000);
 
+  it('a vehicle whose shift is over by the time it is free keeps its frozen stops and takes nothing new; the others go on (not refused)', async () => {
+    // Van A on shift until 10:00, Van B until 20:00; at 09:59 nothing is done, so Van A's next stop (frozen) ends after its Tout
+    const shifts = parsed<DispatchSpecification>(DispatchSpecificationSchema, {
+      ...spec, Vehicles: spec.Vehicles!.map((v) => ({ ...v, Tin: T0, Tout: v!.Name === 'Van A' ? '2026-11-26T10:00:00Z' : '2026-11-26T20:00:00Z' })),
+    });
+    const first = await engine.dispatch(shifts, { seed: 1 });
+    expect(first.Status).toBe('Success');
+    expect(stopsOf(first, 'Van A').length).toBeGreaterThan(1);
+    const violations: string[][] = [];
+    const out = await redispatch(engine.context(), { result: first, stored: { spec: shifts, done: [] }, tracks: new Map(), events: [] }, request({ CurrentTime: '2026-11-26T09:59:00Z', Frozen: 1 }), {
+      seed: 1, onSolution: (input, sol) => violations.push(validateSolution(input, sol).violations.map((v) => JSON.stringify(v))),
+    });
+    if ('issues' in out) throw new Error(`refused: ${JSON.stringify(out.issues)}`);
+    const r = out.result;
+    expect(violations.flat()).toEqual([]);
+    expect(['Success', 'SuccessWithErrors']).toContain(r.Status);
+    const a = stopsOf(r, 'Van A').map((l) => l.Name);
+    expect(a).toEqual([stopsOf(first, 'Van A')[0].Name]); // its frozen stop, nothing new
+    const b = new Set(stopsOf(r, 'Van B').map((l) => l.Name));
+    for (const l of stopsOf(first, 'Van A').slice(1)) {
+      expect(b.has(l.Name) || (r.Changes ?? []).some((c) => c.Location === l.Name && c.Change === 'Unserved'), l.Name).toBe(true);
+    }
+  }, 60_000);
+
   it('bad requests name the field: unknown stop or vehicle, a new stop with a name taken, a day that is over', async () => {
     const ask = (over: Record<string, unknown>) => redispatch(engine.context(), { result: plan, stored: { spec, done: [] }, tracks: new Map(), events: [] }, request({ CurrentTime: T0, ...over }));
     expect(await ask({ Cancelled: ['nope'] })).toMatchObject({ issues: [{ path: 'Cancelled[0]' }] });
