@@ -220,6 +220,28 @@ describe('GPS tracks', () => {
     expect(other.result.TrackPoints).toEqual([]);
   });
 
+  it('a point older than the GPS retention (90 days by default) is refused with the batch, as one in the future: the next prune would delete it', async () => {
+    const iso = (t: number) => new Date(t).toISOString();
+    const day = 86_400_000;
+    const r = answer(await service.call('TrackPoints', { Account: 'old', TrackPoints: [
+      { Latitude: 43.73, Longitude: 7.42, TimeStamp: iso(now - 89 * day) },
+      { Latitude: 43.73, Longitude: 7.42, TimeStamp: iso(now - 91 * day) },
+      { Latitude: 43.73, Longitude: 7.42, TimeStamp: iso(now + 3_600_000) },
+    ] }, { key: keys.other }));
+    expect(r.result).toMatchObject({ Status: 'Failed', Count: 0 });
+    const msgs = (r.result.Errors as { Message: string }[]).map((e) => e.Message);
+    expect(msgs).toEqual([
+      expect.stringMatching(/^TrackPoints\[1\]\.TimeStamp: is older than the server keeps GPS points \(90 days: before .*\), so the next prune would delete it; nothing was recorded$/),
+      expect.stringMatching(/^TrackPoints\[2\]\.TimeStamp: is in the future/),
+    ]);
+    const track = (acct: string) => service.call('GetTrack', { Account: acct, FromDate: iso(now - 100 * day), ToDate: iso(now + day) }, { key: keys.other });
+    expect(answer(await track('old')).result.TrackPoints).toEqual([]);
+    // 89 days old is kept; with retention off (null) any age is
+    expect(answer(await service.call('TrackPoints', { Account: 'old', TrackPoints: [{ Latitude: 43.73, Longitude: 7.42, TimeStamp: iso(now - 89 * day) }] }, { key: keys.other })).result.Count).toBe(1);
+    const keepAll = new Service(engine, store, { clock: () => now, rateLimit: { perSecond: 0 }, retention: { tracks: null } });
+    expect(answer(await keepAll.call('TrackPoints', { Account: 'older', TrackPoints: [{ Latitude: 43.73, Longitude: 7.42, TimeStamp: iso(now - 400 * day) }] }, { key: keys.other })).result.Count).toBe(1);
+  });
+
   it('bad points are refused together, each named', async () => {
     const r = answer(await service.call('TrackPoints', [
       { Latitude: 43.7, Longitude: 7.4, TimeStamp: '2026-11-02T09:00:00Z' },
@@ -242,19 +264,19 @@ describe('GPS tracks', () => {
 
 describe('limits and odd input', () => {
   it('binds TrackPoints case-insensitively; refuses a track name over 200 characters and over 5,000 points', async () => {
-    const r = answer(await service.call('TrackPoints', { account: 'lc', trackpoints: [{ latitude: 1, longitude: 2, timestamp: '2026-05-01T00:00:00Z' }] }, { key: keys.other }));
+    const r = answer(await service.call('TrackPoints', { account: 'lc', trackpoints: [{ latitude: 1, longitude: 2, timestamp: '2026-11-01T00:00:00Z' }] }, { key: keys.other }));
     expect(r.result).toMatchObject({ Status: 'Success', Count: 1 });
     const t = answer(await service.call('GetTrack', { Account: 'lc', FromDate: '2026-01-01T00:00:00Z', ToDate: '2027-01-01T00:00:00Z' }, { key: keys.other }));
     expect((t.result.TrackPoints as unknown[]).length).toBe(1);
-    const long = answer(await service.call('TrackPoints', { Account: 'T'.repeat(201), TrackPoints: [{ Latitude: 1, Longitude: 2, TimeStamp: '2026-05-01T00:00:00Z' }] }, { key: keys.other }));
+    const long = answer(await service.call('TrackPoints', { Account: 'T'.repeat(201), TrackPoints: [{ Latitude: 1, Longitude: 2, TimeStamp: '2026-11-01T00:00:00Z' }] }, { key: keys.other }));
     expect(long.result).toMatchObject({ Status: 'Failed', Count: 0, Errors: [{ Message: expect.stringContaining('Account: at most 200') }] });
-    const many = Array.from({ length: 5_001 }, () => ({ Latitude: 1, Longitude: 2, TimeStamp: '2026-05-01T00:00:00Z' }));
+    const many = Array.from({ length: 5_001 }, () => ({ Latitude: 1, Longitude: 2, TimeStamp: '2026-11-01T00:00:00Z' }));
     expect(answer(await service.call('TrackPoints', many, { key: keys.other })).result).toMatchObject({ Status: 'Failed', Errors: [{ Message: expect.stringContaining('at most 5000 points') }] });
   });
 
   it('GetTrack reads a long track in pages: every point once, in time order, also when pages end inside a run of equal time stamps', async () => {
     // 12,345 points on 'pages': runs of equal time stamps longer than a page (2,000) among single ones
-    const ts = (s: number): string => new Date(Date.UTC(2026, 4, 2) + s * 1000).toISOString();
+    const ts = (s: number): string => new Date(Date.UTC(2026, 10, 2) + s * 1000).toISOString();
     const all: { Latitude: number; Longitude: number; TimeStamp: string }[] = [];
     for (let i = 0; i < 12_345; i++) all.push({ Latitude: i / 1e5, Longitude: 7, TimeStamp: ts(i < 6000 ? 0 : i < 6500 ? i : i < 12_000 ? 7000 : i) });
     for (let i = 0; i < all.length; i += 5_000) {

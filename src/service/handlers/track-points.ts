@@ -10,6 +10,7 @@ import { latLonProblems } from '../../core/geo.js';
 import type { Call } from '../call.js';
 import type { ParseOutcome } from '../operations.js';
 import { instantOf, MAX_NAME } from './common.js';
+import { retentionCutoffs } from '../../store/rules.js';
 
 /**
  * Most track points one TrackPoints request may record: they are written in one transaction,
@@ -75,9 +76,18 @@ export async function trackPoints(spec: TrackPointsInput, call: Call): Promise<T
   const account = call.account!;
   // points may come out of time order (a device sends what it buffered offline): they are kept in time order;
   // a point in the future is a clock error and would stand for the vehicle's position for hours
-  const limit = call.service.clock() + FUTURE_SLACK_MS;
-  const future = spec.points.flatMap((p, i) => (p.ts > limit ? [{ path: `TrackPoints[${i}].TimeStamp`, message: `is in the future (${new Date(p.ts).toISOString()}; the server's clock says ${new Date(limit - FUTURE_SLACK_MS).toISOString()}); nothing was recorded` }] : []));
-  if (future.length) return { ...failedFromIssues(future.slice(0, 50)), Count: 0 } as TrackPointsResult;
+  // and a point older than the GPS retention would be deleted by the next prune (at the server's start, then hourly):
+  // refused too, rather than acknowledged and then lost
+  const now = call.service.clock();
+  const limit = now + FUTURE_SLACK_MS;
+  const days = call.service.retention.tracks;
+  const oldest = retentionCutoffs(now, { tracks: days }).tracksBefore ?? -Infinity;
+  const refused = spec.points.flatMap((p, i) => (p.ts > limit
+    ? [{ path: `TrackPoints[${i}].TimeStamp`, message: `is in the future (${new Date(p.ts).toISOString()}; the server's clock says ${new Date(now).toISOString()}); nothing was recorded` }]
+    : p.ts < oldest
+      ? [{ path: `TrackPoints[${i}].TimeStamp`, message: `is older than the server keeps GPS points (${days} days: before ${new Date(oldest).toISOString()}), so the next prune would delete it; nothing was recorded` }]
+      : []));
+  if (refused.length) return { ...failedFromIssues(refused.slice(0, 50)), Count: 0 } as TrackPointsResult;
   const track = spec.track || account.name;
   const n = spec.points.length === 0 ? 0
     : await call.service.store.addTrackPoints({ accountId: account.id, track, points: spec.points, now: call.service.clock() });

@@ -28,7 +28,9 @@ $CASINO = $STOPS[0];
 $STADE = $STOPS[2];
 $GARE = ['Gare de Monaco', 43.739, 7.42];
 $PRICE = ['CalculateDistance' => 1, 'CalculateRoute' => 1, 'CalculateRoutes' => 2, 'Geocode' => 1, 'Dispatch' => count($STOPS)];
-$TRACK_POINTS = [[43.7381, 7.4262, '2026-11-02T09:00:30Z'], [43.7395, 7.428, '2026-11-02T09:00:00Z'], [43.735, 7.4225, '2026-11-02T09:01:00Z']];
+// yesterday's (UTC): inside the server's GPS retention (90 days) and not in the future, whatever today's date
+$DAY = gmdate('Y-m-d', time() - 86400);
+$TRACK_POINTS = [[43.7381, 7.4262, "{$DAY}T09:00:30Z"], [43.7395, 7.428, "{$DAY}T09:00:00Z"], [43.735, 7.4225, "{$DAY}T09:01:00Z"]];
 
 $options = [
     'soap_version' => $version === '1.2' ? SOAP_1_2 : SOAP_1_1,
@@ -294,8 +296,8 @@ run('TrackPoints', function () use ($track, $TRACK_POINTS) {
     return "{$r->Count} points on $track";
 });
 
-run('GetTrack', function () use ($track, $TRACK_POINTS) {
-    $r = call('GetTrack', ['specification' => make('TrackSpecification', ['Account' => $track, 'FromDate' => '2026-11-02T08:00:00Z', 'ToDate' => '2026-11-02T10:00:00Z'])])->GetTrackResult;
+run('GetTrack', function () use ($track, $TRACK_POINTS, $DAY) {
+    $r = call('GetTrack', ['specification' => make('TrackSpecification', ['Account' => $track, 'FromDate' => "{$DAY}T08:00:00Z", 'ToDate' => "{$DAY}T10:00:00Z"])])->GetTrackResult;
     typed($r, 'TrackResult');
     success($r, 'GetTrack');
     $got = array_map(fn ($p) => [$p->Latitude, $p->Longitude, utc($p->TimeStamp)], items($r->TrackPoints, 'TrackPoint'));

@@ -6,7 +6,7 @@ Nothing here speaks SOAP: each client builds its own typed objects from the serv
 import json
 import sys
 import traceback
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 NS = 'http://TrackService.TrackRoad.com/'
 
@@ -26,14 +26,16 @@ ADDRESS = ('Boulevard des Moulins', 'Monaco')
 # per route, CalculateRoutes 1 per route computed, CalculateDistance 1; the rest is free.
 PRICE = {'CalculateDistance': 1, 'CalculateRoute': 1, 'CalculateRoutes': 2, 'Geocode': 1, 'Dispatch': len(STOPS)}
 
-# Track points sent out of time order; GetTrack must return them ordered by time.
+# Track points sent out of time order; GetTrack must return them ordered by time. Yesterday's (UTC): inside the
+# server's GPS retention (90 days) and not in the future, whatever today's date.
+_DAY = (datetime.now(timezone.utc) - timedelta(days=1)).replace(hour=9, minute=0, second=0, microsecond=0)
 TRACK_POINTS = [
-    (43.7381, 7.4262, datetime(2026, 11, 2, 9, 0, 30, tzinfo=timezone.utc)),
-    (43.7395, 7.4280, datetime(2026, 11, 2, 9, 0, 0, tzinfo=timezone.utc)),
-    (43.7350, 7.4225, datetime(2026, 11, 2, 9, 1, 0, tzinfo=timezone.utc)),
+    (43.7381, 7.4262, _DAY + timedelta(seconds=30)),
+    (43.7395, 7.4280, _DAY),
+    (43.7350, 7.4225, _DAY + timedelta(minutes=1)),
 ]
-TRACK_FROM = datetime(2026, 11, 2, 8, 0, 0, tzinfo=timezone.utc)
-TRACK_TO = datetime(2026, 11, 2, 10, 0, 0, tzinfo=timezone.utc)
+TRACK_FROM = _DAY - timedelta(hours=1)
+TRACK_TO = _DAY + timedelta(hours=1)
 
 OPERATIONS = ['Login', 'Logout', 'CalculateRoutes', 'CalculateRoute', 'Dispatch', 'Geocode', 'CalculateDistance',
               'CreditRemaining', 'GetRouteList', 'GetRoute', 'GetTrack', 'TrackPoints']
