@@ -90,7 +90,7 @@ export async function trackPoints(spec: TrackPointsInput, call: Call): Promise<T
   if (refused.length) return { ...failedFromIssues(refused.slice(0, 50)), Count: 0 } as TrackPointsResult;
   const track = spec.track || account.name;
   const n = spec.points.length === 0 ? 0
-    : await call.service.store.addTrackPoints({ accountId: account.id, track, points: spec.points, now: call.service.clock() });
+    : await call.service.store.addTrackPoints({ accountId: account.id, track, points: spec.points, now });
   if (n > 0) call.service.changes.emit(`track:${account.id}:${track}`);
   return { Status: 'Success', Errors: [], Count: n };
 }

@@ -94,9 +94,11 @@ describe('live state', () => {
 });
 
 describe('re-dispatch', () => {
-  async function run(over: Record<string, unknown>, tracks = new Map<string, Fix[]>(), events: LiveEvent[] = []): Promise<{ r: RedispatchResult; stored: string; violations: string[][] }> {
+  async function run(
+    over: Record<string, unknown>, tracks = new Map<string, Fix[]>(), events: LiveEvent[] = [], base: { plan: DispatchResult; spec: DispatchSpecification } = { plan, spec },
+  ): Promise<{ r: RedispatchResult; stored: string; violations: string[][] }> {
     const violations: string[][] = [];
-    const out = await redispatch(engine.context(), { result: plan, stored: { spec, done: [] }, tracks, events }, request(over), {
+    const out = await redispatch(engine.context(), { result: base.plan, stored: { spec: base.spec, done: [] }, tracks, events }, request(over), {
       seed: 1, onSolution: (input, sol) => violations.push(validateSolution(input, sol).violations.map((v) => JSON.stringify(v))),
     });
     if ('issues' in out) throw new Error(JSON.stringify(out.issues));
@@ -189,12 +191,7 @@ describe('re-dispatch', () => {
     const first = await engine.dispatch(shifts, { seed: 1 });
     expect(first.Status).toBe('Success');
     expect(stopsOf(first, 'Van A').length).toBeGreaterThan(1);
-    const violations: string[][] = [];
-    const out = await redispatch(engine.context(), { result: first, stored: { spec: shifts, done: [] }, tracks: new Map(), events: [] }, request({ CurrentTime: '2026-11-26T09:59:00Z', Frozen: 1 }), {
-      seed: 1, onSolution: (input, sol) => violations.push(validateSolution(input, sol).violations.map((v) => JSON.stringify(v))),
-    });
-    if ('issues' in out) throw new Error(`refused: ${JSON.stringify(out.issues)}`);
-    const r = out.result;
+    const { r, violations } = await run({ CurrentTime: '2026-11-26T09:59:00Z', Frozen: 1 }, new Map(), [], { plan: first, spec: shifts });
     expect(violations.flat()).toEqual([]);
     expect(['Success', 'SuccessWithErrors']).toContain(r.Status);
     const a = stopsOf(r, 'Van A').map((l) => l.Name);
