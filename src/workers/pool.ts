@@ -67,19 +67,20 @@ const HERE = new URL('.', import.meta.url);
 const IS_TS = import.meta.url.endsWith('.ts');
 
 /**
- * The worker's entry and how node loads it. From the built package: `worker.js`, plain ESM. From
+ * The worker's entry and how node loads it. From the built package: `entry.cjs`, which imports the
+ * plain ESM `worker.js` (why not the worker itself: entry.cts). From
  * the TypeScript sources (tests, benches under tsx), tsx reaches a worker thread's modules only
  * through its CommonJS transform on Node 20 (its ESM hooks do not apply in workers: piscina
  * `require`s the entry), where every imported binding is read through a getter call — the
  * solver's searches then take ~1.5× the CPU time of the built code (X-n101-k25, 2 threads, same
  * iterations and plan: 36.4 → 23.3 s). So when the built package is up to date with the sources
- * (`dist/workers/worker.js` no older than any file under `src/`), the worker is the built one — the
+ * (`dist/workers/entry.cjs` no older than any file under `src/`), the worker is the built one — the
  * code users run; otherwise the `.ts` file through tsx. `DK_WORKERS=ts` or `dist` forces either.
  */
 export function workerEntry(): { filename: string; execArgv: string[]; built: boolean } {
   const ts = { filename: new URL('worker.ts', HERE).href, execArgv: ['--import', 'tsx'], built: false };
-  if (!IS_TS) return { filename: new URL('worker.js', HERE).href, execArgv: [], built: true };
-  const built = new URL('../../dist/workers/worker.js', HERE);
+  if (!IS_TS) return { filename: new URL('entry.cjs', HERE).href, execArgv: [], built: true };
+  const built = new URL('../../dist/workers/entry.cjs', HERE);
   const dist = { filename: built.href, execArgv: [], built: true };
   const forced = process.env.DK_WORKERS;
   if (forced === 'ts') return ts;
