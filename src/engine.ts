@@ -7,10 +7,11 @@
  * → integers, `{ enums: 'name' }` → names).
  */
 import { readFileSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import { EngineError, isEngineError } from './core/errors.js';
 import { closeBacking } from './core/binfile.js';
 import { basename } from 'node:path';
-import type { ProgressEvent } from './core/cancel.js';
+import { cancelledBy, type ProgressEvent } from './core/cancel.js';
 import type { Executor } from './core/executor.js';
 import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
 import { Dataset, SECTION } from './dataset/dataset.js';
@@ -28,7 +29,7 @@ import { OPERATIONS, type OperationName } from './ops/table.js';
 import { dispatchResultToGeoJson, planGeoJsonOffThread, roadsOffThread } from './ops/plan-geojson.js';
 import { liveOp, redispatchOp, type LivePlan, type RedispatchAnswer } from './ops/live/index.js';
 import type { GeoJsonFeatureCollection } from './ops/geojson.js';
-import { fullCollection, WorkerPool } from './workers/pool.js';
+import { checkThreads, fullCollection, WorkerPool } from './workers/pool.js';
 
 export { METRES_PER_MILE, metresToUnit } from './core/units.js';
 
@@ -87,6 +88,29 @@ export interface EngineGeocodeOptions {
   onProgress?: ((e: ProgressEvent) => void) | ((done: number, total: number) => void);
 }
 
+/** How long {@link Engine.close} waits for cancelled operations to settle before ending the threads. */
+export const CLOSE_DRAIN_MS = 10_000;
+
+/** The engine's options, checked once at open: a bad one is InvalidInput naming it (`threads`, `snapRadiusM`, …). */
+function checkEngineOptions(options: unknown): EngineOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') throw new EngineError('InvalidInput', `The options must be an object; got ${typeof options}.`, { path: 'options' });
+  const o = options as EngineOptions;
+  if (o.threads !== undefined) checkThreads(o.threads);
+  const positive = (name: 'tasksPerThread' | 'snapRadiusM' | 'maxMatrixBytes', whole: boolean): void => {
+    const v: unknown = o[name];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !(v > 0) || v === Infinity || (whole && !Number.isInteger(v))) {
+      throw new EngineError('InvalidInput', `${name} must be a ${whole ? 'whole' : 'positive'} number${whole ? ' from 1' : ''}; got ${typeof v === 'string' ? `"${v}"` : String(v)}.`, { path: name });
+    }
+  };
+  positive('tasksPerThread', true);
+  positive('snapRadiusM', false);
+  positive('maxMatrixBytes', false);
+  if (o.offload !== undefined && typeof o.offload !== 'boolean') throw new EngineError('InvalidInput', `offload must be true or false; got ${String(o.offload)}.`, { path: 'offload' });
+  return o;
+}
+
 export class Engine {
   readonly dataset: Dataset;
   readonly options: EngineOptions;
@@ -102,12 +126,24 @@ export class Engine {
     this.travel = new DatasetTravel(dataset, { datasetKey: 'dataset' });
   }
 
-  /** Opens a dataset file (`*.dkds`) or a buffer holding one. */
-  static async open(source: string | ArrayBufferLike, options: EngineOptions = {}): Promise<Engine> {
-    const ds = typeof source === 'string'
-      ? Dataset.open(source, { snapRadiusM: options.snapRadiusM })
-      : Dataset.fromBuffer(source, { snapRadiusM: options.snapRadiusM });
-    return new Engine(ds, options);
+  /**
+   * Opens a dataset file (`*.dkds`) or a buffer holding one (an ArrayBuffer, a SharedArrayBuffer —
+   * shared with the worker threads as it is — or a view of one such as a Node Buffer, copied).
+   * Options are checked here: a bad one is InvalidInput naming it.
+   */
+  static async open(source: string | ArrayBufferLike | ArrayBufferView, options: EngineOptions = {}): Promise<Engine> {
+    const opts = checkEngineOptions(options);
+    let ds: Dataset;
+    if (typeof source === 'string') ds = Dataset.open(source, { snapRadiusM: opts.snapRadiusM });
+    else if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer) ds = Dataset.fromBuffer(source, { snapRadiusM: opts.snapRadiusM });
+    else if (ArrayBuffer.isView(source)) {
+      const copy = new Uint8Array(source.byteLength);
+      copy.set(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
+      ds = Dataset.fromBuffer(copy.buffer, { snapRadiusM: opts.snapRadiusM });
+    } else {
+      throw new EngineError('InvalidInput', `The dataset must be a file path, an ArrayBuffer, a SharedArrayBuffer or a view of one (a Buffer); got ${source === null ? 'null' : typeof source}.`, { path: 'source' });
+    }
+    return new Engine(ds, opts);
   }
 
   /** Builds a dataset in memory from an `.osm.pbf` extract (path or bytes) and opens it. */
@@ -119,7 +155,8 @@ export class Engine {
       throw new EngineError('InvalidInput', `Cannot read the extract "${String(extract)}".`, { path: 'extract' });
     }
     const sourceName = typeof extract === 'string' ? basename(extract) : options.sourceName;
-    const pool = new WorkerPool({ threads: Math.min(2, options.threads ?? 2) });
+    const opts = checkEngineOptions(options);
+    const pool = new WorkerPool({ threads: Math.min(2, opts.threads ?? 2) });
     try {
       const { writer } = await buildDataset(bytes, { ...options, ...(sourceName ? { sourceName } : {}), executor: pool });
       return await Engine.open(writer.toBuffer(true), options);
@@ -162,7 +199,8 @@ export class Engine {
         get threads() { return engine.workers().threads; },
         offThread: true,
         get shared() { return engine.workers().shared; },
-        run: (kind, payload, opts) => engine.workers().run(kind, payload, opts),
+        // work of an operation cut short by close() does not start a pool again
+        run: (kind, payload, opts) => (opts?.signal?.aborted ? Promise.reject(cancelledBy(opts.signal)) : engine.workers().run(kind, payload, opts)),
       };
       this.ctx = {
         travel: this.travel,
@@ -179,12 +217,65 @@ export class Engine {
     return this.ctx;
   }
 
-  async close(): Promise<void> {
-    if (this.idleGc) clearTimeout(this.idleGc);
-    await this.pool?.close();
-    this.pool = null;
-    // a dataset read on demand lets its file go (its threads are gone); a later use reopens the path
-    closeBacking(this.dataset.buffer);
+  /**
+   * Lets the engine's threads and file go. Operations still running are cancelled first
+   * (`Cancelled`, "The engine was closed.") and settle as cancelled ones do — a dispatch with the
+   * best plan found so far, or Failed — before the threads end (waiting at most
+   * {@link CLOSE_DRAIN_MS}). Calls made before close() and not yet at work are cut short the same
+   * way. Closing again, or while closing, is the same close. An engine used after close() starts its
+   * threads again and reads what it still needs from the same file (docs/ARCHITECTURE.md).
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.idleGc) clearTimeout(this.idleGc);
+      const life = this.life;
+      this.life = new AbortController();
+      life.abort(new EngineError('Cancelled', 'The engine was closed.'));
+      const deadline = Date.now() + CLOSE_DRAIN_MS;
+      while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      const pool = this.pool;
+      this.pool = null;
+      await pool?.close();
+      // a dataset read on demand lets its file go once no thread reads it; a later use reopens the path
+      if (!this.pool) closeBacking(this.dataset.buffer);
+    })().finally(() => { this.closing = null; });
+    return this.closing;
+  }
+
+  private closing: Promise<void> | null = null;
+  /** Operations under {@link withLife} not settled yet. */
+  private inFlight = 0;
+  /** Aborted by close(): every operation's signal includes it. */
+  private life = new AbortController();
+
+  /**
+   * Runs `work` with the caller's signal joined to the engine's own (aborted by close()); the
+   * joining listeners go when the work settles (not AbortSignal.any: the engine's signal lives as
+   * long as the engine, and every operation would hang a dependant on it).
+   */
+  private withLife<T>(signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const life = this.life.signal;
+    if (signal?.aborted) return work(signal);
+    const joined = new AbortController();
+    const onCaller = (): void => joined.abort(signal!.reason);
+    const onLife = (): void => joined.abort(life.reason);
+    signal?.addEventListener('abort', onCaller, { once: true });
+    setMaxListeners(0, life);
+    life.addEventListener('abort', onLife, { once: true });
+    this.inFlight++;
+    const done = (): void => {
+      this.inFlight--;
+      signal?.removeEventListener('abort', onCaller);
+      life.removeEventListener('abort', onLife);
+    };
+    let p: Promise<T>;
+    try {
+      p = work(joined.signal);
+    } catch (e) {
+      done();
+      throw e;
+    }
+    return p.finally(done);
   }
 
   /** Runs an operation of the table by its contract name (records in, records out). */
@@ -193,7 +284,7 @@ export class Engine {
     if (op.runsOn !== 'executor') return op.run(this.context(), spec, { offload: this.offload, ...opts } as never) as ReturnType<(typeof OPERATIONS)[N]['run']>;
     this.heavy++;
     if (placesIn(spec) >= COLLECT_FROM_PLACES) this.large = true;
-    return (op.run(this.context(), spec, { offload: this.offload, ...opts } as never) as Promise<unknown>).finally(() => {
+    return this.withLife(opts.signal, (signal) => op.run(this.context(), spec, { offload: this.offload, ...opts, signal } as never) as Promise<unknown>).finally(() => {
       if (--this.heavy === 0 && this.large) this.collectWhenIdle();
     }) as ReturnType<(typeof OPERATIONS)[N]['run']>;
   }
@@ -289,12 +380,12 @@ export class Engine {
 
   /** A dispatch plan as GeoJSON text ({@link dispatchGeoJson}), computed on the worker pool; `signal` cancels. */
   planGeoJson(spec: unknown, result: DispatchResult, opts: { signal?: AbortSignal } = {}): Promise<string> {
-    return planGeoJsonOffThread(this.context(), spec, result, opts);
+    return this.withLife(opts.signal, (signal) => planGeoJsonOffThread(this.context(), spec, result, { ...opts, signal }));
   }
 
   /** The dataset's roads in a box as a web map draws them at `zoom` (GeoJSON text, one feature per style), computed on the worker pool. */
   roadsGeoJson(bbox: { west: number; south: number; east: number; north: number }, zoom: number, opts: { signal?: AbortSignal } = {}): Promise<string> {
-    return roadsOffThread(this.context(), bbox, zoom, opts);
+    return this.withLife(opts.signal, (signal) => roadsOffThread(this.context(), bbox, zoom, { ...opts, signal }));
   }
 
   /**
@@ -315,7 +406,7 @@ export class Engine {
    * specification its next re-dispatch starts from.
    */
   async redispatch(plan: LivePlan, spec: unknown, opts: DispatchOpOptions = {}): Promise<RedispatchAnswer> {
-    return redispatchOp(this.context(), plan, spec, { offload: this.offload, ...opts });
+    return this.withLife(opts.signal, (signal) => redispatchOp(this.context(), plan, spec, { offload: this.offload, ...opts, signal }));
   }
 
   /** The dataset's name, attribution and extent (degrees), computed once. */
@@ -352,12 +443,12 @@ export class Engine {
     const placements: Placement[] = places.map((p) => ({
       snap: p.snap, matchCode: p.matchCode, lat: p.latLong?.Latitude ?? p.snap.queryLat, lon: p.latLong?.Longitude ?? p.snap.queryLon, geocoded: !!p.latLong,
     }));
-    return this.travel.matrix(placements, profileFor(opts.metric === 'distance' ? 'MinimizeDistance' : 'MinimizeTime'), {
+    return this.withLife(opts.signal, (signal) => this.travel.matrix(placements, profileFor(opts.metric === 'distance' ? 'MinimizeDistance' : 'MinimizeTime'), {
       // Small matrices stay in this thread (under offload, only tiny ones); the pool starts only when a larger one needs it.
       executor: this.context().executor,
       ...((opts.offload ?? this.offload) ? { inThreadMaxCells: OFFLOAD_IN_THREAD_CELLS } : {}),
-      signal: opts.signal, onProgress: opts.onProgress, maxMatrixBytes: this.options.maxMatrixBytes,
-    });
+      signal, onProgress: opts.onProgress, maxMatrixBytes: this.options.maxMatrixBytes,
+    }));
   }
 }
 

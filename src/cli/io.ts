@@ -1,9 +1,9 @@
 /** Small CLI helpers: reading JSON specs (file or stdin) and printing records. */
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EngineError } from '../core/errors.js';
+import { checkThreads } from '../workers/pool.js';
 
 /** Reads and parses a JSON file (`-` = stdin; a leading UTF-8 BOM is ignored). Throws InvalidInput naming the file. */
 export function readJson(path: string): unknown {
@@ -68,15 +68,7 @@ export function checkOutputPath(path: string, option: string): void {
   }
 }
 
-/** The most worker threads a command accepts: 4 × the machine's available parallelism. */
-export const MAX_THREADS = 4 * availableParallelism();
-
-/** A `--threads`/`--workers` value: a whole number from 1 to {@link MAX_THREADS}, else InvalidInput. */
+/** A `--threads`/`--workers` value: a whole number from 1 to MAX_THREADS (workers/pool.ts), else InvalidInput. */
 export function parseThreads(value: string | undefined, fallback: number, option = '--threads'): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_THREADS) {
-    throw new EngineError('InvalidInput', `${option} must be a whole number from 1 to ${MAX_THREADS} (4 × the ${availableParallelism()} available cores); got "${value}".`, { path: option.replace(/^-+/, '') });
-  }
-  return n;
+  return value === undefined ? fallback : checkThreads(value, option.replace(/^-+/, ''), option);
 }

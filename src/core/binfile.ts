@@ -164,6 +164,17 @@ export function closeBacking(buffer: ArrayBufferLike): void {
   }
 }
 
+/**
+ * Marks unread again every section of a file-backed buffer that a thread had begun reading and
+ * never finished — for the owner of threads that are all gone (a pool closed while a thread read a
+ * section), so that the next reader reads it at once instead of waiting to take it over.
+ */
+export function releaseUnfinishedReads(b: FileBacking): void {
+  for (let i = 0; i < b.loaded.length; i++) {
+    if (Atomics.compareExchange(b.loaded, i, 2, 0) === 2) Atomics.notify(b.loaded, i);
+  }
+}
+
 /** How long a thread waits for another one reading the same section before looking again. */
 const SECTION_WAIT_MS = 1000;
 /** Looks after which a thread reads a section itself that another has been reading all along. */

@@ -18,7 +18,13 @@ export interface LongWorkOptions {
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+  if (signal?.aborted) throw cancelledBy(signal);
+}
+
+/** The Cancelled error of an aborted signal: its reason when that is one (e.g. "The engine was closed."), else the common one. */
+export function cancelledBy(signal: AbortSignal): EngineError {
+  const r: unknown = signal.reason;
+  return r instanceof EngineError && r.code === 'Cancelled' ? r : new EngineError('Cancelled', 'The operation was cancelled.');
 }
 
 /**

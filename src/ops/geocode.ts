@@ -16,7 +16,7 @@
  *   Failed with an error marked [TooBig] (split larger batches; docs/geocoding.md).
  */
 import { EngineError } from '../core/errors.js';
-import { sliced, Ticker } from '../core/cancel.js';
+import { sliced, throwIfAborted, Ticker } from '../core/cancel.js';
 import type { TaskEnv, TaskTypes } from '../core/executor.js';
 import { geocoderFor } from '../geocode/tasks.js';
 import {
@@ -205,15 +205,18 @@ export const INLINE_GEOCODE_MAX = 4;
  * in addresses.
  */
 export async function geocodeOp(ctx: OpsContext, spec: unknown, opts: GeocodeOpOptions = {}): Promise<GeocodeResult> {
-  if (!ctx.geocoder) {
-    return failedFromError(new EngineError('Unsupported', 'This dataset was built without a geocoder index (rebuild it with `dispatchkit build`).'), { Items: [] }) as GeocodeResult;
-  }
-  const v = await validateGeocodeSliced(spec);
-  if (!v.ok) return failedFromIssues(v.issues, { Items: [] }) as GeocodeResult;
-  const total = v.addresses.length;
-  const onExecutor = ctx.executor.offThread && ((opts.offload && total > (opts.inlineMax ?? INLINE_GEOCODE_MAX)) || total > (opts.batchThreshold ?? 500));
   try {
-    if (!onExecutor) return finish(geocodeItems(ctx.geocoder, v.addresses, v.needMatchCode, opts));
+    // the geocoder is read when first used: a section that cannot be read is this answer's error too
+    const geocoder = ctx.geocoder;
+    if (!geocoder) {
+      return failedFromError(new EngineError('Unsupported', 'This dataset was built without a geocoder index (rebuild it with `dispatchkit build`).'), { Items: [] }) as GeocodeResult;
+    }
+    const v = await validateGeocodeSliced(spec);
+    if (!v.ok) return failedFromIssues(v.issues, { Items: [] }) as GeocodeResult;
+    const total = v.addresses.length;
+    const onExecutor = ctx.executor.offThread && ((opts.offload && total > (opts.inlineMax ?? INLINE_GEOCODE_MAX)) || total > (opts.batchThreshold ?? 500));
+    throwIfAborted(opts.signal);
+    if (!onExecutor) return finish(geocodeItems(geocoder, v.addresses, v.needMatchCode, opts));
     const chunk = Math.max(1, opts.chunkSize ?? 256);
     const limit = candidateLimit(opts);
     const parts: Promise<GeocodeItem[]>[] = [];

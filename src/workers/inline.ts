@@ -6,6 +6,7 @@
  */
 import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
+import { cancelledBy } from '../core/cancel.js';
 import { handlerOf } from './tasks.js';
 
 export class InlineExecutor implements Executor {
@@ -18,7 +19,7 @@ export class InlineExecutor implements Executor {
   }
 
   async run<K extends TaskKind>(kind: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
-    if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+    if (opts.signal?.aborted) throw cancelledBy(opts.signal);
     try {
       const h = handlerOf(kind);
       const value = await h(structuredClone(payload), { shared: this.shared, progress: opts.onProgress ?? (() => {}), ...(opts.signal ? { signal: opts.signal } : {}) });

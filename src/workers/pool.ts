@@ -25,8 +25,8 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { EngineError, toErrorRecord, type ErrorRecord } from '../core/errors.js';
-import { backingOf } from '../core/binfile.js';
-import type { ProgressEvent } from '../core/cancel.js';
+import { backingOf, releaseUnfinishedReads } from '../core/binfile.js';
+import { cancelledBy, type ProgressEvent } from '../core/cancel.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
 
 export interface PoolOptions {
@@ -113,12 +113,13 @@ export class WorkerPool implements Executor {
   readonly shared: Readonly<Record<string, unknown>>;
 
   constructor(opts: PoolOptions = {}) {
-    this.threads = Math.max(1, opts.threads ?? availableParallelism());
+    this.threads = opts.threads === undefined ? availableParallelism() : checkThreads(opts.threads);
     this.shared = opts.shared ?? {};
     // a shared buffer read on demand from its file (a dataset opened by path) goes with its file's
     // record, so that the threads read the sections they take (core/binfile.ts)
     const backings = Object.values(this.shared).map((v) => (v instanceof SharedArrayBuffer ? backingOf(v) : undefined)).filter((b) => b !== undefined);
     const entry = workerEntry();
+    this.backings = backings;
     this.piscina = new Piscina({
       filename: entry.filename,
       minThreads: this.threads,
@@ -129,11 +130,23 @@ export class WorkerPool implements Executor {
       // garbage and gives the memory back (a large dispatch's 1+ GB within seconds, where a blocked
       // thread kept it until its next task)
       atomics: 'disabled',
-      workerData: backings.length ? { ...this.shared, backings } : this.shared,
+      workerData: { ...this.shared, ...(backings.length ? { backings } : {}), [LOADED_KEY]: this.loaded.buffer },
       resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? WORKER_YOUNG_MB },
       execArgv: entry.execArgv,
     });
+    this.piscina.on('workerCreate', () => { this.created++; });
+    // a thread that fails with no task of its own (its modules cannot load: EMFILE, a damaged
+    // install) must not end the process: piscina replaces it, and tasks sent to a failing thread fail
+    this.piscina.on('error', (e: unknown) => { this.lastError = e; });
   }
+
+  /** Threads started, and threads whose modules have loaded (worker.ts counts itself in `loaded`). */
+  private created = 0;
+  private readonly loaded = new Int32Array(new SharedArrayBuffer(4));
+  private readonly backings: ReturnType<typeof backingOf>[];
+  private closing: Promise<void> | null = null;
+  /** The last error of a thread that failed outside any task (for diagnosis; the process goes on). */
+  lastError: unknown = undefined;
 
   /**
    * Runs one task on a worker. Rejects with an EngineError (code preserved across the thread
@@ -142,35 +155,52 @@ export class WorkerPool implements Executor {
    */
   async run<K extends TaskKind>(kind: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
     const signal = opts.signal;
-    if (signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+    if (signal?.aborted) throw cancelledBy(signal);
     let port1: MessagePort | undefined;
     let ended: Promise<void> | undefined;
     const envelope: TaskEnvelope = { kind, payload };
     const transfer: (ArrayBuffer | MessagePort)[] = [...(opts.transfer ?? [])];
+    // the task stops (its cancel flag) and the caller's promise settles at once when the caller's
+    // signal aborts, or when the caller's own progress callback throws (that error, as the same
+    // callback throwing inside an in-thread task would give it)
+    let stop: ((why: EngineError) => void) | undefined;
+    let stopped: EngineError | undefined;
+    let aborted: Promise<never> | undefined;
+    if (signal || opts.onProgress) {
+      envelope.cancel = new SharedArrayBuffer(4);
+      const f = new Int32Array(envelope.cancel);
+      aborted = new Promise<never>((_, reject) => {
+        stop = (why) => {
+          if (stopped) return;
+          stopped = why;
+          Atomics.store(f, 0, 1);
+          reject(why);
+        };
+      });
+      aborted.catch(() => { /* observed through the race below */ });
+    }
     if (opts.onProgress) {
       const ch = new MessageChannel();
       const port = (port1 = ch.port1);
       const cb = opts.onProgress;
       // The worker ends its progress stream with `null`; events are delivered before the task settles.
       ended = new Promise<void>((resolve) => {
-        port.on('message', (e: ProgressEvent | null) => (e === null ? resolve() : cb(e)));
+        port.on('message', (e: ProgressEvent | null) => {
+          if (e === null) return resolve();
+          if (stopped) return;
+          try {
+            cb(e);
+          } catch (err) {
+            stop!(EngineError.fromRecord(toErrorRecord(err)));
+          }
+        });
         port.on('close', resolve);
       });
       envelope.port = ch.port2;
       transfer.push(ch.port2);
     }
-    let onAbort: (() => void) | undefined;
-    let aborted: Promise<never> | undefined;
+    const onAbort = signal ? () => stop!(cancelledBy(signal)) : undefined;
     if (signal) {
-      envelope.cancel = new SharedArrayBuffer(4);
-      const f = new Int32Array(envelope.cancel);
-      aborted = new Promise<never>((_, reject) => {
-        onAbort = () => {
-          Atomics.store(f, 0, 1);
-          reject(new EngineError('Cancelled', 'The operation was cancelled.'));
-        };
-      });
-      aborted.catch(() => { /* observed through the race below */ });
       // one operation's signal is shared by its many tasks (tiles, chunks): no leak warning for them
       if (getMaxListeners(signal) < 1000) setMaxListeners(1000, signal);
       signal.addEventListener('abort', onAbort!, { once: true });
@@ -181,8 +211,10 @@ export class WorkerPool implements Executor {
       if (aborted) task.catch(() => { /* a cancelled task's own end is not waited for */ });
       reply = await (aborted ? Promise.race([task, aborted]) : task);
       if (ended) await Promise.race([ended, new Promise((r) => setTimeout(r, 1000).unref())]);
+      if (stopped) throw stopped;
     } catch (e) {
-      if (signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+      if (stopped) throw stopped;
+      if (signal?.aborted) throw cancelledBy(signal);
       throw EngineError.fromRecord(toErrorRecord(e));
     } finally {
       if (onAbort) signal!.removeEventListener('abort', onAbort);
@@ -192,9 +224,44 @@ export class WorkerPool implements Executor {
     return reply.value as TaskResult<K>;
   }
 
-  async close(): Promise<void> {
-    await this.piscina.destroy();
+  /**
+   * Ends the threads (tasks still running are dropped: cancel them first to have them settle as
+   * Cancelled). Closing twice, or again while closing, is the same close. Threads still loading
+   * their modules are given up to {@link CLOSE_LOAD_WAIT_MS} to finish first: Node 20 keeps the
+   * files of a module graph open when a thread is terminated while importing it (a pool closed as
+   * it starts leaked ~40 descriptors a time). A section a terminated thread was reading is marked
+   * unread again, so the next reader does not wait for it (core/binfile.ts).
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const deadline = Date.now() + CLOSE_LOAD_WAIT_MS;
+      while (Atomics.load(this.loaded, 0) < this.created && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await this.piscina.destroy();
+      for (const b of this.backings) if (b) releaseUnfinishedReads(b);
+    })();
+    return this.closing;
   }
+}
+
+/** How long {@link WorkerPool.close} waits for threads still loading their modules. */
+export const CLOSE_LOAD_WAIT_MS = 5000;
+
+/** Where a worker thread finds the counter of threads whose modules have loaded (workerData). */
+export const LOADED_KEY = '__dkThreadsLoaded';
+
+/** The most worker threads a pool (and the engine, the CLI) accepts: 4 × the machine's available parallelism. */
+export const MAX_THREADS = 4 * availableParallelism();
+
+/**
+ * A thread count: a whole number from 1 to {@link MAX_THREADS}, else InvalidInput at `path`
+ * (`label` names it in the message, e.g. the CLI's `--threads`). A string is read as a number.
+ */
+export function checkThreads(value: unknown, path = 'threads', label = path): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_THREADS) {
+    throw new EngineError('InvalidInput', `${label} must be a whole number from 1 to ${MAX_THREADS} (4 × the ${availableParallelism()} available cores); got ${typeof value === 'string' ? `"${value}"` : String(value)}.`, { path });
+  }
+  return n;
 }
 
 let gcFn: (() => void) | null | undefined;

@@ -7,12 +7,17 @@ import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { ProgressEvent } from '../core/cancel.js';
-import { fullCollection, type TaskEnvelope, type TaskReply } from './pool.js';
+import { fullCollection, LOADED_KEY, type TaskEnvelope, type TaskReply } from './pool.js';
 import { handlerOf } from './tasks.js';
 import { adoptBackings } from '../core/binfile.js';
 
 // shared buffers read on demand from their files (a dataset opened by path): see core/binfile.ts
 adoptBackings((workerData as { backings?: unknown } | null)?.backings);
+
+// this thread's modules are loaded (every import above has run): the pool waits for that before
+// ending a thread it has just started (WorkerPool.close)
+const loaded = (workerData as Record<string, unknown> | null)?.[LOADED_KEY];
+if (loaded instanceof SharedArrayBuffer) Atomics.add(new Int32Array(loaded), 0, 1);
 
 const noProgress = (): void => {};
 
