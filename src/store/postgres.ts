@@ -260,6 +260,9 @@ function applyStatement(w: Writes, now: number): pg.QueryConfig {
   return { name: `dk_apply_${shape.join('_') || 'none'}`, text: `${ctes.length ? `WITH ${ctes.join(',\n    ')}\n    ` : ''}SELECT ${out.join(', ')}`, values };
 }
 
+/** Pool clients given their own 'error' listener ({@link PgStore.connect}). */
+const GUARDED = new WeakSet<pg.PoolClient>();
+
 export class PgStore extends FlowStore implements Store {
   readonly kind = 'postgres' as const;
   readonly location: string;
@@ -327,13 +330,25 @@ export class PgStore extends FlowStore implements Store {
     }
   }
 
-  /** A client of the pool (Storage when the database cannot be reached). */
+  /**
+   * A client of the pool (Storage when the database cannot be reached). A checked-out client whose
+   * connection breaks (the server terminates it, the network drops) emits 'error' besides failing
+   * its query; pg-pool listens only while the client is idle, so each client gets a listener of
+   * its own the first time it is lent — unheard, that event ended the process (a hostile trial:
+   * pg_terminate_backend during job submissions).
+   */
   private async connect(): Promise<pg.PoolClient> {
+    let c: pg.PoolClient;
     try {
-      return await this.pool.connect();
+      c = await this.pool.connect();
     } catch (e) {
       throw mapError(e, this.location);
     }
+    if (!GUARDED.has(c)) {
+      GUARDED.add(c);
+      c.on('error', () => { /* the query in progress fails with it; tx() releases the client as broken */ });
+    }
+    return c;
   }
 
   /** Runs `fn` in BEGIN … COMMIT on one client; ROLLBACK on any error; the client always released. */

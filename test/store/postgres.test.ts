@@ -111,6 +111,32 @@ describe.skipIf(!URL_)(`postgres store${URL_ ? '' : ' (skipped: DATABASE_URL is 
       }
     });
 
+    it('a connection ended by the server inside a transaction fails that call as Storage; the process goes on and the next call works', async () => {
+      // the checked-out client also emits 'error', which nobody heard: it ended `serve` (pg_terminate_backend during submissions)
+      const s = (await openStore(freshUrl())) as PgStore;
+      try {
+        const tx = (s as unknown as { tx: (fn: (c: pg.PoolClient) => Promise<unknown>) => Promise<unknown> }).tx.bind(s);
+        const admin = new pg.Client({ connectionString: URL_! });
+        await admin.connect();
+        try {
+          const e = await tx(async (c) => {
+            expect(c.listenerCount('error')).toBeGreaterThan(0); // pg-pool's own listener is off while the client is lent
+            const pid = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+            await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+            await new Promise((r) => setTimeout(r, 200)); // the client sees its connection end here, between queries
+            await c.query('SELECT 1');
+          }).then(() => null, (err: { code: string }) => err);
+          expect(e).toMatchObject({ code: 'Storage' });
+        } finally {
+          await admin.end();
+        }
+        expect(await s.ping()).toBeUndefined();
+      } finally {
+        await s.dropSchema();
+        await s.close();
+      }
+    });
+
     it('an unreachable server is Storage; the location never shows the password', async () => {
       const s = new PgStore({ url: 'postgres://u:s3cret@127.0.0.1:9/db?schema=dk_x', connectTimeoutMs: 2000 });
       expect(s.location).not.toContain('s3cret');
