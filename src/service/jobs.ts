@@ -313,9 +313,15 @@ export class LocalJobBackend implements JobBackend {
     return false;
   }
 
-  /** Jobs the database says are pending but this process does not hold (after a restart): run them. */
-  async recover(): Promise<number> {
-    const pending = await this.service.store.pendingJobs({ before: Date.now() });
+  /**
+   * Jobs the database says are pending, with no sign of life for `graceMs`, that this process does
+   * not hold: run them (a previous run of this server left them, or a run here ended without being
+   * able to write its end — the database was away). The grace is the Redis reconciler's: another
+   * server on the same database touches the jobs it runs every second and those it holds waiting
+   * every few ({@link start}), so they are never taken from it.
+   */
+  async recover(graceMs = RECOVER_GRACE_MS): Promise<number> {
+    const pending = await this.service.store.pendingJobs({ before: Date.now() - graceMs });
     let n = 0;
     for (const j of pending) {
       if (this.holds(j.id)) continue;
@@ -328,8 +334,30 @@ export class LocalJobBackend implements JobBackend {
     return n;
   }
 
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  /**
+   * Every `everyMs`: the jobs held waiting here show a sign of life (their rows touched), then
+   * {@link recover} runs — at once, then on every tick.
+   */
+  start(everyMs = 3000, graceMs = RECOVER_GRACE_MS): void {
+    if (this.timer) return;
+    const tick = async (): Promise<void> => {
+      const now = Date.now();
+      for (const q of this.waiting.values()) for (const id of q) await this.service.store.touchJob(id, now);
+      await this.recover(graceMs);
+    };
+    void tick().catch(() => { /* the database is away: the next tick tries again */ });
+    this.timer = setInterval(() => { void tick().catch(() => {}); }, everyMs);
+    this.timer.unref();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    if (this.timer) clearInterval(this.timer);
     for (const ac of this.running.values()) ac.abort();
   }
 }
+
+/** How long a pending job shows no sign of life before a server takes it over (as the Redis reconciler's grace). */
+export const RECOVER_GRACE_MS = 10_000;

@@ -147,3 +147,38 @@ describe('the page\'s jobs', () => {
     expect(updates.at(-1)).toMatchObject({ JobID, State: 'completed', Result: { Status: 'Success' } });
   });
 });
+
+describe('two servers on one database (in-process jobs)', () => {
+  // a second server's recovery took over the first one's live jobs (no grace): each of its starts
+  // ran the job again, and the third failed a healthy job ("Gave up after 3 attempts")
+  it('neither takes the other\'s running or waiting jobs; a job left by a server that closed is taken over after the grace', async () => {
+    let a!: LocalJobBackend;
+    const srv = await inProcessServer({
+      accounts: [{ name: 'acme', credit: 100_000 }],
+      jobs: (s) => new Jobs(s, (a = new LocalJobBackend(s, { slots: 1 }))),
+    });
+    const b = new LocalJobBackend(srv.service);
+    try {
+      a.start(100, 2500);
+      b.start(100, 2500); // the other server, on the same store
+      const spec = { Operation: 'Dispatch', Specification: bigDispatch(80, 9) };
+      const first = (await post(srv.url, '/rest/jobs', spec, srv.keys.acme)).json.JobID as string;
+      const second = (await post(srv.url, '/rest/jobs', spec, srv.keys.acme)).json.JobID as string; // waits behind the first
+      await new Promise((r) => setTimeout(r, 4000)); // past the grace: both still A's
+      const rows = await Promise.all([first, second].map((id) => srv.store.getJob(id)));
+      expect(rows.map((j) => j?.attempts)).toEqual([1, 0]);
+      // A closes (its loop stops, its running job is aborted): B takes the job A held waiting over after the grace
+      await a.close();
+      for (let i = 0; i < 400; i++) {
+        const js = await Promise.all([first, second].map((id) => srv.store.getJob(id)));
+        if (js.every((j) => j && ['completed', 'failed', 'cancelled'].includes(j.state))) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const done = await Promise.all([first, second].map((id) => srv.store.getJob(id)));
+      expect(done[1]).toMatchObject({ state: 'completed', attempts: 1 });
+    } finally {
+      await b.close();
+      await srv.close();
+    }
+  }, 120_000);
+});

@@ -145,7 +145,7 @@ export const serveCommand: Command = {
     } else {
       const backend = new LocalJobBackend(service);
       jobs = new Jobs(service, backend);
-      await backend.recover(); // jobs a previous run of this server left pending
+      backend.start(); // jobs a previous run left pending, or whose run could not write its end, after a grace
     }
     const app = buildServer(service, {
       jobs,
