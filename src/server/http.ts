@@ -106,7 +106,8 @@ export function buildServer(service: Service, opts: ServerOptions = {}): Fastify
     keepAliveTimeout: 65_000,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // path parameters up to 2 KB reach the records' checks, which name the field (JobID, RouteID…): Fastify's own 100-character cut answered 414 with its own body
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2048 },
     logger: opts.logger === false ? false : {
       level: 'info',
       ...(typeof opts.logger === 'object' ? opts.logger : {}),

@@ -56,7 +56,7 @@ function refusalsOf(op: ServiceOperation): RefusalCode[] {
 }
 
 function responses(op: ServiceOperation): Record<string, unknown> {
-  const ok = op.respond?.({} as never).status ?? 200;
+  const ok = op.respond?.({ JobID: 'x' } as never).status ?? 200; // the status of a successful answer
   const out: Record<string, unknown> = {
     [ok]: {
       description: op.stream ? 'Server-sent events: `event: update` with the record, each time it changes, until it ends.'

@@ -96,7 +96,7 @@ export class Jobs {
   async submit(account: Account, operation: string, spec: unknown): Promise<{ JobID: string } | Refusal> {
     const row = operationNamed(String(operation ?? ''));
     if (!row || !row.faces.job) return refuse('BadRequest', `Operation: must be one of ${JOB_OPERATIONS.join(', ')} (got ${JSON.stringify(operation ?? null)})`);
-    if (spec === undefined || spec === null || typeof spec !== 'object') return refuse('BadRequest', `Specification: the ${row.spec!.name} of the job is required`);
+    if (spec === undefined || spec === null || typeof spec !== 'object' || Array.isArray(spec)) return refuse('BadRequest', `Specification: the ${row.spec!.name} of the job is required (an object)`);
     const id = randomUUID();
     const parsed = await parseRequest(row, spec);
     let reservation: number | null = null;

@@ -284,7 +284,8 @@ export const OPERATIONS = {
     name: 'SubmitJob', summary: 'Extension: run Dispatch, Geocode or CalculateRoutes asynchronously; answers 202 with the JobID.', extension: true,
     faces: { rest: { method: 'POST', path: 'jobs' }, page: true },
     spec: JobSubmissionSchema, result: JobSubmittedSchema, auth: true, runsOn: 'store', limit: 'none', handler: submitJob,
-    respond: (r: { JobID?: string }) => ({ status: 202, headers: { Location: `/rest/jobs/${r.JobID}` } }),
+    // no JobID: nothing was submitted (no or a bad Specification) — 400, never 202 to /rest/jobs/undefined
+    respond: (r: { JobID?: string }) => (r.JobID ? { status: 202, headers: { Location: `/rest/jobs/${r.JobID}` } } : { status: 400 }),
   }),
   GetJob: op({
     name: 'GetJob', summary: "Extension: a job's state, progress and (once completed) result.", extension: true,

@@ -110,6 +110,17 @@ describe('jobs over REST (in-process backend)', () => {
     const bad = await post(url, '/rest/jobs', { Operation: 'Login', Specification: {} }, key);
     expect(bad.status).toBe(400);
     expect(bad.json.Errors[0].Message).toMatch(/^Operation: must be one of Dispatch, CalculateRoutes, Geocode/);
+    // no or a bad Specification: 400, nothing submitted (was 202 with Location /rest/jobs/undefined)
+    for (const body of [{ Operation: 'Dispatch' }, {}, { Operation: 'Dispatch', Specification: [] }]) {
+      const r = await fetch(`${url}/rest/jobs`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.headers.get('location')).toBeNull();
+      expect(((await r.json()) as { Errors: { Message: string }[] }).Errors[0].Message).toMatch(/Specification|Operation/);
+    }
+    // a JobID past Fastify's 100-character parameter cut still gets the record's answer naming JobID
+    const long = await getJob('a'.repeat(150));
+    expect(long.status).toBe((await getJob('not~an~id')).status); // as a short bad one (was Fastify's 414)
+    expect(long.json.Errors[0].Message).toMatch(/^JobID/);
     const mine = await post(url, '/rest/jobs', { operation: 'geocode', specification: EXAMPLES.Geocode }, key);
     expect(mine.status).toBe(202);
     expect((await getJob(mine.json.JobID, poorKey)).status).toBe(404);
