@@ -173,6 +173,8 @@ export interface WorkerOptions extends RedisOptions {
   lockDurationMs?: number;
   /** Called when a run begins (after its attempt is counted). */
   onStart?: (job: JobRecord) => void;
+  /** Called with a job id from the queue that the database does not hold (a worker on another database than its servers'). */
+  onUnknown?: (id: string) => void;
 }
 
 /** The workers' side: takes job ids from the queue and runs them (`dispatchkit worker`). */
@@ -189,7 +191,9 @@ export function startWorker(service: Service, opts: WorkerOptions): { worker: Wo
     });
     running.add(run);
     try {
-      return { outcome: await run };
+      const outcome = await run;
+      if (outcome === 'skipped') opts.onUnknown?.(id);
+      return { outcome };
     } finally {
       running.delete(run);
     }

@@ -21,7 +21,7 @@ import { keyHash, newApiKey } from '../../src/store/hash.js';
 import type { Account, Store } from '../../src/store/types.js';
 import { Service } from '../../src/service/service.js';
 import { Jobs } from '../../src/service/jobs.js';
-import { RedisJobBackend } from '../../src/service/redis.js';
+import { RedisJobBackend, startWorker } from '../../src/service/redis.js';
 import { EXAMPLES } from '../../src/server/openapi.js';
 import { fixtureDataset, fixtureDatasetFile } from '../helpers/datasets.js';
 import { reachablePool } from '../helpers/monaco-stops.js';
@@ -114,6 +114,25 @@ function dispatchSpec(n: number, effort: number): Record<string, unknown> {
 const prefixOf = (): string => `dkt${randomBytes(4).toString('hex')}`;
 
 describe.skipIf(!REDIS)(`jobs on Redis with worker processes${REDIS ? '' : ' (skipped: REDIS_URL is not set)'}`, () => {
+  it('a worker given a job its database does not hold says so (a worker on another database than its servers\' left jobs queued for ever, silently)', async () => {
+    const prefix = `dkt${randomBytes(4).toString('hex')}`;
+    const other = await openStore(`sqlite:${join(tmp, `other-${prefix}.db`)}`);
+    const otherService = new Service(engine, other, { rateLimit: { perSecond: 0 } });
+    const backend = new RedisJobBackend(service, { url: REDIS!, prefix });
+    const seen: string[] = [];
+    const w = startWorker(otherService, { url: REDIS!, prefix, onUnknown: (id) => seen.push(id) });
+    try {
+      await backend.enqueue('not-in-that-database');
+      await until('the worker to say it', async () => seen.length > 0, 30_000);
+      expect(seen[0]).toBe('not-in-that-database');
+    } finally {
+      await w.close();
+      await backend.close();
+      await otherService.close();
+      await other.close();
+    }
+  });
+
   it('1,000 queued jobs drain over 2 workers: none lost, none run twice, the ledger exact', async () => {
     const prefix = prefixOf();
     const backend = new RedisJobBackend(service, { url: REDIS!, prefix });

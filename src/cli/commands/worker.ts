@@ -4,6 +4,7 @@
  * worker processes on as many machines as needed. Stops gracefully on SIGTERM/SIGINT (the running
  * job finishes; a killed worker's job is taken over by another after its lock lapses).
  */
+import { loadPrices } from '../../service/prices.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
 import { EngineError } from '../../core/errors.js';
@@ -27,6 +28,7 @@ export const workerCommand: Command = {
     { flag: '--threads N', description: 'worker threads of the engine', default: 'one per core' },
     { flag: '--prefix P', description: 'Redis key prefix (deployments sharing one Redis): the same as the servers\' `serve --prefix`', default: 'dk' },
     { flag: '--lock-ms MS', description: 'a job whose worker is silent this long goes to another worker', default: '10000' },
+    { flag: '--prices <file.json>', description: 'the servers\' price list (`serve --prices`): a job is charged at the prices of the process that runs it', default: 'docs/service.md' },
   ],
   examples: [
     'dispatchkit worker --redis redis://127.0.0.1:6379 --db postgres://db.internal/dispatch --data porto.dkds',
@@ -34,7 +36,7 @@ export const workerCommand: Command = {
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       redis: { type: 'string' }, data: { type: 'string', short: 'd' }, db: { type: 'string' }, concurrency: { type: 'string' },
-      threads: { type: 'string' }, prefix: { type: 'string' }, 'lock-ms': { type: 'string' },
+      threads: { type: 'string' }, prefix: { type: 'string' }, 'lock-ms': { type: 'string' }, prices: { type: 'string' },
     });
     const lockMs = values['lock-ms'] !== undefined ? Number(values['lock-ms']) : 10_000;
     if (!(Number.isInteger(lockMs) && lockMs >= 500 && lockMs <= 600_000)) throw new EngineError('InvalidInput', `--lock-ms: whole milliseconds from 500 to 600000 (got ${values['lock-ms']})`, { path: 'lock-ms' });
@@ -46,12 +48,19 @@ export const workerCommand: Command = {
     const dataPath = values.data ?? (await ensureDemoDataset());
     const engine = await Engine.open(dataPath, { offload: true, ...(threads ? { threads } : {}) });
     const store = await openStore(values.db ?? defaultDbFor(dataPath));
-    const service = new Service(engine, store);
+    const service = new Service(engine, store, values.prices ? { prices: loadPrices(values.prices) } : {});
     await service.start();
     const workers = engine.workers();
     await Promise.all(Array.from({ length: 2 * workers.threads }, () => workers.run('echo', { value: 0 })));
+    let unknownSaid = 0;
     const w = startWorker(service, {
       url: values.redis, concurrency, lockDurationMs: lockMs, ...(values.prefix ? { prefix: values.prefix } : {}),
+      // jobs left queued for ever otherwise, silently: say so (at most once a minute)
+      onUnknown: (id) => {
+        if (Date.now() - unknownSaid < 60_000) return;
+        unknownSaid = Date.now();
+        process.stderr.write(`warning: job ${id} from the queue is not in this worker's database (${store.location}): a worker must use its servers' database (--db)\n`);
+      },
       ...(crashMarker ? { onStart: (job: { spec: string }) => { if (job.spec.includes(crashMarker)) process.kill(process.pid, 'SIGKILL'); } } : {}),
     });
     await w.worker.waitUntilReady();
