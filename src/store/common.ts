@@ -404,11 +404,16 @@ export function toReservationFacts(r: ReservationRow | undefined): ReservationFa
   return { id: Number(r.id), accountId: Number(r.account_id), amount: Number(r.amount), operation: r.operation, state: r.state, cost: r.cost === null ? null : Number(r.cost) };
 }
 
-/** Open reservations with their instance and its heartbeat, for releaseStale (`… FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance`). */
-export const STALE_FACTS = `${RESERVATION_FACTS}, r.instance, r.created_at, i.heartbeat`;
+/**
+ * Open reservations with their instance and its heartbeat, for releaseStale (`… FROM dk_reservations r
+ * LEFT JOIN dk_instances i ON i.id = r.instance`); for a job's (`job:<id>`), whether its job row exists
+ * (by the job's primary key).
+ */
+export const STALE_FACTS = `${RESERVATION_FACTS}, r.instance, r.created_at, i.heartbeat,
+  CASE WHEN substr(r.instance, 1, 4) = 'job:' AND EXISTS (SELECT 1 FROM dk_jobs j WHERE j.id = substr(r.instance, 5)) THEN 1 ELSE 0 END AS has_job`;
 
-export function toStaleCandidate(r: ReservationRow & { instance: string; created_at: number | string; heartbeat: number | string | null }): StaleCandidate {
-  return { ...toReservationFacts(r)!, instance: r.instance, createdAt: Number(r.created_at), heartbeat: r.heartbeat === null ? null : Number(r.heartbeat) };
+export function toStaleCandidate(r: ReservationRow & { instance: string; created_at: number | string; heartbeat: number | string | null; has_job: number | string }): StaleCandidate {
+  return { ...toReservationFacts(r)!, instance: r.instance, createdAt: Number(r.created_at), heartbeat: r.heartbeat === null ? null : Number(r.heartbeat), hasJob: Number(r.has_job) === 1 };
 }
 
 /** A conditional write found the row no longer as the rule saw it (cannot happen while the row is locked: a safety net). */

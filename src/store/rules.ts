@@ -46,6 +46,8 @@ export interface StaleCandidate extends ReservationFacts {
   instance: string;
   createdAt: number;
   heartbeat: number | null;
+  /** For a job's reservation (`job:<id>`): whether the job's row exists. */
+  hasJob?: boolean;
 }
 
 export interface JobFacts {
@@ -308,13 +310,16 @@ export function settle(
 }
 
 /**
- * Whether an open reservation is stale for `p.instance` at `p.now`: another instance's, not a
- * job's (instance `job:…`, case-sensitive: a job's end closes it), and that instance silent for at
- * least `staleMs` (its last heartbeat ≤ now − staleMs; one that never sent any counts from the
- * reservation's creation).
+ * Whether an open reservation is stale for `p.instance` at `p.now`: another instance's, and that
+ * instance silent for at least `staleMs` (its last heartbeat ≤ now − staleMs; one that never sent
+ * any counts from the reservation's creation). A job's (instance `job:…`, case-sensitive) is closed
+ * by its job's end, never released — unless its job row was never written (the server died between
+ * the reservation and the row: the credit was lost for good) and `staleMs` has passed since it was made.
  */
 export function isStale(c: StaleCandidate, p: { instance: string; now: number; staleMs: number }): boolean {
-  return c.state === 'open' && c.instance !== p.instance && !c.instance.startsWith('job:') && (c.heartbeat ?? c.createdAt) <= p.now - p.staleMs;
+  if (c.state !== 'open' || c.instance === p.instance) return false;
+  if (c.instance.startsWith('job:')) return c.hasJob === false && c.createdAt <= p.now - p.staleMs;
+  return (c.heartbeat ?? c.createdAt) <= p.now - p.staleMs;
 }
 
 /** The stale ones among `candidates` released: each refunded in full ('refund' entry), one decision each. */

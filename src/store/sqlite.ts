@@ -102,8 +102,6 @@ function prepareStatements(db: Database.Database) {
     reservation: p(`SELECT ${RESERVATION_FACTS} FROM dk_reservations r WHERE r.id = ?`),
     setReservation: p(`UPDATE dk_reservations SET state = ?, cost = ? WHERE id = ? AND state = ?`),
     // the open reservations of other instances; which are stale is the rule's (rules.isStale)
-    openOfOthers: p(`SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
-      WHERE r.state = 'open' AND r.instance <> ?`),
     openReservations: p(`SELECT count(*) AS n FROM dk_reservations WHERE state = 'open'`),
     heartbeat: p(`INSERT INTO dk_instances (id, heartbeat) VALUES (?, ?)
       ON CONFLICT (id) DO UPDATE SET heartbeat = max(heartbeat, excluded.heartbeat)`),
@@ -146,6 +144,9 @@ type LiveStatements = ReturnType<typeof prepareLiveStatements>;
 function prepareJobStatements(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
   return {
+    // here, not with the ledger's: it reads dk_jobs (schema version 2)
+    openOfOthers: p(`SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
+      WHERE r.state = 'open' AND r.instance <> ?`),
     insertJob: p(`INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
       VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?) RETURNING ${JOB_COLUMNS}`),
     getJob: p(`SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = ?`),
@@ -435,7 +436,7 @@ export class SqliteStore extends FlowStore implements Store {
       case 'account':
       case 'reservation': return this.facts(st.read, st.id);
       case 'job': return isJobId(st.id) ? toJobOrNull(this.js.getJob.get(st.id) as JobRow | undefined) : null;
-      case 'stale': return (this.s.openOfOthers.all(st.instance) as Parameters<typeof toStaleCandidate>[0][]).map(toStaleCandidate);
+      case 'stale': return (this.js.openOfOthers.all(st.instance) as Parameters<typeof toStaleCandidate>[0][]).map(toStaleCandidate);
     }
   }
 

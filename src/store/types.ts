@@ -322,8 +322,8 @@ export interface TrackStore {
 export interface JobStore {
   /**
    * Records a new job in state 'queued' (its credit already reserved by the caller: the
-   * reservation's instance should be `job:<id>`, which {@link LedgerStore.releaseStale} never releases —
-   * the job's own end does). Conflict when the id exists.
+   * reservation's instance should be `job:<id>`, which {@link LedgerStore.releaseStale} releases only
+   * while no row of that job exists — the job's own end settles it). Conflict when the id exists.
    */
   createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord>;
   /** The job, or null. */

@@ -463,6 +463,27 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         await balanced(a.id, 7);
       });
 
+      t('releaseStale refunds a job\'s reservation whose job row was never written (the server died between the two), once stale; never one whose job exists', async ({ ctx }) => {
+        const { store, account, balanced } = ctx;
+        const a = await account('acme', 100);
+        const STALE = 30_000;
+        const now = T0 + HOUR;
+        const res = async (id: string, amount: number, at: number) => (await store.reserve({ accountId: a.id, amount, operation: 'Dispatch', instance: `job:${id}`, now: at }))!;
+        const orphan = await res('orphan', 10, now - STALE); // its row never written
+        const young = await res('young', 5, now - STALE + 1); // being submitted right now
+        const withJob = await res('held', 20, now - 10 * STALE);
+        await store.createJob({ id: 'held', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: withJob, now: now - 10 * STALE });
+        await balanced(a.id, 65);
+        expect(await store.releaseStale({ instance: 'me', now, staleMs: STALE })).toBe(1);
+        await balanced(a.id, 75);
+        expect((await store.ledger(a.id)).filter((e) => e.kind === 'refund').map((e) => e.reservationId)).toEqual([orphan]);
+        // the young one's row comes: it is the job's as before; the job's end settles it
+        await store.createJob({ id: 'young', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: young, now });
+        expect(await store.releaseStale({ instance: 'me', now: now + HOUR, staleMs: STALE })).toBe(0);
+        expect((await store.finishJob({ id: 'held', state: 'completed', cost: 4, result: '{}', now: now + 1 })).finished).toBe(true);
+        await balanced(a.id, 91);
+      });
+
       t('releaseStale refunds only other instances\' stale reservations; a later settle charges the cost', async ({ ctx }) => {
         const { store, account, balanced, extra } = ctx;
         const a = await account('acme', 100);
