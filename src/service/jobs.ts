@@ -110,7 +110,9 @@ export class Jobs {
     }
     const now = Date.now();
     await this.store.createJob({ id, accountId: account.id, operation: row.name, spec: JSON.stringify(spec), reservationId: reservation, now });
-    await this.backend.enqueue(id, account.id);
+    // the job is recorded: a queue that cannot take it now (Redis away) gets it from the
+    // reconciler once it is back (a pending job with no sign of life), so the submission stands
+    await this.backend.enqueue(id, account.id).catch(() => {});
     return { JobID: id };
   }
 

@@ -27,12 +27,21 @@ export interface RedisOptions {
   prefix?: string;
 }
 
-/** A connection for BullMQ (blocking commands need maxRetriesPerRequest: null). */
-export function redisConnection(url: string): Redis {
-  const r = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+/**
+ * A connection for BullMQ. Blocking commands (a worker's, the queue events') need
+ * maxRetriesPerRequest: null — they wait for Redis however long it is away. The server's queue
+ * connection (`failFast`) gives up on a command after one reconnection attempt instead: with
+ * null, a submission, a job's progress or a cancel waited for ever while Redis was away (the
+ * request hung, its credit reserved).
+ */
+export function redisConnection(url: string, opts: { failFast?: boolean } = {}): Redis {
+  const r = new Redis(url, { maxRetriesPerRequest: opts.failFast ? 1 : null, enableReadyCheck: true, lazyConnect: false });
   r.on('error', () => { /* ioredis reconnects by itself; the queue's users see the outage as delays */ });
   return r;
 }
+
+/** How long cancelling a job waits for its removal from the queue. */
+const CANCEL_WAIT_MS = 1500;
 
 /** How long a BullMQ close may wait for its connections to end once its own work is done. */
 export const CONNECTION_CLOSE_MS = 2000;
@@ -82,7 +91,7 @@ export class RedisJobBackend implements JobBackend {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly service: Service, readonly opts: RedisOptions) {
-    this.conn = redisConnection(opts.url);
+    this.conn = redisConnection(opts.url, { failFast: true });
     this.eventsConn = redisConnection(opts.url);
     const prefix = opts.prefix ?? 'dk';
     this.queue = new Queue(QUEUE_NAME, { connection: this.conn, prefix });
@@ -117,15 +126,18 @@ export class RedisJobBackend implements JobBackend {
   }
 
   async cancel(id: string): Promise<void> {
-    // a waiting job leaves the queue; an active one stops by itself (runJob sees the row)
-    try {
+    // a waiting job leaves the queue; an active one stops by itself (runJob sees the row). Best
+    // effort within CANCEL_WAIT_MS: the row says cancelled already, and a worker that still takes
+    // the job ends it at once (Redis away, the commands would each wait for a reconnection)
+    const removal = (async () => {
       const j = await this.queue.getJob(id);
       if (j && (await j.getState()) !== 'active') await j.remove();
-    } catch { /* locked by a worker: it will stop */ }
+    })().catch(() => { /* locked by a worker: it will stop */ });
+    await Promise.race([removal, new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref())]);
   }
 
   async progress(id: string): Promise<JobProgress | null> {
-    const j = await this.queue.getJob(id);
+    const j = await this.queue.getJob(id).catch(() => null); // Redis away: no progress to show
     const p = j?.progress;
     return p && typeof p === 'object' && 'done' in (p as object) ? (p as JobProgress) : null;
   }

@@ -42,6 +42,33 @@ async function killed(child: ChildProcess): Promise<void> {
 const service = { store: {} } as unknown as Service;
 
 describe.skipIf(!HAS_REDIS_SERVER)('closing the queue\'s clients while Redis is away', () => {
+  it('with Redis away, the server\'s queue answers within seconds: enqueue fails (the submission stands, the reconciler enqueues later), progress is none, cancel returns', async () => {
+    // with maxRetriesPerRequest: null on the queue's connection these waited for ever (POST /rest/jobs hung, its credit reserved)
+    const port = await freePort();
+    const redis = await redisServer(port);
+    const backend = new RedisJobBackend(service, { url: `redis://127.0.0.1:${port}`, prefix: 'away' });
+    try {
+      await backend.queue.waitUntilReady();
+      await killed(redis);
+      await sleep(200);
+      const within = async <T>(what: string, p: Promise<T>): Promise<number> => {
+        const t0 = performance.now();
+        const r = await Promise.race([p.then(() => 'settled', () => 'settled'), sleep(8000).then(() => 'hung')]);
+        expect(r, what).toBe('settled');
+        return performance.now() - t0;
+      };
+      const ms = [
+        await within('enqueue', backend.enqueue('away-1')),
+        await within('progress', backend.progress('away-1')),
+        await within('cancel', backend.cancel('away-1')),
+      ];
+      console.log(`Redis away: enqueue ${ms[0].toFixed(0)} ms, progress ${ms[1].toFixed(0)} ms, cancel ${ms[2].toFixed(0)} ms`);
+      expect(await backend.progress('away-1')).toBeNull();
+    } finally {
+      await closeWithin(backend.close(), 5000);
+    }
+  });
+
   it('closeWithin: true when the close ends in time, false at the bound', async () => {
     expect(await closeWithin(sleep(10), 500)).toBe(true);
     expect(await closeWithin(Promise.reject(new Error('x')), 500)).toBe(true);
