@@ -231,8 +231,11 @@ export class Engine {
       const life = this.life;
       this.life = new AbortController();
       life.abort(new EngineError('Cancelled', 'The engine was closed.'));
-      const deadline = Date.now() + CLOSE_DRAIN_MS;
-      while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      if (this.inFlight.size > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([Promise.allSettled(this.inFlight), new Promise((r) => { timer = setTimeout(r, CLOSE_DRAIN_MS); })]);
+        clearTimeout(timer);
+      }
       const pool = this.pool;
       this.pool = null;
       await pool?.close();
@@ -244,7 +247,7 @@ export class Engine {
 
   private closing: Promise<void> | null = null;
   /** Operations under {@link withLife} not settled yet. */
-  private inFlight = 0;
+  private readonly inFlight = new Set<Promise<unknown>>();
   /** Aborted by close(): every operation's signal includes it. */
   private life = new AbortController();
 
@@ -262,20 +265,19 @@ export class Engine {
     signal?.addEventListener('abort', onCaller, { once: true });
     setMaxListeners(0, life);
     life.addEventListener('abort', onLife, { once: true });
-    this.inFlight++;
-    const done = (): void => {
-      this.inFlight--;
-      signal?.removeEventListener('abort', onCaller);
-      life.removeEventListener('abort', onLife);
-    };
     let p: Promise<T>;
     try {
       p = work(joined.signal);
     } catch (e) {
-      done();
-      throw e;
+      p = Promise.reject(e);
     }
-    return p.finally(done);
+    const settled = p.finally(() => {
+      this.inFlight.delete(settled);
+      signal?.removeEventListener('abort', onCaller);
+      life.removeEventListener('abort', onLife);
+    });
+    this.inFlight.add(settled);
+    return settled;
   }
 
   /** Runs an operation of the table by its contract name (records in, records out). */

@@ -260,9 +260,6 @@ function applyStatement(w: Writes, now: number): pg.QueryConfig {
   return { name: `dk_apply_${shape.join('_') || 'none'}`, text: `${ctes.length ? `WITH ${ctes.join(',\n    ')}\n    ` : ''}SELECT ${out.join(', ')}`, values };
 }
 
-/** Pool clients given their own 'error' listener ({@link PgStore.connect}). */
-const GUARDED = new WeakSet<pg.PoolClient>();
-
 export class PgStore extends FlowStore implements Store {
   readonly kind = 'postgres' as const;
   readonly location: string;
@@ -316,6 +313,10 @@ export class PgStore extends FlowStore implements Store {
     });
     // an idle connection that breaks (server restart) must not crash the process: the next query reports it
     this.pool.on('error', () => {});
+    // nor one that breaks while lent (the server ends it, the network drops): the client emits 'error'
+    // besides failing its query, and pg-pool listens only while it is idle — so every client has a
+    // listener of its own from its creation (unheard, that event ended `serve` under pg_terminate_backend)
+    this.pool.on('connect', (c) => c.on('error', () => { /* the query in progress fails with it; tx() releases the client as broken */ }));
   }
 
   // ------------------------------------------------------------------ plumbing
@@ -330,25 +331,13 @@ export class PgStore extends FlowStore implements Store {
     }
   }
 
-  /**
-   * A client of the pool (Storage when the database cannot be reached). A checked-out client whose
-   * connection breaks (the server terminates it, the network drops) emits 'error' besides failing
-   * its query; pg-pool listens only while the client is idle, so each client gets a listener of
-   * its own the first time it is lent — unheard, that event ended the process (a hostile trial:
-   * pg_terminate_backend during job submissions).
-   */
+  /** A client of the pool (Storage when the database cannot be reached). */
   private async connect(): Promise<pg.PoolClient> {
-    let c: pg.PoolClient;
     try {
-      c = await this.pool.connect();
+      return await this.pool.connect();
     } catch (e) {
       throw mapError(e, this.location);
     }
-    if (!GUARDED.has(c)) {
-      GUARDED.add(c);
-      c.on('error', () => { /* the query in progress fails with it; tx() releases the client as broken */ });
-    }
-    return c;
   }
 
   /** Runs `fn` in BEGIN … COMMIT on one client; ROLLBACK on any error; the client always released. */

@@ -25,7 +25,7 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { EngineError, toErrorRecord, type ErrorRecord } from '../core/errors.js';
-import { backingOf, releaseUnfinishedReads } from '../core/binfile.js';
+import { backingOf, releaseUnfinishedReads, type FileBacking } from '../core/binfile.js';
 import { cancelledBy, type ProgressEvent } from '../core/cancel.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
 
@@ -117,9 +117,8 @@ export class WorkerPool implements Executor {
     this.shared = opts.shared ?? {};
     // a shared buffer read on demand from its file (a dataset opened by path) goes with its file's
     // record, so that the threads read the sections they take (core/binfile.ts)
-    const backings = Object.values(this.shared).map((v) => (v instanceof SharedArrayBuffer ? backingOf(v) : undefined)).filter((b) => b !== undefined);
+    const backings = (this.backings = Object.values(this.shared).map((v) => (v instanceof SharedArrayBuffer ? backingOf(v) : undefined)).filter((b): b is FileBacking => b !== undefined));
     const entry = workerEntry();
-    this.backings = backings;
     this.piscina = new Piscina({
       filename: entry.filename,
       minThreads: this.threads,
@@ -143,7 +142,7 @@ export class WorkerPool implements Executor {
   /** Threads started, and threads whose modules have loaded (worker.ts counts itself in `loaded`). */
   private created = 0;
   private readonly loaded = new Int32Array(new SharedArrayBuffer(4));
-  private readonly backings: ReturnType<typeof backingOf>[];
+  private readonly backings: FileBacking[];
   private closing: Promise<void> | null = null;
   /** The last error of a thread that failed outside any task (for diagnosis; the process goes on). */
   lastError: unknown = undefined;
@@ -237,7 +236,7 @@ export class WorkerPool implements Executor {
       const deadline = Date.now() + CLOSE_LOAD_WAIT_MS;
       while (Atomics.load(this.loaded, 0) < this.created && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await this.piscina.destroy();
-      for (const b of this.backings) if (b) releaseUnfinishedReads(b);
+      for (const b of this.backings) releaseUnfinishedReads(b);
     })();
     return this.closing;
   }

@@ -119,14 +119,16 @@ describe.skipIf(!URL_)(`postgres store${URL_ ? '' : ' (skipped: DATABASE_URL is 
         const admin = new pg.Client({ connectionString: URL_! });
         await admin.connect();
         try {
+          let listening = -1;
           const e = await tx(async (c) => {
-            expect(c.listenerCount('error')).toBeGreaterThan(0); // pg-pool's own listener is off while the client is lent
+            listening = c.listenerCount('error'); // pg-pool's own listener is off while the client is lent
             const pid = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
             await admin.query('SELECT pg_terminate_backend($1)', [pid]);
             await new Promise((r) => setTimeout(r, 200)); // the client sees its connection end here, between queries
             await c.query('SELECT 1');
           }).then(() => null, (err: { code: string }) => err);
           expect(e).toMatchObject({ code: 'Storage' });
+          expect(listening).toBeGreaterThan(0); // read outside tx(), which maps any error it meets to Storage
         } finally {
           await admin.end();
         }
