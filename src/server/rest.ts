@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerHead, answerJson, encodeAnswer, type Account, type Answer, type Service } from '../service/service.js';
 import { operations, type ServiceOperation } from '../service/operations.js';
 import { refusalOf, refusalRetryAfter, refusalStatus, type Refusal } from '../service/refusals.js';
-import { ResultSchema, type Chunk } from '../records/index.js';
+import { joined, rawJsonSliced, ResultSchema, type Chunk } from '../records/index.js';
 import { headerText } from './http-util.js';
 
 /** A Result-shaped body for refusals and HTTP-level errors (Status Failed, one Error). */
@@ -150,7 +150,8 @@ async function streamEvents(req: FastifyRequest, reply: FastifyReply, o: Answer,
   try {
     for await (const item of o.stream!) {
       if (signal.aborted || res.writableEnded) break;
-      res.write(`event: update\ndata: ${JSON.stringify(encodeAnswer(o.row, item, enums))}\n\n`);
+      // written in slices: an update can carry a large result (a finished job's)
+      res.write(`event: update\ndata: ${joined(await rawJsonSliced(encodeAnswer(o.row, item, enums)))}\n\n`);
     }
   } catch (e) {
     req.log.error({ err: e }, 'event stream error');

@@ -13,8 +13,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ProgressEvent } from '../core/cancel.js';
 import { toErrorRecord } from '../core/errors.js';
-import { failedFromIssues } from '../records/index.js';
+import { failedFromIssues, joined, jsonSliced, parseJsonSliced, RawJson, safeParseSliced } from '../records/index.js';
 import type { Account, JobRecord, JobState, Store } from '../store/types.js';
+import { isPending, isTransientStorage } from '../store/common.js';
 import { jobOperations, operationNamed, parseRequest, type ServiceOperation } from './operations.js';
 import { quote } from './prices.js';
 import { isRefusal, refuse, type Refusal } from './refusals.js';
@@ -39,8 +40,8 @@ export interface JobView {
   Operation: string;
   State: JobState;
   Progress: JobProgress | null;
-  /** completed: the operation's result record (enum names; encode it with the operation's result schema). */
-  Result?: Record<string, unknown>;
+  /** completed: the operation's result record, as JSON text (see {@link JobResult}). */
+  Result?: JobResult;
   Error?: string;
   RouteID?: number;
   /** Credits taken (once finished). */
@@ -64,17 +65,75 @@ export interface JobBackend {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * A completed job's result as JSON text, in one enum form: as stored (enum names), or converted
+ * for a face that writes integers ({@link JobResult.inForm}). It is written into answers as the
+ * text it is (records/json-sliced.ts), never parsed to be answered: a result can be megabytes,
+ * and a plain `JSON.parse` + validation + encoding of 3 MB held a server's event loop ~170 ms.
+ */
+export class JobResult extends RawJson {
+  constructor(text: string, readonly enums: 'int' | 'name', readonly operation: string) { super(text); }
+
+  /** The result record's JSON value (parsed in slices). */
+  value(): Promise<Record<string, unknown>> {
+    return parseJsonSliced(this.text) as Promise<Record<string, unknown>>;
+  }
+
+  /**
+   * This result with its enums as integers or names: parsed, validated and written again by its
+   * operation's result record, in slices. One that no longer validates (stored before a bound was
+   * set on a field) is given as it was stored.
+   */
+  async inForm(enums: 'int' | 'name'): Promise<JobResult> {
+    if (enums === this.enums) return this;
+    const row = operationNamed(this.operation);
+    if (!row) return this;
+    const parsed = await safeParseSliced(row.result, await this.value());
+    if (!parsed.ok) return this;
+    return new JobResult(joined(await jsonSliced(row.result, parsed.value, { enums })), enums, this.operation);
+  }
+
+  /** The same conversion in one go, for a face that cannot wait (small results; {@link inForm} otherwise). */
+  inFormNow(enums: 'int' | 'name'): JobResult {
+    if (enums === this.enums) return this;
+    const row = operationNamed(this.operation);
+    const parsed = row?.result.safeParse(JSON.parse(this.text));
+    if (!row || !parsed?.ok) return this;
+    return new JobResult(JSON.stringify(row.result.encode(parsed.value as never, { enums })), enums, this.operation);
+  }
+}
+
 export function jobView(j: JobRecord, progress: JobProgress | null): JobView {
   return {
     JobID: j.id, Operation: j.operation, State: j.state, Progress: j.state === 'completed' ? null : progress,
-    ...(j.result !== null ? { Result: JSON.parse(j.result) as Record<string, unknown> } : {}),
+    ...(j.result !== null ? { Result: new JobResult(j.result, 'name', j.operation) } : {}),
     ...(j.error !== null ? { Error: j.error } : {}),
     ...(j.routeId !== null ? { RouteID: j.routeId } : {}),
     Cost: j.cost, Attempts: j.attempts, Created: iso(j.createdAt), Updated: iso(j.updatedAt),
   };
 }
 
-import { isPending } from '../store/common.js';
+/**
+ * How long a run keeps trying to write its end while the database is away (a restart, a cut
+ * connection): the result is held in memory meanwhile, so a short outage loses no work. Past it
+ * the run throws; the job stays pending and its backend runs it again later.
+ */
+export const END_RETRY_MS = 60_000;
+
+/** {@link Store.finishJob}, tried again (250 ms, doubling to 5 s) while the database is away, for up to `retryMs`. */
+export async function writeJobEnd(store: Store, p: Parameters<Store['finishJob']>[0], retryMs = END_RETRY_MS): Promise<Awaited<ReturnType<Store['finishJob']>>> {
+  const deadline = Date.now() + retryMs;
+  let wait = 250;
+  for (;;) {
+    try {
+      return await store.finishJob({ ...p, now: Date.now() });
+    } catch (e) {
+      if (!isTransientStorage(e) || Date.now() + wait > deadline) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, 5000);
+    }
+  }
+}
 
 const isFinished = (s: JobState): boolean => !isPending(s);
 
@@ -146,7 +205,7 @@ export class Jobs {
  */
 export async function runJob(
   service: Service, id: string,
-  opts: { signal?: AbortSignal; onProgress?: (p: JobProgress) => void; pollMs?: number; onStart?: (job: JobRecord) => void } = {},
+  opts: { signal?: AbortSignal; onProgress?: (p: JobProgress) => void; pollMs?: number; onStart?: (job: JobRecord) => void; endRetryMs?: number } = {},
 ): Promise<JobState | 'skipped'> {
   const store = service.store;
   const job = await store.startJob(id, Date.now());
@@ -183,7 +242,7 @@ export async function runJob(
     opts.onProgress?.({ phase: e.phase, done: e.done, total: e.total, ...(e.info ? { info: e.info } : {}) });
   };
   const end = async (state: 'cancelled' | 'failed', error: string): Promise<JobState> => {
-    await store.finishJob({ id, state, cost: 0, error, now: Date.now() });
+    await writeJobEnd(store, { id, state, cost: 0, error, now: Date.now() }, opts.endRetryMs);
     return state;
   };
   try {
@@ -216,11 +275,12 @@ export async function runJob(
     }
     if (cancelled || ac.signal.aborted) return await end('cancelled', 'Cancelled.');
     const charged = job.reservationId === null ? 0 : cost;
-    const encoded = JSON.stringify(row.result.encode(result as never, { enums: 'name' }));
-    const r = await store.finishJob({
+    // a large result (megabytes) is written in slices: a server running jobs in-process keeps answering
+    const encoded = joined(await jsonSliced(row.result, result as never, { enums: 'name' }));
+    const r = await writeJobEnd(store, {
       id, state: 'completed', cost: charged, result: encoded, ...(route ? { route } : {}), now: Date.now(),
       ...(charged > 0 ? { usage: { operation: row.name, units, unitPrice } } : {}),
-    });
+    }, opts.endRetryMs);
     return r.job?.state ?? 'completed';
   } finally {
     clearInterval(poll);

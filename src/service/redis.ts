@@ -10,13 +10,23 @@
  * - a poison job (one that kills its worker every time) ends failed after {@link MAX_ATTEMPTS}
  *   runs (BullMQ's stalled limit, and `runJob`'s own count of attempts), its reason stored;
  * - cancellation: the job's row says cancelled; the running worker sees it within a second
- *   (runJob polls the row) and stops.
+ *   (runJob polls the row) and stops;
+ * - the database away: a run holds its result and tries to write its end for a minute
+ *   (`writeJobEnd`); a run that cannot begin or end for that is put back in the queue, delayed
+ *   {@link STORAGE_RETRY_MS}, without using an attempt (BullMQ's attempts are for runs that fail).
  */
-import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Service } from './service.js';
 import { MAX_ATTEMPTS, runJob, type JobBackend, type JobProgress } from './jobs.js';
 import type { JobRecord } from '../store/types.js';
+import { isTransientStorage } from '../store/common.js';
+
+/**
+ * How long a job waits in the queue when its run could not reach the database (away, restarting):
+ * it is put back, delayed, without using one of its attempts — an outage of any length fails no job.
+ */
+export const STORAGE_RETRY_MS = 5000;
 
 export const QUEUE_NAME = 'dispatchkit-jobs';
 
@@ -187,6 +197,10 @@ export interface WorkerOptions extends RedisOptions {
   onStart?: (job: JobRecord) => void;
   /** Called with a job id from the queue that the database does not hold (a worker on another database than its servers'). */
   onUnknown?: (id: string) => void;
+  /** How long a run tries to write its end while the database is away (default `END_RETRY_MS`, a minute). */
+  endRetryMs?: number;
+  /** How long a job whose run could not reach the database waits in the queue (default {@link STORAGE_RETRY_MS}). */
+  storageRetryMs?: number;
 }
 
 /** The workers' side: takes job ids from the queue and runs them (`dispatchkit worker`). */
@@ -195,10 +209,10 @@ export function startWorker(service: Service, opts: WorkerOptions): { worker: Wo
   const lockDuration = opts.lockDurationMs ?? 10_000;
   // the runs in progress: a close waits for them without a bound, then for the connections with one
   const running = new Set<Promise<unknown>>();
-  const worker = new Worker(QUEUE_NAME, async (job: Job<{ id: string }>, _token?: string, signal?: AbortSignal) => {
+  const worker = new Worker(QUEUE_NAME, async (job: Job<{ id: string }>, token?: string, signal?: AbortSignal) => {
     const id = job.data.id;
     const run = runJob(service, id, {
-      signal, onStart: opts.onStart,
+      signal, onStart: opts.onStart, ...(opts.endRetryMs !== undefined ? { endRetryMs: opts.endRetryMs } : {}),
       onProgress: (p) => { void job.updateProgress(p).catch(() => {}); },
     });
     running.add(run);
@@ -206,6 +220,11 @@ export function startWorker(service: Service, opts: WorkerOptions): { worker: Wo
       const outcome = await run;
       if (outcome === 'skipped') opts.onUnknown?.(id);
       return { outcome };
+    } catch (e) {
+      if (!isTransientStorage(e)) throw e;
+      // the database is away: back to the queue for later, no attempt used
+      await job.moveToDelayed(Date.now() + (opts.storageRetryMs ?? STORAGE_RETRY_MS), token);
+      throw new DelayedError();
     } finally {
       running.delete(run);
     }

@@ -436,7 +436,15 @@ export function jobExists(cause: unknown): EngineError {
 }
 
 export function closedError(location: string): EngineError {
-  return new EngineError('Storage', `The database ${location} is closed.`);
+  return new EngineError('Storage', `The database ${location} is closed.`, { details: { closed: true } });
+}
+
+/**
+ * A failure of the database that may pass (it is away, restarting, a connection was cut): a
+ * Storage error other than a store closed by its owner. Worth trying the write again a little later.
+ */
+export function isTransientStorage(e: unknown): boolean {
+  return e instanceof EngineError && e.code === 'Storage' && (e.details as { closed?: unknown } | undefined)?.closed !== true;
 }
 
 /** Errors that are bugs of the caller or of this code, not failures of the database: passed through. */

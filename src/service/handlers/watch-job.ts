@@ -8,6 +8,7 @@ import type { JobView } from '../jobs.js';
 import { isPending } from '../../store/common.js';
 import { refuse, type Refusal } from '../refusals.js';
 import { jobsOf } from './jobs-common.js';
+import { viewFor } from './get-job.js';
 
 /** How often the job's row is read while it runs. */
 const POLL_MS = 150;
@@ -22,8 +23,9 @@ export async function watchJob(spec: Parsed<typeof JobReferenceSchema>, call: Ca
     let v: JobView | null = first;
     let last = '';
     while (v && !signal.aborted) {
-      const text = JSON.stringify(v);
-      if (text !== last) { yield v; last = text; }
+      // what changes while a job runs (a result comes once, with the end): its text is not compared
+      const text = JSON.stringify({ ...v, Result: v.Result ? v.Result.text.length : undefined });
+      if (text !== last) { yield await viewFor(v, call); last = text; }
       if (!isPending(v.State)) return;
       await new Promise((r) => setTimeout(r, POLL_MS));
       v = await jobs.get(account, spec.JobID).catch(() => v);

@@ -54,7 +54,7 @@ for (let i = 0; i < 2; i++) {
   for (;;) {
     const v = await jobs.get(account, r.JobID);
     if (v && (v.State === 'completed' || v.State === 'failed' || v.State === 'cancelled')) {
-      calls.push({ kind: 'job', ms: performance.now() - t, status: `${v.State}/${String((v.Result as { Status?: string } | undefined)?.Status)}` });
+      calls.push({ kind: 'job', ms: performance.now() - t, status: `${v.State}/${String((await v.Result?.value())?.Status)}` });
       break;
     }
     await new Promise((res) => setTimeout(res, 20));
