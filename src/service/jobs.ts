@@ -159,8 +159,10 @@ export class Jobs {
     const id = randomUUID();
     const parsed = await parseRequest(row, spec);
     let reservation: number | null = null;
+    let unitPrice: number | null = null;
     if (parsed.ok) {
       const q = quote(row, this.service.prices, parsed.value);
+      unitPrice = q.unitPrice;
       if (q.amount > 0) {
         const r = await this.service.reserveFor(account, row, q, `job:${id}`);
         if (isRefusal(r)) return r;
@@ -168,7 +170,8 @@ export class Jobs {
       }
     }
     const now = Date.now();
-    await this.store.createJob({ id, accountId: account.id, operation: row.name, spec: JSON.stringify(spec), reservationId: reservation, now });
+    // the price quoted now travels with the job: whichever process runs it charges at it
+    await this.store.createJob({ id, accountId: account.id, operation: row.name, spec: JSON.stringify(spec), reservationId: reservation, unitPrice, now });
     // the job is recorded: a queue that cannot take it now (Redis away) gets it from the
     // reconciler once it is back (a pending job with no sign of life), so the submission stands
     await this.backend.enqueue(id, account.id).catch(() => {});
@@ -260,7 +263,7 @@ export async function runJob(
     let route;
     if (!parsed.ok) result = failedFromIssues(parsed.issues, row.failed);
     else {
-      const q = quote(row, service.prices, parsed.value);
+      const q = quote(row, service.prices, parsed.value, job.unitPrice);
       let w;
       try {
         w = await service.work(row, parsed.value, account, { signal: ac.signal, onProgress }, q, false, true);

@@ -68,12 +68,15 @@ export interface Quote {
   amount: number;
 }
 
-/** The most `spec` (validated for `row`) can cost under `prices`. */
-export function quote<S>(row: ServiceOperation<S>, prices: PriceList, spec: S): Quote {
-  const p = prices[row.name as ServiceOperationName];
-  if (!p || !row.maxUnits) return { units: 0, unitPrice: 0, amount: 0 };
+/**
+ * The most `spec` (validated for `row`) can cost under `prices` — or at `unitPrice` when one was
+ * quoted already (a job is charged at the price of its submission, stored with it).
+ */
+export function quote<S>(row: ServiceOperation<S>, prices: PriceList, spec: S, unitPrice?: number | null): Quote {
+  const price = unitPrice ?? prices[row.name as ServiceOperationName]?.price;
+  if (price === undefined || !row.maxUnits) return { units: 0, unitPrice: 0, amount: 0 };
   const units = Math.max(0, Math.floor(row.maxUnits(spec)));
-  return { units, unitPrice: p.price, amount: units * p.price };
+  return { units, unitPrice: price, amount: units * price };
 }
 
 /** What the work done costs: the units of the result, at most the quoted ones (0 for a Failed result). */

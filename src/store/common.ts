@@ -5,7 +5,7 @@
 import { EngineError, invalidInput } from '../core/errors.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { checkUsage, type AccountFacts, type AuditFacts, type ReservationFacts, type ReservationState, type StaleCandidate, type Usage } from './rules.js';
-import type { Account, JobRecord, JobState, LedgerEntry, LedgerKind, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, StoredRoute, TrackPoint, UsageEntry } from './types.js';
+import type { Account, JobRecord, JobState, LedgerEntry, NewJob, LedgerKind, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 /** The case-insensitive form of a name (account names, route names and owners), the same on both backends. */
 export function foldCase(s: string): string {
@@ -59,12 +59,13 @@ export function checkJobId(id: unknown): string {
 }
 
 /** The arguments of `createJob` that need no database. */
-export function checkNewJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): void {
+export function checkNewJob(p: NewJob): void {
   checkJobId(p.id);
   checkInteger('accountId', p.accountId, 1);
   checkText('operation', p.operation);
   if (typeof p.spec !== 'string') throw invalidInput('spec', 'must be a string (JSON text)');
   if (p.reservationId !== null && p.reservationId !== undefined) checkInteger('reservationId', p.reservationId, 1);
+  if (p.unitPrice !== null && p.unitPrice !== undefined) checkInteger('unitPrice', p.unitPrice, 0);
   checkInteger('now', p.now);
 }
 
@@ -318,9 +319,10 @@ export interface JobRow {
   created_at: number | string;
   updated_at: number | string;
   finished_at: number | string | null;
+  unit_price: number | string | null;
 }
 
-export const JOB_COLUMNS = 'id, account_id, operation, spec, state, reservation_id, attempts, result, error, route_id, cost, created_at, updated_at, finished_at';
+export const JOB_COLUMNS = 'id, account_id, operation, spec, state, reservation_id, attempts, result, error, route_id, cost, created_at, updated_at, finished_at, unit_price';
 
 export function toJobOrNull(r: JobRow | undefined | null): JobRecord | null {
   return r ? toJob(r) : null;
@@ -339,6 +341,7 @@ export function toJob(r: JobRow): JobRecord {
     error: r.error,
     routeId: r.route_id === null ? null : Number(r.route_id),
     cost: Number(r.cost),
+    unitPrice: r.unit_price === null || r.unit_price === undefined ? null : Number(r.unit_price),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     finishedAt: r.finished_at === null ? null : Number(r.finished_at),

@@ -24,7 +24,8 @@
  *   (its instance `job:<id>`, never released as stale), settled when the job ends; `cost` what was
  *   taken; `route_id` the stored route of a completed Dispatch; `result`/`error` as JSON text or a
  *   message; `updated_at` the last change or sign of life (the sweep of `(state, updated_at)` finds
- *   jobs whose worker died).
+ *   jobs whose worker died); `unit_price` (version 6) the credits per unit quoted at submission,
+ *   which the run charges at (null: a job submitted before version 6, charged at its runner's prices).
  * - `dk_usage` (version 3): append-only, like the ledger: what each charged operation used
  *   (`operation`, `units`, `unit_price`, `cost` = units × unit_price), written in the same
  *   transaction as its charge; `reservation_id` the reservation it settled (null: a charge).
@@ -383,6 +384,12 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX dk_stop_events_route ON dk_stop_events (route_id, id)`,
     ],
+  },
+  {
+    version: 6,
+    description: "jobs: the price per unit quoted at submission (the job is charged at it, whatever the runner's price list)",
+    sqlite: [`ALTER TABLE dk_jobs ADD COLUMN unit_price INTEGER`],
+    postgres: [`ALTER TABLE dk_jobs ADD COLUMN unit_price BIGINT`],
   },
 ];
 

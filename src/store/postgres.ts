@@ -42,7 +42,7 @@ import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
 import { FlowStore, type Applied, type Flow, type FlowFn, type Step } from './flows.js';
 import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewJob, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 export interface PgStoreOptions {
   /** `postgres://user[:password]@host[:port]/database[?schema=name&…]`. */
@@ -145,8 +145,8 @@ const SQL = {
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
   insertRouteSpec: `INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result, spec)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
-  insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
-    VALUES ($1::text, $2::bigint, $3::text, $4::text, 'queued', $5::bigint, 0, 0, $6::bigint, $6::bigint) RETURNING ${JOB_COLUMNS}`,
+  insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at, unit_price)
+    VALUES ($1::text, $2::bigint, $3::text, $4::text, 'queued', $5::bigint, 0, 0, $6::bigint, $6::bigint, $7::bigint) RETURNING ${JOB_COLUMNS}`,
   startJob: `UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = $2::bigint
     WHERE id = $1::text AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`,
   touchJob: `UPDATE dk_jobs SET updated_at = $2::bigint WHERE id = $1::text AND state IN ('queued', 'active')`,
@@ -791,7 +791,7 @@ export class PgStore extends FlowStore implements Store {
    * The id is 1 to 100 characters among A–Z, a–z, 0–9, `-` and `_` (InvalidInput otherwise); the
    * reservation must be an open one of the account (InvalidInput otherwise).
    */
-  async createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord> {
+  async createJob(p: NewJob): Promise<JobRecord> {
     checkNewJob(p);
     const reservationId = p.reservationId ?? null;
     return this.tx(async (c) => {
@@ -800,7 +800,7 @@ export class PgStore extends FlowStore implements Store {
         const no = rules.jobReservation(r, { reservationId, accountId: p.accountId });
         if (no) throw jobReservationError(no);
       }
-      const r = await c.query({ name: 'dk_insert_job', text: SQL.insertJob, values: [p.id, p.accountId, p.operation, p.spec, reservationId, p.now] });
+      const r = await c.query({ name: 'dk_insert_job', text: SQL.insertJob, values: [p.id, p.accountId, p.operation, p.spec, reservationId, p.now, p.unitPrice ?? null] });
       return toJob(r.rows[0] as JobRow);
     });
   }

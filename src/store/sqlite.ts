@@ -35,7 +35,7 @@ import { MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations.js';
 import * as rules from './rules.js';
 import { FlowStore, type Applied, type FlowFn, type Step } from './flows.js';
 import { FINISHED_JOB_STATES, NEW_RESERVATION, balanceChanges, jobReservationError, refusalError, type Writes } from './rules.js';
-import type { Account, AccountAudit, JobRecord, LedgerEntry, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
+import type { Account, AccountAudit, JobRecord, LedgerEntry, NewJob, NewRoute, PruneCounts, PruneRequest, RouteFilter, RouteVersion, StopEvent, StopEventKind, Store, StoredRoute, TrackPoint, UsageEntry } from './types.js';
 
 export interface SqliteStoreOptions {
   /** Flush the write queue at once when it holds this many closures (default 256). */
@@ -147,8 +147,8 @@ function prepareJobStatements(db: Database.Database) {
     // here, not with the ledger's: it reads dk_jobs (schema version 2)
     openOfOthers: p(`SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
       WHERE r.state = 'open' AND r.instance <> ?`),
-    insertJob: p(`INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at)
-      VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?) RETURNING ${JOB_COLUMNS}`),
+    insertJob: p(`INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at, unit_price)
+      VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, ?) RETURNING ${JOB_COLUMNS}`),
     getJob: p(`SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = ?`),
     startJob: p(`UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = ?
       WHERE id = ? AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`),
@@ -684,7 +684,7 @@ export class SqliteStore extends FlowStore implements Store {
    * The id is 1 to 100 characters among A–Z, a–z, 0–9, `-` and `_` (InvalidInput otherwise); the
    * reservation must be an open one of the account (InvalidInput otherwise).
    */
-  async createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord> {
+  async createJob(p: NewJob): Promise<JobRecord> {
     checkNewJob(p);
     const reservationId = p.reservationId ?? null;
     return this.write(() => {
@@ -692,7 +692,7 @@ export class SqliteStore extends FlowStore implements Store {
         const no = rules.jobReservation(toReservationFacts(this.s.reservation.get(reservationId) as ReservationRow | undefined), { reservationId, accountId: p.accountId });
         if (no) throw jobReservationError(no);
       }
-      return toJob(this.js.insertJob.get(p.id, p.accountId, p.operation, p.spec, reservationId, p.now, p.now) as JobRow);
+      return toJob(this.js.insertJob.get(p.id, p.accountId, p.operation, p.spec, reservationId, p.now, p.now, p.unitPrice ?? null) as JobRow);
     });
   }
 

@@ -151,6 +151,18 @@ export interface UsageEntry {
 export type JobState = 'queued' | 'active' | 'completed' | 'failed' | 'cancelled';
 
 /** A job (an operation run asynchronously, on a queue): what the database keeps of it. */
+/** A job to record ({@link JobStore.createJob}). */
+export interface NewJob {
+  id: string;
+  accountId: number;
+  operation: string;
+  spec: string;
+  reservationId: number | null;
+  /** Credits per unit quoted at submission (null or absent: none stored). */
+  unitPrice?: number | null;
+  now: number;
+}
+
 export interface JobRecord {
   /** The JobID (chosen by the caller: a UUID). */
   id: string;
@@ -172,6 +184,8 @@ export interface JobRecord {
   routeId: number | null;
   /** Credits taken when it finished (0 until then, and for failed or cancelled jobs). */
   cost: number;
+  /** Credits per unit quoted at submission, which the run charges at (null: submitted before it was stored — the runner's prices). */
+  unitPrice: number | null;
   createdAt: number;
   /** Last change of state, or last sign of life of the run ({@link JobStore.touchJob}). */
   updatedAt: number;
@@ -325,7 +339,7 @@ export interface JobStore {
    * reservation's instance should be `job:<id>`, which {@link LedgerStore.releaseStale} releases only
    * while no row of that job exists — the job's own end settles it). Conflict when the id exists.
    */
-  createJob(p: { id: string; accountId: number; operation: string; spec: string; reservationId: number | null; now: number }): Promise<JobRecord>;
+  createJob(p: NewJob): Promise<JobRecord>;
   /** The job, or null. */
   getJob(id: string): Promise<JobRecord | null>;
   /**

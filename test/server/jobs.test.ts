@@ -174,7 +174,8 @@ describe('two servers on one database (in-process jobs)', () => {
       b.start(100, 2500); // the other server, on the same store
       const spec = { Operation: 'Dispatch', Specification: bigDispatch(80, 9) };
       const first = (await post(srv.url, '/rest/jobs', spec, srv.keys.acme)).json.JobID as string;
-      const second = (await post(srv.url, '/rest/jobs', spec, srv.keys.acme)).json.JobID as string; // waits behind the first
+      // waits behind the first; a short one (effort 3), so that B's run of it ends soon on a loaded machine
+      const second = (await post(srv.url, '/rest/jobs', { Operation: 'Dispatch', Specification: bigDispatch(80, 3) }, srv.keys.acme)).json.JobID as string;
       await new Promise((r) => setTimeout(r, 4000)); // past the grace: both still A's
       const rows = await Promise.all([first, second].map((id) => srv.store.getJob(id)));
       expect(rows.map((j) => j?.attempts)).toEqual([1, 0]);

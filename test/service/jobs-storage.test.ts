@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/core/errors.js';
 import { closedError } from '../../src/store/common.js';
 import type { Store } from '../../src/store/types.js';
-import { Jobs, LocalJobBackend, writeJobEnd } from '../../src/service/jobs.js';
+import { Jobs, LocalJobBackend, runJob, writeJobEnd, type JobBackend } from '../../src/service/jobs.js';
+import { Service } from '../../src/service/service.js';
+import { pricesFrom } from '../../src/service/prices.js';
 import { RedisJobBackend, startWorker } from '../../src/service/redis.js';
 import { operationNamed } from '../../src/service/operations.js';
 import { inProcessServer, type TestServer } from '../helpers/service.js';
@@ -107,6 +109,23 @@ describe('jobs in this process while the database is away, and large results', (
     } finally {
       f.restore();
     }
+  });
+
+  it('a job is charged at the price quoted when it was submitted, whatever the price list of the process that runs it', async () => {
+    const account = (await server.store.accountByName('demo'))!;
+    const held: JobBackend = { kind: 'redis', enqueue: async () => {}, cancel: async () => {}, progress: async () => null, close: async () => {} };
+    const submitter = new Service(server.engine, server.store, { rateLimit: { perSecond: 0 }, prices: pricesFrom({ Geocode: 2 }) });
+    const runner = new Service(server.engine, server.store, { rateLimit: { perSecond: 0 }, prices: pricesFrom({ Geocode: 7 }) });
+    const r = await new Jobs(submitter, held).submit(account, 'Geocode', { Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }, { Street: 'Avenue Princesse Grace', City: 'Monaco' }] });
+    if ('kind' in r) throw new Error(r.message);
+    expect((await server.store.getJob(r.JobID))!.unitPrice).toBe(2);
+    const before = (await server.store.accountByName('demo'))!.balance;
+    expect(await runJob(runner, r.JobID)).toBe('completed');
+    const j = (await server.store.getJob(r.JobID))!;
+    expect(j.cost).toBe(4); // 2 addresses × 2 (7 at the runner's prices)
+    // the reservation (2 × 2) was taken at submission; the end settles it at that price: nothing more
+    expect((await server.store.accountByName('demo'))!.balance).toBe(before);
+    expect((await server.store.usage(account.id, 1))[0]).toMatchObject({ operation: 'Geocode', units: 2, unitPrice: 2, cost: 4 });
   });
 
   it('GET of a job with a 3 MB result: the same answer as the call, enums as integers or names, without holding the event loop', async () => {

@@ -154,6 +154,7 @@ export function storeSuite(name: string, factory: StoreFactory): void {
           await balanced(a.id, 89, old);
           // a reservation made before the upgrade becomes a job's, and is never released as stale
           await old.createJob({ id: 'carried', accountId: a.id, operation: 'Dispatch', spec: '{}', reservationId: r2, now: T0 + 5 });
+          expect((await old.getJob('carried'))?.unitPrice).toBeNull();
           expect(await old.releaseStale({ instance: 'me', now: T0 + HOUR, staleMs: 1000 })).toBe(0);
           expect((await old.finishJob({ id: 'carried', state: 'completed', cost: 2, result: '{}', now: T0 + 6 })).finished).toBe(true);
           await balanced(a.id, 94, old);
@@ -892,10 +893,10 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         const a = await account('acme', 100);
         const id = '5f0c2a9e-7d1b-4c2e-9a57-0b8f3d2e6c41';
         const r = await jobCredit(store, a.id, id, 30);
-        const j = await store.createJob({ id, accountId: a.id, operation: 'Dispatch', spec: '{"Locations":[]}', reservationId: r, now: T0 + 1 });
+        const j = await store.createJob({ id, accountId: a.id, operation: 'Dispatch', spec: '{"Locations":[]}', reservationId: r, unitPrice: 3, now: T0 + 1 });
         expect(j).toEqual({
           id, accountId: a.id, operation: 'Dispatch', spec: '{"Locations":[]}', state: 'queued', reservationId: r, attempts: 0,
-          result: null, error: null, routeId: null, cost: 0, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null,
+          result: null, error: null, routeId: null, cost: 0, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null, unitPrice: 3,
         });
         expect(await store.getJob(id)).toEqual(j);
         expect(await store.getJob('no-such-job')).toBeNull();
@@ -932,6 +933,20 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         await store.touchJob(id, T0 + 7);
         expect(await store.getJob(id)).toEqual(end.job);
         expect(await store.pendingJobs({ before: T0 + HOUR })).toEqual([]);
+      });
+
+      t('the price quoted at submission is stored with the job (none: null); a price that is not a whole number ≥ 0 is InvalidInput, nothing written', async ({ ctx }) => {
+        const { store, account } = ctx;
+        const a = await account('acme', 100);
+        expect((await store.createJob({ id: 'free', accountId: a.id, operation: 'Geocode', spec: '{}', reservationId: null, unitPrice: 0, now: T0 })).unitPrice).toBe(0);
+        expect((await store.createJob({ id: 'none', accountId: a.id, operation: 'Geocode', spec: '{}', reservationId: null, now: T0 })).unitPrice).toBeNull();
+        expect((await store.startJob('free', T0 + 1))?.unitPrice).toBe(0);
+        expect((await store.pendingJobs({ before: T0 + 1 })).map((j) => [j.id, j.unitPrice])).toEqual([['none', null], ['free', 0]]);
+        expect((await store.finishJob({ id: 'none', state: 'failed', cost: 0, error: 'x', now: T0 + 2 })).job?.unitPrice).toBeNull();
+        for (const unitPrice of [-1, 1.5, Number.NaN]) {
+          expect(await codeOf(store.createJob({ id: 'bad', accountId: a.id, operation: 'Geocode', spec: '{}', reservationId: null, unitPrice, now: T0 }))).toBe('InvalidInput');
+        }
+        expect(await store.getJob('bad')).toBeNull();
       });
 
       t('failed and cancelled jobs are refunded in full at cost 0; a free job costs nothing; refused endings write nothing', async ({ ctx }) => {

@@ -28,7 +28,7 @@ export const workerCommand: Command = {
     { flag: '--threads N', description: 'worker threads of the engine', default: 'one per core' },
     { flag: '--prefix P', description: 'Redis key prefix (deployments sharing one Redis): the same as the servers\' `serve --prefix`', default: 'dk' },
     { flag: '--lock-ms MS', description: 'a job whose worker is silent this long goes to another worker', default: '10000' },
-    { flag: '--prices <file.json>', description: 'the servers\' price list (`serve --prices`): a job is charged at the prices of the process that runs it', default: 'docs/service.md' },
+    { flag: '--prices <file.json>', description: 'the servers\' price list (`serve --prices`), for jobs submitted before prices were stored with them: a job is charged at the price quoted when it was submitted', default: 'docs/service.md' },
   ],
   examples: [
     'dispatchkit worker --redis redis://127.0.0.1:6379 --db postgres://db.internal/dispatch --data porto.dkds',
