@@ -54,8 +54,11 @@ export interface JobView {
 /** Where jobs run. */
 export interface JobBackend {
   readonly kind: 'local' | 'redis';
-  /** Hands a job (its row already written) to a runner. */
-  enqueue(id: string, accountId: number): Promise<void>;
+  /**
+   * Hands a job (its row already written) to a runner. `priority`: the job's turn among its
+   * account's ({@link JobRecord.priority}; a queue serves low turns first, so accounts share it).
+   */
+  enqueue(id: string, accountId: number, priority?: number | null): Promise<void>;
   /** Stops a job that may be running (its row already says cancelled). */
   cancel(id: string): Promise<void>;
   /** The live progress of a running job, when known. */
@@ -171,10 +174,10 @@ export class Jobs {
     }
     const now = Date.now();
     // the price quoted now travels with the job: whichever process runs it charges at it
-    await this.store.createJob({ id, accountId: account.id, operation: row.name, spec: JSON.stringify(spec), reservationId: reservation, unitPrice, now });
+    const job = await this.store.createJob({ id, accountId: account.id, operation: row.name, spec: JSON.stringify(spec), reservationId: reservation, unitPrice, now });
     // the job is recorded: a queue that cannot take it now (Redis away) gets it from the
     // reconciler once it is back (a pending job with no sign of life), so the submission stands
-    await this.backend.enqueue(id, account.id).catch(() => {});
+    await this.backend.enqueue(id, account.id, job.priority).catch(() => {});
     return { JobID: id };
   }
 

@@ -50,6 +50,9 @@ export function redisConnection(url: string, opts: { failFast?: boolean } = {}):
   return r;
 }
 
+/** BullMQ's lowest priority (2^21). */
+const MAX_PRIORITY = 2 ** 21;
+
 /** How long cancelling a job waits for its removal from the queue. */
 const CANCEL_WAIT_MS = 1500;
 
@@ -125,9 +128,15 @@ export class RedisJobBackend implements JobBackend {
     this.timer.unref();
   }
 
-  async enqueue(id: string): Promise<void> {
+  /**
+   * Queues a job by its turn among its account's pending jobs (BullMQ's priority: low first, the
+   * same turn first in, first out): an account's backlog waits behind the others' first jobs, so
+   * accounts share the workers — one account's 100 jobs no longer hold another's single one.
+   */
+  async enqueue(id: string, _accountId?: number, priority?: number | null): Promise<void> {
     await this.queue.add('run', { id }, {
       jobId: id,
+      priority: Math.min(MAX_PRIORITY, Math.max(1, Math.floor(priority ?? 1))),
       attempts: MAX_ATTEMPTS,
       backoff: { type: 'fixed', delay: 500 },
       removeOnComplete: { age: 3600, count: 10_000 },
@@ -163,7 +172,7 @@ export class RedisJobBackend implements JobBackend {
     for (const job of pending) {
       const j = await this.queue.getJob(job.id);
       if (!j) {
-        await this.enqueue(job.id);
+        await this.enqueue(job.id, job.accountId, job.priority);
         n++;
         continue;
       }
@@ -173,7 +182,7 @@ export class RedisJobBackend implements JobBackend {
       } else if (state === 'completed') {
         // the run ended but its result never reached the database (it was down): run it again
         await j.remove().catch(() => {});
-        await this.enqueue(job.id);
+        await this.enqueue(job.id, job.accountId, job.priority);
         n++;
       }
     }

@@ -320,9 +320,10 @@ export interface JobRow {
   updated_at: number | string;
   finished_at: number | string | null;
   unit_price: number | string | null;
+  priority: number | string | null;
 }
 
-export const JOB_COLUMNS = 'id, account_id, operation, spec, state, reservation_id, attempts, result, error, route_id, cost, created_at, updated_at, finished_at, unit_price';
+export const JOB_COLUMNS = 'id, account_id, operation, spec, state, reservation_id, attempts, result, error, route_id, cost, created_at, updated_at, finished_at, unit_price, priority';
 
 export function toJobOrNull(r: JobRow | undefined | null): JobRecord | null {
   return r ? toJob(r) : null;
@@ -342,6 +343,7 @@ export function toJob(r: JobRow): JobRecord {
     routeId: r.route_id === null ? null : Number(r.route_id),
     cost: Number(r.cost),
     unitPrice: r.unit_price === null || r.unit_price === undefined ? null : Number(r.unit_price),
+    priority: r.priority === null || r.priority === undefined ? null : Number(r.priority),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     finishedAt: r.finished_at === null ? null : Number(r.finished_at),

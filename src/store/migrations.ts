@@ -25,7 +25,10 @@
  *   taken; `route_id` the stored route of a completed Dispatch; `result`/`error` as JSON text or a
  *   message; `updated_at` the last change or sign of life (the sweep of `(state, updated_at)` finds
  *   jobs whose worker died); `unit_price` (version 6) the credits per unit quoted at submission,
- *   which the run charges at (null: a job submitted before version 6, charged at its runner's prices).
+ *   which the run charges at (null: a job submitted before version 6, charged at its runner's prices);
+ *   `priority` (version 6) the job's turn among its account's pending jobs when it was submitted
+ *   (their count with it, and never before an earlier one's): queues serve low turns first, so
+ *   accounts share the workers (jobs.ts).
  * - `dk_usage` (version 3): append-only, like the ledger: what each charged operation used
  *   (`operation`, `units`, `unit_price`, `cost` = units × unit_price), written in the same
  *   transaction as its charge; `reservation_id` the reservation it settled (null: a charge).
@@ -387,9 +390,9 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    description: "jobs: the price per unit quoted at submission (the job is charged at it, whatever the runner's price list)",
-    sqlite: [`ALTER TABLE dk_jobs ADD COLUMN unit_price INTEGER`],
-    postgres: [`ALTER TABLE dk_jobs ADD COLUMN unit_price BIGINT`],
+    description: "jobs: the price per unit quoted at submission (the job is charged at it, whatever the runner's price list); the job's turn among its account's",
+    sqlite: [`ALTER TABLE dk_jobs ADD COLUMN unit_price INTEGER`, `ALTER TABLE dk_jobs ADD COLUMN priority INTEGER`],
+    postgres: [`ALTER TABLE dk_jobs ADD COLUMN unit_price BIGINT`, `ALTER TABLE dk_jobs ADD COLUMN priority INTEGER`],
   },
 ];
 

@@ -145,8 +145,10 @@ const SQL = {
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
   insertRouteSpec: `INSERT INTO dk_routes (account_id, name, name_key, owner, owner_key, distance, time, stops, vehicles, created_at, result, spec)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
-  insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at, unit_price)
-    VALUES ($1::text, $2::bigint, $3::text, $4::text, 'queued', $5::bigint, 0, 0, $6::bigint, $6::bigint, $7::bigint) RETURNING ${JOB_COLUMNS}`,
+  insertJob: `INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at, unit_price, priority)
+    VALUES ($1::text, $2::bigint, $3::text, $4::text, 'queued', $5::bigint, 0, 0, $6::bigint, $6::bigint, $7::bigint,
+      (SELECT GREATEST(count(*) + 1, coalesce(max(priority), 1)) FROM dk_jobs WHERE account_id = $2::bigint AND state IN ('queued', 'active')))
+    RETURNING ${JOB_COLUMNS}`,
   startJob: `UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = $2::bigint
     WHERE id = $1::text AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`,
   touchJob: `UPDATE dk_jobs SET updated_at = $2::bigint WHERE id = $1::text AND state IN ('queued', 'active')`,

@@ -147,8 +147,10 @@ function prepareJobStatements(db: Database.Database) {
     // here, not with the ledger's: it reads dk_jobs (schema version 2)
     openOfOthers: p(`SELECT ${STALE_FACTS} FROM dk_reservations r LEFT JOIN dk_instances i ON i.id = r.instance
       WHERE r.state = 'open' AND r.instance <> ?`),
-    insertJob: p(`INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at, unit_price)
-      VALUES (?, ?, ?, ?, 'queued', ?, 0, 0, ?, ?, ?) RETURNING ${JOB_COLUMNS}`),
+    insertJob: p(`INSERT INTO dk_jobs (id, account_id, operation, spec, state, reservation_id, attempts, cost, created_at, updated_at, unit_price, priority)
+      VALUES (@id, @accountId, @operation, @spec, 'queued', @reservationId, 0, 0, @now, @now, @unitPrice,
+        (SELECT max(count(*) + 1, coalesce(max(priority), 1)) FROM dk_jobs WHERE account_id = @accountId AND state IN ('queued', 'active')))
+      RETURNING ${JOB_COLUMNS}`),
     getJob: p(`SELECT ${JOB_COLUMNS} FROM dk_jobs WHERE id = ?`),
     startJob: p(`UPDATE dk_jobs SET state = 'active', attempts = attempts + 1, updated_at = ?
       WHERE id = ? AND state IN ('queued', 'active') RETURNING ${JOB_COLUMNS}`),
@@ -692,7 +694,7 @@ export class SqliteStore extends FlowStore implements Store {
         const no = rules.jobReservation(toReservationFacts(this.s.reservation.get(reservationId) as ReservationRow | undefined), { reservationId, accountId: p.accountId });
         if (no) throw jobReservationError(no);
       }
-      return toJob(this.js.insertJob.get(p.id, p.accountId, p.operation, p.spec, reservationId, p.now, p.now, p.unitPrice ?? null) as JobRow);
+      return toJob(this.js.insertJob.get({ id: p.id, accountId: p.accountId, operation: p.operation, spec: p.spec, reservationId, now: p.now, unitPrice: p.unitPrice ?? null }) as JobRow);
     });
   }
 

@@ -186,6 +186,12 @@ export interface JobRecord {
   cost: number;
   /** Credits per unit quoted at submission, which the run charges at (null: submitted before it was stored — the runner's prices). */
   unitPrice: number | null;
+  /**
+   * The job's turn among its account's pending jobs, set at submission: how many the account had
+   * pending with it, and never less than an earlier pending one's (so its own jobs stay in order).
+   * A queue serves low turns first: accounts share the workers. Null: submitted before it was kept.
+   */
+  priority: number | null;
   createdAt: number;
   /** Last change of state, or last sign of life of the run ({@link JobStore.touchJob}). */
   updatedAt: number;

@@ -896,7 +896,7 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         const j = await store.createJob({ id, accountId: a.id, operation: 'Dispatch', spec: '{"Locations":[]}', reservationId: r, unitPrice: 3, now: T0 + 1 });
         expect(j).toEqual({
           id, accountId: a.id, operation: 'Dispatch', spec: '{"Locations":[]}', state: 'queued', reservationId: r, attempts: 0,
-          result: null, error: null, routeId: null, cost: 0, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null, unitPrice: 3,
+          result: null, error: null, routeId: null, cost: 0, createdAt: T0 + 1, updatedAt: T0 + 1, finishedAt: null, unitPrice: 3, priority: 1,
         });
         expect(await store.getJob(id)).toEqual(j);
         expect(await store.getJob('no-such-job')).toBeNull();
@@ -947,6 +947,23 @@ export function storeSuite(name: string, factory: StoreFactory): void {
           expect(await codeOf(store.createJob({ id: 'bad', accountId: a.id, operation: 'Geocode', spec: '{}', reservationId: null, unitPrice, now: T0 }))).toBe('InvalidInput');
         }
         expect(await store.getJob('bad')).toBeNull();
+      });
+
+      t('a job\'s turn among its account\'s pending jobs: their count with it, never before an earlier one\'s; per account; from 1 again once none is pending', async ({ ctx }) => {
+        const { store, account } = ctx;
+        const a = await account('acme', 100);
+        const b = await account('bolt', 100);
+        const job = (id: string, accountId: number, at: number) => store.createJob({ id, accountId, operation: 'Geocode', spec: '{}', reservationId: null, now: at });
+        expect([(await job('a1', a.id, T0)).priority, (await job('a2', a.id, T0)).priority, (await job('a3', a.id, T0)).priority]).toEqual([1, 2, 3]);
+        expect((await job('b1', b.id, T0)).priority).toBe(1);
+        await store.startJob('a1', T0 + 1); // active jobs are pending too
+        expect((await job('a4', a.id, T0 + 1)).priority).toBe(4);
+        for (const id of ['a1', 'a2']) await store.finishJob({ id, state: 'failed', cost: 0, error: 'x', now: T0 + 2 });
+        // two pending (a3: 3, a4: 4): the next is 4 — counted it would be 3, before a4
+        expect((await job('a5', a.id, T0 + 3)).priority).toBe(4);
+        for (const id of ['a3', 'a4', 'a5']) await store.finishJob({ id, state: 'cancelled', cost: 0, error: 'x', now: T0 + 4 });
+        expect((await job('a6', a.id, T0 + 5)).priority).toBe(1);
+        expect((await store.getJob('b1'))?.priority).toBe(1);
       });
 
       t('failed and cancelled jobs are refunded in full at cost 0; a free job costs nothing; refused endings write nothing', async ({ ctx }) => {
