@@ -124,12 +124,12 @@ export function jobView(j: JobRecord, progress: JobProgress | null): JobView {
 export const END_RETRY_MS = 60_000;
 
 /** {@link Store.finishJob}, tried again (250 ms, doubling to 5 s) while the database is away, for up to `retryMs`. */
-export async function writeJobEnd(store: Store, p: Parameters<Store['finishJob']>[0], retryMs = END_RETRY_MS): Promise<Awaited<ReturnType<Store['finishJob']>>> {
+export async function writeJobEnd(store: Store, p: Parameters<Store['finishJob']>[0], retryMs = END_RETRY_MS, clock: () => number = Date.now): Promise<Awaited<ReturnType<Store['finishJob']>>> {
   const deadline = Date.now() + retryMs;
   let wait = 250;
   for (;;) {
     try {
-      return await store.finishJob({ ...p, now: Date.now() });
+      return await store.finishJob({ ...p, now: clock() });
     } catch (e) {
       if (!isTransientStorage(e) || Date.now() + wait > deadline) throw e;
       await new Promise((r) => setTimeout(r, wait));
@@ -172,7 +172,7 @@ export class Jobs {
         reservation = r.reservation;
       }
     }
-    const now = Date.now();
+    const now = this.service.clock();
     // the price quoted now travels with the job: whichever process runs it charges at it
     const job = await this.store.createJob({ id, accountId: account.id, operation: row.name, spec: JSON.stringify(spec), reservationId: reservation, unitPrice, now });
     // the job is recorded: a queue that cannot take it now (Redis away) gets it from the
@@ -192,7 +192,7 @@ export class Jobs {
   async cancel(account: Account, id: string): Promise<JobView | null> {
     const j = await this.store.getJob(id);
     if (!j || j.accountId !== account.id) return null;
-    const r = await this.store.finishJob({ id, state: 'cancelled', cost: 0, error: 'Cancelled by the caller.', now: Date.now() });
+    const r = await this.store.finishJob({ id, state: 'cancelled', cost: 0, error: 'Cancelled by the caller.', now: this.service.clock() });
     if (r.finished) await this.backend.cancel(id);
     return this.get(account, id);
   }
@@ -214,17 +214,19 @@ export async function runJob(
   opts: { signal?: AbortSignal; onProgress?: (p: JobProgress) => void; pollMs?: number; onStart?: (job: JobRecord) => void; endRetryMs?: number } = {},
 ): Promise<JobState | 'skipped'> {
   const store = service.store;
-  const job = await store.startJob(id, Date.now());
+  // the service's clock for every time written (the ledger's, in tests a fake one)
+  const clock = service.clock;
+  const job = await store.startJob(id, clock());
   if (!job) return 'skipped';
   opts.onStart?.(job);
   if (job.attempts > MAX_ATTEMPTS) {
-    await store.finishJob({ id, state: 'failed', cost: 0, error: `Gave up after ${MAX_ATTEMPTS} attempts: each run ended without a result (a worker died or failed).`, now: Date.now() });
+    await store.finishJob({ id, state: 'failed', cost: 0, error: `Gave up after ${MAX_ATTEMPTS} attempts: each run ended without a result (a worker died or failed).`, now: clock() });
     return 'failed';
   }
   const account = await store.accountById(job.accountId);
   const row = operationNamed(job.operation);
   if (!account || !row) {
-    await store.finishJob({ id, state: 'failed', cost: 0, error: !account ? 'The account no longer exists.' : `No operation ${job.operation}.`, now: Date.now() });
+    await store.finishJob({ id, state: 'failed', cost: 0, error: !account ? 'The account no longer exists.' : `No operation ${job.operation}.`, now: clock() });
     return 'failed';
   }
   const ac = new AbortController();
@@ -235,7 +237,7 @@ export async function runJob(
   let cancelled = false;
   // heartbeat and cancellation: the row says whether the job is still wanted
   const poll = setInterval(() => {
-    store.touchJob(id, Date.now())
+    store.touchJob(id, clock())
       .then(() => store.getJob(id))
       .then((j) => { if (j && j.state === 'cancelled') { cancelled = true; ac.abort(); } })
       .catch(() => { /* the database is away: the run goes on */ });
@@ -248,7 +250,7 @@ export async function runJob(
     opts.onProgress?.({ phase: e.phase, done: e.done, total: e.total, ...(e.info ? { info: e.info } : {}) });
   };
   const end = async (state: 'cancelled' | 'failed', error: string): Promise<JobState> => {
-    await writeJobEnd(store, { id, state, cost: 0, error, now: Date.now() }, opts.endRetryMs);
+    await writeJobEnd(store, { id, state, cost: 0, error, now: clock() }, opts.endRetryMs, clock);
     return state;
   };
   try {
@@ -284,9 +286,9 @@ export async function runJob(
     // a large result (megabytes) is written in slices: a server running jobs in-process keeps answering
     const encoded = joined(await jsonSliced(row.result, result as never, { enums: 'name' }));
     const r = await writeJobEnd(store, {
-      id, state: 'completed', cost: charged, result: encoded, ...(route ? { route } : {}), now: Date.now(),
+      id, state: 'completed', cost: charged, result: encoded, ...(route ? { route } : {}), now: clock(),
       ...(charged > 0 ? { usage: { operation: row.name, units, unitPrice } } : {}),
-    }, opts.endRetryMs);
+    }, opts.endRetryMs, clock);
     return r.job?.state ?? 'completed';
   } finally {
     clearInterval(poll);
@@ -389,7 +391,7 @@ export class LocalJobBackend implements JobBackend {
    * every few ({@link start}), so they are never taken from it.
    */
   async recover(graceMs = RECOVER_GRACE_MS): Promise<number> {
-    const pending = await this.service.store.pendingJobs({ before: Date.now() - graceMs });
+    const pending = await this.service.store.pendingJobs({ before: this.service.clock() - graceMs });
     let n = 0;
     for (const j of pending) {
       if (this.holds(j.id)) continue;
@@ -411,7 +413,7 @@ export class LocalJobBackend implements JobBackend {
   start(everyMs = 3000, graceMs = RECOVER_GRACE_MS): void {
     if (this.timer) return;
     const tick = async (): Promise<void> => {
-      const now = Date.now();
+      const now = this.service.clock();
       for (const q of this.waiting.values()) for (const id of q) await this.service.store.touchJob(id, now);
       await this.recover(graceMs);
     };

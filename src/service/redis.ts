@@ -111,7 +111,9 @@ export class RedisJobBackend implements JobBackend {
     this.events = new QueueEvents(QUEUE_NAME, { connection: this.eventsConn, prefix });
     // a job BullMQ gave up on (its worker died too often, or it kept throwing): record why
     this.events.on('failed', ({ jobId, failedReason }) => {
-      void this.service.store.finishJob({ id: jobId, state: 'failed', cost: 0, error: `The job failed: ${failedReason}`, now: Date.now() }).catch(() => {});
+      void Promise.resolve()
+        .then(() => this.service.store.finishJob({ id: jobId, state: 'failed', cost: 0, error: `The job failed: ${failedReason}`, now: this.service.clock() }))
+        .catch(() => { /* the database is away: the reconciler records it later */ });
     });
     this.events.on('error', () => { /* reconnects by itself */ });
     this.queue.on('error', () => { /* reconnects by itself */ });
@@ -167,7 +169,7 @@ export class RedisJobBackend implements JobBackend {
    * How many were enqueued again.
    */
   async reconcile(graceMs: number): Promise<number> {
-    const pending = await this.service.store.pendingJobs({ before: Date.now() - graceMs, limit: 500 });
+    const pending = await this.service.store.pendingJobs({ before: this.service.clock() - graceMs, limit: 500 });
     let n = 0;
     for (const job of pending) {
       const j = await this.queue.getJob(job.id);
@@ -178,7 +180,7 @@ export class RedisJobBackend implements JobBackend {
       }
       const state = await j.getState();
       if (state === 'failed') {
-        await this.service.store.finishJob({ id: job.id, state: 'failed', cost: 0, error: `The job failed: ${j.failedReason}`, now: Date.now() });
+        await this.service.store.finishJob({ id: job.id, state: 'failed', cost: 0, error: `The job failed: ${j.failedReason}`, now: this.service.clock() });
       } else if (state === 'completed') {
         // the run ended but its result never reached the database (it was down): run it again
         await j.remove().catch(() => {});

@@ -128,6 +128,18 @@ describe('jobs in this process while the database is away, and large results', (
     expect((await server.store.usage(account.id, 1))[0]).toMatchObject({ operation: 'Geocode', units: 2, unitPrice: 2, cost: 4 });
   });
 
+  it('a job\'s times are the service\'s clock (the ledger\'s), not the machine\'s', async () => {
+    const account = (await server.store.accountByName('demo'))!;
+    const T = Date.UTC(2031, 0, 2, 3, 4, 5);
+    const held: JobBackend = { kind: 'redis', enqueue: async () => {}, cancel: async () => {}, progress: async () => null, close: async () => {} };
+    const svc = new Service(server.engine, server.store, { rateLimit: { perSecond: 0 }, clock: () => T });
+    const r = await new Jobs(svc, held).submit(account, 'Geocode', { Addresses: [{ Street: 'Boulevard des Moulins', City: 'Monaco' }] });
+    if ('kind' in r) throw new Error(r.message);
+    expect((await server.store.getJob(r.JobID))!.createdAt).toBe(T);
+    expect(await runJob(svc, r.JobID)).toBe('completed');
+    expect(await server.store.getJob(r.JobID)).toMatchObject({ createdAt: T, updatedAt: T, finishedAt: T });
+  });
+
   it('GET of a job with a 3 MB result: the same answer as the call, enums as integers or names, without holding the event loop', async () => {
     const account = (await server.store.accountByName('demo'))!;
     const streets = ['Boulevard des Moulins', 'Avenue Princesse Grace', 'Boulevard Albert 1er', 'Avenue de la Costa'];
