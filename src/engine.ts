@@ -13,7 +13,7 @@ import { closeBacking } from './core/binfile.js';
 import { basename } from 'node:path';
 import { cancelledBy, type ProgressEvent } from './core/cancel.js';
 import type { Executor } from './core/executor.js';
-import { buildDataset, type BuildDatasetOptions } from './dataset/build.js';
+import type { BuildDatasetOptions } from './dataset/build.js';
 import { Dataset, SECTION } from './dataset/dataset.js';
 import { DatasetTravel } from './dataset/travel.js';
 import type { ReverseResult } from './geocode/search.js';
@@ -158,6 +158,9 @@ export class Engine {
     const opts = checkEngineOptions(options);
     const pool = new WorkerPool({ threads: Math.min(2, opts.threads ?? 2) });
     try {
+      // the import pipeline (PBF decoding, graph, hierarchies, geocoder build) is loaded only by
+      // those who build: an engine opened on a dataset holds none of its code (~8 MB of a process)
+      const { buildDataset } = await import('./dataset/build.js');
       const { writer } = await buildDataset(bytes, { ...options, ...(sourceName ? { sourceName } : {}), executor: pool });
       return await Engine.open(writer.toBuffer(true), options);
     } finally {
