@@ -1,6 +1,6 @@
 /** `dispatchkit geocode` end to end (child processes): JSON spec, CSV mode, reverse, bad input. */
 import { execFileSync } from 'node:child_process';
-import { MAIN, ROOT, runCli } from '../helpers/cli.js';
+import { CLI, ROOT, runCli } from '../helpers/cli.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +48,6 @@ describe('dispatchkit geocode', () => {
     expect(run(['--reverse', 'north']).status).toBe(2);
     const usage = runCli(['geocode']);
     expect(usage.status).toBe(2);
-    expect(execFileSync(process.execPath, ['--import', 'tsx', MAIN, 'geocode', '--help'], { cwd: ROOT, encoding: 'utf8' })).toContain('Usage: dispatchkit geocode');
+    expect(execFileSync(process.execPath, [...CLI, 'geocode', '--help'], { cwd: ROOT, encoding: 'utf8' })).toContain('Usage: dispatchkit geocode');
   });
 });

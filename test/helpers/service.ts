@@ -1,7 +1,7 @@
 /** Helpers for the service and server tests: Monaco stops, and `dispatchkit serve` in a child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { DEMO_PLACES } from '../../src/cli/commands/demo.js';
-import { MAIN, ROOT } from './cli.js';
+import { CLI, ROOT } from './cli.js';
 
 /** Seven named stops on the Monaco fixture (they snap and reach each other). */
 export const MONACO_STOPS = DEMO_PLACES.map((p) => ({ Name: p.name, LatLong: { Latitude: p.lat, Longitude: p.lon }, Weight: 1, Wait: 120 }));
@@ -19,7 +19,7 @@ export interface ServerProcess {
 
 /** Starts `dispatchkit serve <args> --port 0` from the sources; resolves once it listens. */
 export function startServer(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--log-level', 'warn', ...args], {
     cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

@@ -12,7 +12,7 @@ import { Jobs, LocalJobBackend } from '../../src/service/jobs.js';
 import { isRefusal } from '../../src/service/refusals.js';
 import { reachablePool, type LL } from '../helpers/monaco-stops.js';
 import { inProcessServer, post, type TestServer } from '../helpers/service.js';
-import { MAIN, ROOT } from '../helpers/cli.js';
+import { CLI, ROOT } from '../helpers/cli.js';
 
 let server: TestServer;
 let pool: LL[];
@@ -170,14 +170,14 @@ describe('a DELETE during a large job\'s setup', () => {
 
 describe('serve and worker agree on a queue prefix', () => {
   it('serve --prefix needs --redis (a clear error)', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--prefix', 'x', '--port', '0'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [...CLI, 'serve', '--prefix', 'x', '--port', '0'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/--prefix names the Redis keys of --redis/);
   });
 
   const REDIS = process.env.REDIS_URL;
   it.skipIf(!REDIS)(`a worker whose prefix no server uses says so${REDIS ? '' : ' (skipped: REDIS_URL is not set)'}`, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'worker', '--redis', REDIS!, '--prefix', `nobody-${process.pid}`, '--db', 'sqlite::memory:', '--threads', '1'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, 'worker', '--redis', REDIS!, '--prefix', `nobody-${process.pid}`, '--db', 'sqlite::memory:', '--threads', '1'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
     const seen = await new Promise<boolean>((resolve) => {

@@ -25,7 +25,7 @@ import { RedisJobBackend, startWorker } from '../../src/service/redis.js';
 import { EXAMPLES } from '../../src/server/openapi.js';
 import { fixtureDataset, fixtureDatasetFile } from '../helpers/datasets.js';
 import { reachablePool } from '../helpers/monaco-stops.js';
-import { MAIN, ROOT } from '../helpers/cli.js';
+import { CLI, ROOT } from '../helpers/cli.js';
 
 const REDIS = process.env.REDIS_URL;
 const HAS_REDIS_SERVER = spawnSync('redis-server', ['--version']).status === 0;
@@ -63,7 +63,7 @@ interface WorkerProcess { child: ChildProcess; exited: Promise<number | null>; k
 
 /** `dispatchkit worker` in a child process; resolves once it takes jobs. */
 function worker(redis: string, prefix: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'worker', '--redis', redis, '--prefix', prefix, '--db', db, '--data', data, '--lock-ms', '2000', '--threads', '1'], {
+  const child = spawn(process.execPath, [...CLI, 'worker', '--redis', redis, '--prefix', prefix, '--db', db, '--data', data, '--lock-ms', '2000', '--threads', '1'], {
     cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

@@ -1,10 +1,10 @@
 /** `dispatchkit solve`: output shape, ids as the files number them, determinism across runs. */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { CLI, ROOT } from '../helpers/cli.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const cli = (...args: string[]): string =>
-  execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'solve', ...args, '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+  execFileSync(process.execPath, [...CLI, 'solve', ...args, '--quiet'], { cwd: ROOT, encoding: 'utf8' });
 
 describe('dispatchkit solve', () => {
   it('Solomon: customer numbers, fleet within NUMBER, same JSON twice (time-limit mode, seconds omitted)', () => {
