@@ -25,7 +25,6 @@ const ALONE = [
   'test/service/redis-close.test.ts',
   'test/setup/services.test.ts',
   'test/store/postgres.test.ts',
-  'test/cli/accounts.test.ts',
   'test/vrp/solve.test.ts',
   'test/workers/pool.test.ts',
 ];
