@@ -12,7 +12,6 @@ const ALONE = [
   'test/engine/dispatch.test.ts',
   'test/ops/limits.test.ts',
   'test/records/json-sliced.test.ts',
-  'test/server/durability.test.ts',
   'test/server/hostile.test.ts',
   'test/server/live.test.ts',
   'test/server/page-input.test.ts',
