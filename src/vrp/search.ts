@@ -50,6 +50,15 @@ const ROUTE_RUIN_RATE = 0.1;
  * the plans without it were cheaper at equal work (bench/README.md, section roads-ab).
  */
 const FLEET_PHASE = 0.5;
+/** Ejection insertion ({@link Search.ejectInsert}): the routes of this many nearest neighbours of the job are tried. */
+const EJECT_NEIGHBOURS = 20;
+/**
+ * Fleet minimisation: the share of its iterations that start with an ejection insertion. G&H
+ * r1_10_1 at 300 s on 2 threads: the phase reached 100–101 routes (the best-known fleet is 100;
+ * the final plans had 106–110 vehicles before); CVRPLIB X-n936-k151 (the phase forced on, 30 s on
+ * one thread): 164–165 routes against 173 (docs/vrp.md, "Ejection insertion").
+ */
+export const EJECT_RATE = 0.3;
 const FLEET_RETRY = 0.01;
 
 export interface SearchParams {
@@ -94,6 +103,8 @@ export interface SearchParams {
   fleetRetry: number;
   /** Probability per iteration that the ruin removes a whole short route instead of strings (default {@link ROUTE_RUIN_RATE} from {@link ROUTE_RUIN_MIN_JOBS} jobs, else 0). */
   routeRuin: number;
+  /** Fleet minimisation: probability per iteration of an ejection insertion (see {@link Search.ejectInsert}) before the ruin and recreate. */
+  ejectRate: number;
 }
 
 /**
@@ -133,6 +144,25 @@ export function fewerVehiclesPay(pb: Problem): boolean {
   return true;
 }
 
+/**
+ * The fewest routes any plan can have by its loads: with every vehicle alike, the jobs' summed
+ * delivered amount over the capacity, per dimension (1 when loads rise along routes, reload
+ * points or vehicles differ).
+ */
+export function capacityFloor(pb: Problem): number {
+  if (pb.nClasses !== 1 || !pb.hasLoad || !pb.loadMonotone || pb.hasReset || pb.V === 0) return 1;
+  const K = pb.K;
+  let floor = 1;
+  for (let k = 0; k < K; k++) {
+    const cap = pb.vCap[k];
+    if (!(cap > 0 && cap < Infinity)) continue;
+    let sum = 0;
+    for (let u = 0; u < pb.J; u++) if (!pb.jOptional[u]) sum += pb.jDep[u * K + k];
+    floor = Math.max(floor, Math.ceil(sum / cap - 1e-9));
+  }
+  return floor;
+}
+
 export function defaultParams(pb: Problem): SearchParams {
   const J = pb.J;
   return {
@@ -155,6 +185,7 @@ export function defaultParams(pb: Problem): SearchParams {
     fleetPhase: J >= ROUTE_RUIN_MIN_JOBS && pb.pureArcObjective && fewerVehiclesPay(pb) ? FLEET_PHASE : 0,
     fleetRetry: FLEET_RETRY,
     routeRuin: J >= ROUTE_RUIN_MIN_JOBS ? ROUTE_RUIN_RATE : 0,
+    ejectRate: EJECT_RATE,
   };
 }
 
@@ -202,7 +233,7 @@ export class Search {
   readonly pb: Problem;
   /** Fleet minimisation: the problem's own `allowed` (this search's `pb.allowed` is a copy that shuts vehicles); undefined = off. */
   private readonly allowed0: Uint8Array | null | undefined;
-  /** Fleet minimisation: 0 not started, 1 running, 2 over. */
+  /** Fleet minimisation: 0 not started, 1 running, 2 over, 3 at its floor (over at the next iteration). */
   private fleetState = 0;
   private absence: Float64Array | null = null;
   private fleetBest: Int32Array[] | null = null;
@@ -210,6 +241,9 @@ export class Search {
   /** Fleet minimisation: the budget used when the current route was shut, and that vehicle (-1: none). */
   private fleetProgress = 0;
   private fleetTarget = -1;
+  /** Fleet minimisation: no plan can have fewer routes than this ({@link capacityFloor}); reaching it ends the phase. */
+  private fleetFloor = 1;
+
 
   /**
    * Set up, construction and warm start read `cancelled` (the constructor's last argument) every
@@ -393,8 +427,8 @@ export class Search {
 
   /** One ruin-and-recreate iteration; `progress` in [0,1] sets the temperature. */
   iterate(progress: number): void {
-    if (this.allowed0 !== undefined && this.fleetState < 2) {
-      if (progress < this.params.fleetPhase) { this.iterateFleet(progress); return; }
+    if (this.allowed0 !== undefined && this.fleetState !== 2) {
+      if (progress < this.params.fleetPhase && this.fleetState !== 3) { this.iterateFleet(progress); return; }
       this.endFleet();
     }
     const st = this.st;
@@ -428,6 +462,7 @@ export class Search {
     const pb = this.pb;
     if (this.fleetState === 0) {
       this.fleetState = 1;
+      this.fleetFloor = capacityFloor(pb);
       this.absence = new Float64Array(pb.J);
       this.fleetProgress = progress;
       for (let v = 0; v < pb.V; v++) if (st.routes[v].len === 0) this.shut(v);
@@ -435,6 +470,10 @@ export class Search {
       this.curAbsence = 0;
     }
     const abs = this.absence!;
+    if (this.params.ejectRate > 0 && this.rng.next() < this.params.ejectRate && this.ejectInsert(abs)) {
+      this.curAbsence = 0;
+      for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) this.curAbsence += abs[u];
+    }
     this.move(false);
     let a = 0;
     for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) a += abs[u];
@@ -464,6 +503,77 @@ export class Search {
     }
   }
 
+  /**
+   * Fleet minimisation's ejection insertion (Nagata & Bräysy's route minimisation, with the
+   * absence counters as its penalties): the open job left open most often goes into a route near
+   * it in place of one job left open less often — the cheapest such exchange, over the positions
+   * of the routes of its nearest neighbours, that keeps the route feasible. The ejected job is
+   * open then; the open count is the same and the absence sum lower, so the fleet's acceptance
+   * holds. Single jobs of one priority only (a pair's parts move together elsewhere). Returns
+   * whether a job went in.
+   */
+  private ejectInsert(abs: Float64Array): boolean {
+    const st = this.st;
+    const pb = this.pb;
+    const V = pb.V;
+    let u = -1;
+    for (let j = 0; j < pb.J; j++) {
+      if (st.routeOf[j] >= 0 || st.excluded[j] || pb.jOptional[j] || pb.jPairRole[j] !== 0) continue;
+      if (u < 0 || abs[j] > abs[u]) u = j;
+    }
+    if (u < 0) return false;
+    const nb = this.nb;
+    const allowed = pb.allowed;
+    const P = this.ejectPieces;
+    const seen = this.ejectSeen;
+    seen.fill(0);
+    let bestAbs = abs[u], bestCost = Infinity, bestV = -1, bestE = -1, bestP = -1;
+    for (let i = 0, kk = Math.min(nb.k, EJECT_NEIGHBOURS); i < kk; i++) {
+      const w0 = nb.list[u * nb.k + i];
+      if (w0 < 0) break;
+      const v = st.routeOf[w0];
+      if (v < 0 || seen[v]) continue;
+      seen[v] = 1;
+      if (allowed !== null && allowed[u * V + v] === 0) continue;
+      const r = st.routes[v];
+      for (let e = 1; e <= r.len; e++) {
+        const w = r.nodes[e];
+        if (pb.jPairRole[w] !== 0 || pb.jOptional[w] || pb.jPrio[w] !== pb.jPrio[u] || abs[w] > bestAbs) continue;
+        for (let p = 0; p <= r.len; p++) {
+          if (p === e - 1) continue; // u right where w was: p = e is the same sequence
+          P.clear();
+          if (p < e) P.range(v, 0, p).node(u).range(v, p + 1, e - 1).range(v, e + 1, r.len);
+          else P.range(v, 0, e - 1).range(v, e + 1, p).node(u).range(v, p + 1, r.len);
+          const c = st.ev.cost(v, P) - r.cost;
+          if (abs[w] === bestAbs && c >= bestCost) continue;
+          const ok = st.ev.check(v, P);
+          st.ev.work += r.len; // the check walks the route's middle part job by job
+          if (!ok) continue;
+          bestAbs = abs[w]; bestCost = c; bestV = v; bestE = e; bestP = p;
+        }
+      }
+    }
+    if (bestV < 0 || !(bestAbs < abs[u])) return false;
+    const r = st.routes[bestV];
+    const buf = this.ejectBuf;
+    let n = 0;
+    for (let x = 1; x <= r.len; x++) {
+      if (x !== bestE) buf[n++] = r.nodes[x];
+      if (x === bestP) buf[n++] = u;
+    }
+    if (bestP === 0) { buf.copyWithin(1, 0, n); buf[0] = u; n++; }
+    st.beginLog();
+    st.setRoute(bestV, buf, n);
+    st.commit();
+    this.curUn.set(st.unassigned);
+    return true;
+  }
+  private readonly ejectPieces = new Pieces();
+  private get ejectSeen(): Uint8Array { return (this.ejectSeen_ ??= new Uint8Array(this.pb.V)); }
+  private ejectSeen_: Uint8Array | null = null;
+  private get ejectBuf(): Int32Array { return (this.ejectBuf_ ??= new Int32Array(this.pb.J + 2)); }
+  private ejectBuf_: Int32Array | null = null;
+
   /** Shuts vehicle v for the fleet minimisation (no job may use it). */
   private shut(v: number): void {
     const pb = this.pb;
@@ -478,6 +588,8 @@ export class Search {
     const used: number[] = [];
     for (let v = 0; v < pb.V; v++) if (st.routes[v].len > 0 && v !== not) used.push(v);
     if (used.length <= 1) return;
+    // a complete plan on as few routes as the loads allow: nothing left to empty
+    if (not < 0 && used.length <= this.fleetFloor) { this.fleetState = 3; return; }
     let pick = -1;
     for (let t = 0; t < 3; t++) {
       const v = used[this.rng.int(used.length)];
