@@ -244,7 +244,6 @@ export class Search {
   /** Fleet minimisation: no plan can have fewer routes than this ({@link capacityFloor}); reaching it ends the phase. */
   private fleetFloor = 1;
 
-
   /**
    * Set up, construction and warm start read `cancelled` (the constructor's last argument) every
    * few jobs and throw Cancelled once it says so — seconds of work at 10,000 jobs, before any plan
@@ -470,10 +469,7 @@ export class Search {
       this.curAbsence = 0;
     }
     const abs = this.absence!;
-    if (this.params.ejectRate > 0 && this.rng.next() < this.params.ejectRate && this.ejectInsert(abs)) {
-      this.curAbsence = 0;
-      for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) this.curAbsence += abs[u];
-    }
+    if (this.params.ejectRate > 0 && this.rng.next() < this.params.ejectRate) this.ejectInsert(abs);
     this.move(false);
     let a = 0;
     for (let u = 0; u < pb.J; u++) if (st.routeOf[u] < 0 && !st.excluded[u] && !pb.jOptional[u]) a += abs[u];
@@ -509,8 +505,8 @@ export class Search {
    * it in place of one job left open less often — the cheapest such exchange, over the positions
    * of the routes of its nearest neighbours, that keeps the route feasible. The ejected job is
    * open then; the open count is the same and the absence sum lower, so the fleet's acceptance
-   * holds. Single jobs of one priority only (a pair's parts move together elsewhere). Returns
-   * whether a job went in.
+   * holds (`curAbsence` follows it). Single jobs of one priority only (a pair's parts move together
+   * elsewhere). Returns whether a job went in.
    */
   private ejectInsert(abs: Float64Array): boolean {
     const st = this.st;
@@ -556,16 +552,18 @@ export class Search {
     if (bestV < 0 || !(bestAbs < abs[u])) return false;
     const r = st.routes[bestV];
     const buf = this.ejectBuf;
+    const w = r.nodes[bestE];
     let n = 0;
+    if (bestP === 0) buf[n++] = u;
     for (let x = 1; x <= r.len; x++) {
       if (x !== bestE) buf[n++] = r.nodes[x];
       if (x === bestP) buf[n++] = u;
     }
-    if (bestP === 0) { buf.copyWithin(1, 0, n); buf[0] = u; n++; }
     st.beginLog();
     st.setRoute(bestV, buf, n);
     st.commit();
     this.curUn.set(st.unassigned);
+    this.curAbsence += abs[w] - abs[u]; // u in, w out (whole counts: exact)
     return true;
   }
   private readonly ejectPieces = new Pieces();

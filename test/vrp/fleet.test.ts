@@ -146,4 +146,3 @@ describe('fleet minimisation', () => {
     expect(capacityFloor(buildProblem(mixed))).toBe(1);
   });
 });
-

@@ -94,7 +94,7 @@ export function randomInstance(seed: number, o: GenOptions = {}): VrpInput {
 }
 
 /** A CVRP with a free fleet whose routes the loads decide: every `bigEvery`-th job takes over half a vehicle. */
-export function packingInstance(seed: number, J: number, bigEvery = 7, V = J): VrpInput {
+export function packingInstance(seed: number, J: number, bigEvery = 7): VrpInput {
   const rng = new Rng(seed);
   const n = J + 1;
   const xs = [500, ...Array.from({ length: J }, () => rng.int(1000))];
@@ -102,6 +102,6 @@ export function packingInstance(seed: number, J: number, bigEvery = 7, V = J): V
   const dist = new Float64Array(n * n);
   for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) dist[a * n + b] = Math.round(Math.hypot(xs[a] - xs[b], ys[a] - ys[b]));
   const stops = Array.from({ length: J }, (_, i) => ({ place: i + 1, demand: [bigEvery > 0 && i % bigEvery === 0 ? 51 + rng.int(40) : 1 + rng.int(20)] }));
-  const vehicles = Array.from({ length: V }, () => ({ start: 0, end: 0, capacity: [100] }));
+  const vehicles = Array.from({ length: J }, () => ({ start: 0, end: 0, capacity: [100] }));
   return { places: n, time: dist, distance: dist, objective: 'distance', dimensions: 1, stops, vehicles };
 }
