@@ -54,10 +54,8 @@ const FLEET_PHASE = 0.5;
 const EJECT_NEIGHBOURS = 20;
 /**
  * Fleet minimisation: the share of its iterations that start with an ejection insertion; off by
- * default. The phase gets to fewer routes with it (G&H r1_10_1: 100–101 during the phase; X-n936-k151
- * forced on: 164–165 against 173), but the final plans are no better: G&H 1000 at 300 s on 3 seeds,
- * 0.3 against 0, r1_10_1 mean 2.86 % against 2.85 %, rc1_10_1 2.89 % against 2.54 % (docs/vrp.md,
- * "Ejection insertion").
+ * default — the phase reaches fewer routes with it, the final plans are no better (the figures:
+ * docs/vrp.md, "Ejection insertion").
  */
 export const EJECT_RATE = 0;
 const FLEET_RETRY = 0.01;
