@@ -47,10 +47,12 @@ export const TASKS_PER_THREAD = 4;
  * Default of {@link PoolOptions.youngGenerationMb}. V8 lets a young generation grow to tens of
  * megabytes per isolate, which each worker thread then keeps resident; the kernels' hot data lives
  * in typed arrays, so a small nursery costs them no measurable time (X-n298-k31 on 2 threads,
- * equal work: 5.6-5.9 s wall with V8's default, 4 or 8 MB) and takes ~15 MB a thread off a dispatch's peak
- * (issue #26 item 4, bench/dispatch-memory.ts).
+ * equal work: 5.6-5.9 s wall with V8's default, 4 or 8 MB; a 1,000-stop Porto solve, 2 threads, equal
+ * work, 7 alternating runs: CPU median 26.8 s at 4 MB, 27.7 s at 8 MB) and takes ~15 MB a thread off
+ * a dispatch's peak at 8 MB, ~4 MB more at 4 (peak RSS median 153 against 160 MB; 2 MB was ~6 %
+ * slower). Issue #26 item 4, bench/dispatch-memory.ts.
  */
-export const WORKER_YOUNG_MB = 8;
+export const WORKER_YOUNG_MB = 4;
 
 /** What crosses to the worker. */
 export interface TaskEnvelope {
