@@ -70,10 +70,10 @@ export const RK: Record<string, { build: string; query: string; path: number; ma
 };
 
 /**
- * The previous build: src/ch before issue #26 item 2 (the last commit that changed src/ch).
+ * The previous build: src/ch before its query went to int32 distances and heap keys (issue #26 item 2).
  * After the new code is committed, set CH_PREV_REF to compare against another commit.
  */
-export const PREV_REF = '76d23f80f2f330b6570425208a45356652b86d09';
+export const PREV_REF = '0f8948883cc4a997ca05f17e86786a3e40051ceb';
 
 /** Issue #26 item 2: ratios to RoutingKit measured in the same run. */
 const TARGET = { query: 1.2, path: 1.4, build: 1.0, rssTimes: 2 };

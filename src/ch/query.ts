@@ -2,8 +2,11 @@
  * Point-to-point CH query: bidirectional upward Dijkstra with stall-on-demand, several sources
  * and targets with initial costs (phantom-node entries), path unpacking to input arc ids.
  *
- * One ChQuery per thread and CH; it owns its scratch (O(n) once) and resets in O(touched). A run
- * allocates nothing: the searches record predecessor *nodes* (as RoutingKit does), so the paths
+ * One ChQuery per thread and CH; it owns its scratch (O(n) once) and resets in O(touched). Costs
+ * are integers, as the hierarchy's weights: tentative distances and heap keys are int32 (V8 then
+ * adds, compares and moves integers only: ~10 % faster than on doubles, bench/README.md), so an
+ * entry cost must be an integer below 2^31 − 1 and a path costing that much or more is refused
+ * (TooBig: use coarser units — 2^31 − 1 ms is 24.8 days, cm 21,475 km). A run allocates nothing: the searches record predecessor *nodes* (as RoutingKit does), so the paths
  * are walked without searching for the node an arc hangs at, and unpacking writes into an owned
  * buffer; only the arrays handed back by {@link ChQuery.arcPath} / {@link ChQuery.nodePath} are new.
  *
@@ -14,15 +17,18 @@
  * ```
  */
 import { EngineError } from '../core/errors.js';
-import { MinIdHeap } from '../graph/dijkstra.js';
+import { MinIdHeapInt } from '../graph/dijkstra.js';
 import { ContractionHierarchy, type ChSide } from './hierarchy.js';
+
+/** Tentative distance of a node not reached; no path may cost this much (int32's largest). */
+const UNREACHED = 0x7fffffff;
 
 export class ChQuery {
   readonly ch: ContractionHierarchy;
   private readonly n: number;
-  /** Tentative distances; Infinity = not reached (reset through the touched lists). */
-  private readonly fDist: Float64Array;
-  private readonly bDist: Float64Array;
+  /** Tentative distances; UNREACHED = not reached (reset through the touched lists). */
+  private readonly fDist: Int32Array;
+  private readonly bDist: Int32Array;
   /** Node (internal id) a node was reached from, -1 for a root (source / target entry). */
   private readonly fPred: Int32Array;
   private readonly bPred: Int32Array;
@@ -33,8 +39,8 @@ export class ChQuery {
   private readonly bTouched: Int32Array;
   private fCount = 0;
   private bCount = 0;
-  private readonly fHeap: MinIdHeap;
-  private readonly bHeap: MinIdHeap;
+  private readonly fHeap: MinIdHeapInt;
+  private readonly bHeap: MinIdHeapInt;
   private best = Infinity;
   private meet = -1;
   private state: 0 | 1 = 0; // 0: collecting entries, 1: ran
@@ -60,16 +66,16 @@ export class ChQuery {
   constructor(ch: ContractionHierarchy) {
     this.ch = ch;
     const n = (this.n = ch.numNodes);
-    this.fDist = new Float64Array(n).fill(Infinity);
-    this.bDist = new Float64Array(n).fill(Infinity);
+    this.fDist = new Int32Array(n).fill(UNREACHED);
+    this.bDist = new Int32Array(n).fill(UNREACHED);
     this.fPred = new Int32Array(n);
     this.bPred = new Int32Array(n);
     this.fRootAux = new Float64Array(n);
     this.bRootAux = new Float64Array(n);
     this.fTouched = new Int32Array(n);
     this.bTouched = new Int32Array(n);
-    this.fHeap = new MinIdHeap(n);
-    this.bHeap = new MinIdHeap(n);
+    this.fHeap = new MinIdHeapInt(n);
+    this.bHeap = new MinIdHeapInt(n);
     const i32 = (u: Uint32Array): Int32Array => new Int32Array(u.buffer, u.byteOffset, u.length);
     this.fRef = i32(ch.fwd.unpack);
     this.bRef = i32(ch.bwd.unpack);
@@ -81,10 +87,10 @@ export class ChQuery {
     this.bHeap.clear();
     const fDist = this.fDist;
     const fT = this.fTouched;
-    for (let i = 0, c = this.fCount; i < c; i++) fDist[fT[i]] = Infinity;
+    for (let i = 0, c = this.fCount; i < c; i++) fDist[fT[i]] = UNREACHED;
     const bDist = this.bDist;
     const bT = this.bTouched;
-    for (let i = 0, c = this.bCount; i < c; i++) bDist[bT[i]] = Infinity;
+    for (let i = 0, c = this.bCount; i < c; i++) bDist[bT[i]] = UNREACHED;
     this.fCount = 0;
     this.bCount = 0;
     this.best = Infinity;
@@ -98,7 +104,7 @@ export class ChQuery {
   addSource(node: number, cost = 0, aux = 0): this {
     const x = this.check(node, cost);
     if (cost >= this.fDist[x]) return this;
-    if (this.fDist[x] === Infinity) this.fTouched[this.fCount++] = x;
+    if (this.fDist[x] === UNREACHED) this.fTouched[this.fCount++] = x;
     this.fDist[x] = cost;
     this.fHeap.set(x, cost);
     this.fRootAux[x] = aux;
@@ -110,7 +116,7 @@ export class ChQuery {
   addTarget(node: number, cost = 0, aux = 0): this {
     const x = this.check(node, cost);
     if (cost >= this.bDist[x]) return this;
-    if (this.bDist[x] === Infinity) this.bTouched[this.bCount++] = x;
+    if (this.bDist[x] === UNREACHED) this.bTouched[this.bCount++] = x;
     this.bDist[x] = cost;
     this.bHeap.set(x, cost);
     this.bRootAux[x] = aux;
@@ -121,7 +127,7 @@ export class ChQuery {
   private check(node: number, cost: number): number {
     if (this.state !== 0) throw new EngineError('Internal', 'ChQuery: call reset() before adding entries to a query that has run.');
     if (!(node >= 0 && node < this.n) || !Number.isInteger(node)) throw new EngineError('InvalidInput', `Node ${node} is outside 0..${this.n - 1}.`, { path: 'node' });
-    if (!(cost >= 0 && cost < Infinity)) throw new EngineError('InvalidInput', `Entry cost must be a non-negative finite number, got ${cost}.`, { path: 'cost' });
+    if (!(Number.isInteger(cost) && cost >= 0 && cost < UNREACHED)) throw new EngineError('InvalidInput', `Entry cost must be a non-negative integer below ${UNREACHED} (the hierarchy's units), got ${cost}.`, { path: 'cost' });
     return this.ch.rank[node];
   }
 
@@ -129,7 +135,9 @@ export class ChQuery {
    * Bidirectional upward search, alternating sides, each stopping when its smallest key reaches
    * the best meeting cost. A settled node is stalled (not expanded) when a higher node already
    * reached proves its distance is not exact; a relaxation that cannot beat the best meeting
-   * cost is not pushed.
+   * cost is not pushed. Sums are exact (JavaScript numbers); one that reaches UNREACHED is not
+   * kept, and when no path was found after dropping one, the query is refused (TooBig) rather
+   * than answering "no path" wrongly.
    */
   run(): this {
     const { fwd, bwd } = this.ch;
@@ -149,10 +157,11 @@ export class ChQuery {
     let bCount = this.bCount;
     const fh = this.fHeap;
     const bh = this.bHeap;
-    let best = Infinity;
+    let best = UNREACHED;
     let meet = -1;
     let settled = 0;
     let forwardNext = true;
+    let dropped = false; // a sum reached UNREACHED
     for (;;) {
       const fDone = fh.size === 0 || fh.minKey() >= best;
       const bDone = bh.size === 0 || bh.minKey() >= best;
@@ -164,8 +173,9 @@ export class ChQuery {
       if (forwardNext) {
         const x = fh.pop();
         const dx = fDist[x];
-        const c = dx + bDist[x];
-        if (c < best) { best = c; meet = x; }
+        const bx = bDist[x];
+        const c = dx + bx;
+        if (c < best) { best = c; meet = x; } else if (c >= UNREACHED && bx !== UNREACHED) dropped = true;
         // Stall on demand: a higher node y with d(y) + w(y→x) ≤ d(x) proves d(x) is not exact.
         let stalled = false;
         for (let a = bFirst[x], end = bFirst[x + 1]; a < end; a++) {
@@ -174,11 +184,11 @@ export class ChQuery {
         if (!stalled) {
           for (let a = fFirst[x], end = fFirst[x + 1]; a < end; a++) {
             const d = dx + fW[a];
-            if (d >= best) continue;
+            if (d >= best) { if (d >= UNREACHED) dropped = true; continue; }
             const y = fHead[a];
             const old = fDist[y];
             if (d < old) {
-              if (old === Infinity) {
+              if (old === UNREACHED) {
                 fTouched[fCount++] = y;
                 fh.push(y, d);
               } else fh.decreaseKey(y, d);
@@ -191,8 +201,9 @@ export class ChQuery {
       } else {
         const x = bh.pop();
         const dx = bDist[x];
-        const c = dx + fDist[x];
-        if (c < best) { best = c; meet = x; }
+        const fx = fDist[x];
+        const c = dx + fx;
+        if (c < best) { best = c; meet = x; } else if (c >= UNREACHED && fx !== UNREACHED) dropped = true;
         let stalled = false;
         for (let a = fFirst[x], end = fFirst[x + 1]; a < end; a++) {
           if (bDist[fHead[a]] + fW[a] <= dx) { stalled = true; break; }
@@ -200,11 +211,11 @@ export class ChQuery {
         if (!stalled) {
           for (let a = bFirst[x], end = bFirst[x + 1]; a < end; a++) {
             const d = dx + bW[a];
-            if (d >= best) continue;
+            if (d >= best) { if (d >= UNREACHED) dropped = true; continue; }
             const y = bHead[a];
             const old = bDist[y];
             if (d < old) {
-              if (old === Infinity) {
+              if (old === UNREACHED) {
                 bTouched[bCount++] = y;
                 bh.push(y, d);
               } else bh.decreaseKey(y, d);
@@ -218,10 +229,12 @@ export class ChQuery {
     }
     this.fCount = fCount;
     this.bCount = bCount;
-    this.best = best;
+    this.best = meet < 0 ? Infinity : best;
     this.meet = meet;
     this.settled = settled;
     this.state = 1;
+    // A dropped sum matters only when nothing cheaper was found: it was ≥ UNREACHED > best otherwise.
+    if (meet < 0 && dropped) throw new EngineError('TooBig', `CH query: a path costs ${UNREACHED} or more in the hierarchy's units; use coarser units.`);
     return this;
   }
 
@@ -272,7 +285,7 @@ export class ChQuery {
   }
 
   /** Aux of one side's tree path from the meeting node to its root, plus the root's entry aux. */
-  private sideAux(side: ChSide, dist: Float64Array, pred: Int32Array, rootAux: Float64Array): number {
+  private sideAux(side: ChSide, dist: Int32Array, pred: Int32Array, rootAux: Float64Array): number {
     const hasAux = this.ch.hasAux;
     let s = 0;
     let x = this.meet;

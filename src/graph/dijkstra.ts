@@ -131,6 +131,109 @@ export class MinIdHeap {
 }
 
 /**
+ * {@link MinIdHeap} with int32 keys (each below 2^31 − 1): for searches on integer costs, where V8
+ * then compares and moves integers only — the CH point-to-point query runs ~10 % faster on it than
+ * on Float64 keys (bench/README.md, "CH query on int32"). The same 4-ary layout and operations.
+ */
+export class MinIdHeapInt {
+  private readonly ids: Int32Array;
+  private readonly keys: Int32Array;
+  private readonly pos: Int32Array;
+  size = 0;
+
+  constructor(capacity: number) {
+    this.ids = new Int32Array(capacity);
+    this.keys = new Int32Array(capacity);
+    this.pos = new Int32Array(capacity).fill(-1);
+  }
+
+  minKey(): number {
+    return this.keys[0];
+  }
+
+  clear(): void {
+    const ids = this.ids;
+    const pos = this.pos;
+    for (let i = 0; i < this.size; i++) pos[ids[i]] = -1;
+    this.size = 0;
+  }
+
+  push(id: number, key: number): void {
+    this.siftUp(this.size++, id, key);
+  }
+
+  decreaseKey(id: number, key: number): void {
+    this.siftUp(this.pos[id], id, key);
+  }
+
+  /** Pushes, or moves an id already in the heap to its new key (up or down). */
+  set(id: number, key: number): void {
+    const p = this.pos[id];
+    if (p < 0) this.siftUp(this.size++, id, key);
+    else if (key < this.keys[p]) this.siftUp(p, id, key);
+    else this.siftDown(p, id, key);
+  }
+
+  pop(): number {
+    const ids = this.ids;
+    const top = ids[0];
+    this.pos[top] = -1;
+    const last = --this.size;
+    if (last > 0) this.siftDown(0, ids[last], this.keys[last]);
+    return top;
+  }
+
+  private siftUp(i: number, id: number, key: number): void {
+    const ids = this.ids;
+    const keys = this.keys;
+    const pos = this.pos;
+    while (i > 0) {
+      const p = (i - 1) >> 2;
+      const pk = keys[p];
+      if (pk <= key) break;
+      const pid = ids[p];
+      ids[i] = pid;
+      keys[i] = pk;
+      pos[pid] = i;
+      i = p;
+    }
+    ids[i] = id;
+    keys[i] = key;
+    pos[id] = i;
+  }
+
+  private siftDown(i: number, id: number, key: number): void {
+    const ids = this.ids;
+    const keys = this.keys;
+    const pos = this.pos;
+    const n = this.size;
+    for (;;) {
+      const c0 = 4 * i + 1;
+      if (c0 >= n) break;
+      let best = c0;
+      let bk = keys[c0];
+      const end = c0 + 4 < n ? c0 + 4 : n;
+      for (let c = c0 + 1; c < end; c++) {
+        const ck = keys[c];
+        if (ck < bk) {
+          bk = ck;
+          best = c;
+        }
+      }
+      if (bk >= key) break;
+      const bid = ids[best];
+      ids[i] = bid;
+      keys[i] = bk;
+      pos[bid] = i;
+      i = best;
+    }
+    ids[i] = id;
+    keys[i] = key;
+    pos[id] = i;
+  }
+}
+
+/**
  * Reusable one-to-one / one-to-all Dijkstra. Several sources with initial costs (phantom-node
  * entries) may be added. Distances are exact doubles (no overflow); `Infinity` = not reached.
  *

@@ -353,6 +353,25 @@ describe('contraction hierarchy: API edges', () => {
     expect(Number.isNaN(q.aux())).toBe(true);
   });
 
+  it('costs are int32: a fractional or too large entry cost is refused, a path reaching 2^31 − 1 is TooBig unless a cheaper one exists', () => {
+    const q = new ChQuery(buildContractionHierarchy(g));
+    expect(() => q.reset().addSource(0, 0.5)).toThrow(expect.objectContaining({ code: 'InvalidInput' }));
+    expect(() => q.reset().addSource(0, 0x7fffffff)).toThrow(expect.objectContaining({ code: 'InvalidInput' }));
+    // 0x7ffffffd + 1 + 2: the largest cost a path may have is 2^31 − 2
+    q.reset().addSource(0, 0x7ffffffb).addTarget(2).run();
+    expect(q.distance()).toBe(0x7ffffffe);
+    expect(q.nodePath()).toEqual([0, 1, 2]);
+    expect(() => q.reset().addSource(0, 0x7ffffffc).addTarget(2).run()).toThrow(expect.objectContaining({ code: 'TooBig' }));
+    expect(q.found()).toBe(false);
+    // the same sum dropped, but a cheaper path found: the answer stands
+    q.reset().addSource(0, 0x7ffffffc).addSource(1, 4).addTarget(2).run();
+    expect(q.distance()).toBe(6);
+    expect(q.usedSource()).toBe(1);
+    // no path at all stays "not found", not TooBig
+    q.reset().addSource(3, 0x7ffffffe).addTarget(0).run();
+    expect(q.distance()).toBe(Infinity);
+  });
+
   it('source = target gives cost 0 and an empty path', () => {
     const q = new ChQuery(buildContractionHierarchy(g));
     q.reset().addSource(1).addTarget(1).run();
