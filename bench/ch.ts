@@ -70,10 +70,10 @@ export const RK: Record<string, { build: string; query: string; path: number; ma
 };
 
 /**
- * The previous build: src/ch before its query went to int32 distances and heap keys (issue #26 item 2).
+ * The previous build: src/ch before the shortcut entries were laid out depth first (issue #26 item 2).
  * After the new code is committed, set CH_PREV_REF to compare against another commit.
  */
-export const PREV_REF = '0f8948883cc4a997ca05f17e86786a3e40051ceb';
+export const PREV_REF = '405282150a1085f2ed81b17ef9fc6fc6d5131ba2';
 
 /** Issue #26 item 2: ratios to RoutingKit measured in the same run. */
 const TARGET = { query: 1.2, path: 1.4, build: 1.0, rssTimes: 2 };

@@ -17,9 +17,9 @@
  * `unpack` word (ORIGINAL + input arc id, or the half's entry index), and M is v (input id).
  * So an unpacking reads one entry per shortcut and nothing for an input arc (its head is known:
  * v for a first half, w for a second), and the entries of the shortcuts only are packed together,
- * in the order of the nodes storing them (each node: its `fwd` shortcuts, then its `bwd` ones):
- * the two halves of a shortcut are stored at the same node, so their entries are near each
- * other, and every half's entry comes before its parent's (unpacking always terminates).
+ * in the order an unpacking reads them (depth first from the highest middle nodes down, ch/build.ts;
+ * files written before that have them in the order of the nodes storing them — any order reads).
+ * A half's middle node is below its parent's, so unpacking always terminates; loading checks that.
  * Shortcut weights and aux values are the sums of their halves. Version 2 files (two words per
  * arc: [input arc id, ORIGINAL + input head] or [bwd arc index, fwd arc index]) are converted
  * when opened.
@@ -213,17 +213,24 @@ export class ContractionHierarchy {
       if ((i = firstBad(s.head, n)) >= 0) bad(`${name} arc ${i} has its head out of range`);
     }
     if (unpackWords !== 1) return;
-    // Unpack references in range, and every half's entry before its parent's (so unpacking ends).
+    // Unpack references in range, and every half's middle node below its parent's (internal ids:
+    // strictly decreasing along any chain of halves, so unpacking ends).
     const ns = this.numShortcuts;
     const mIn = this.numInputArcs;
-    const okRef = (r: number, below: number): boolean => (r >= ORIGINAL ? r - ORIGINAL < mIn : r < below);
+    const okRef = (r: number): boolean => (r >= ORIGINAL ? r - ORIGINAL < mIn : r < ns);
     for (const [name, s] of [['forward', this.fwd], ['backward', this.bwd]] as const) {
       const u = s.unpack;
-      for (let a = 0; a < u.length; a++) if (!okRef(u[a], ns)) bad(`${name} arc ${a} has its unpack reference out of range`);
+      for (let a = 0; a < u.length; a++) if (!okRef(u[a])) bad(`${name} arc ${a} has its unpack reference out of range`);
     }
     const sc = this.shortcuts;
+    const rank = this.rank;
     for (let e = 0; e < ns; e++) {
-      if (!okRef(sc[3 * e], e) || !okRef(sc[3 * e + 1], e) || sc[3 * e + 2] >= n) bad(`shortcut entry ${e} out of range`);
+      if (!okRef(sc[3 * e]) || !okRef(sc[3 * e + 1]) || sc[3 * e + 2] >= n) bad(`shortcut entry ${e} out of range`);
+    }
+    const below = (r: number, mid: number): boolean => r >= ORIGINAL || rank[sc[3 * r + 2]] < mid;
+    for (let e = 0; e < ns; e++) {
+      const mid = rank[sc[3 * e + 2]];
+      if (!below(sc[3 * e], mid) || !below(sc[3 * e + 1], mid)) bad(`shortcut entry ${e} has a half whose middle node is not below its own`);
     }
   }
 

@@ -262,11 +262,28 @@ describe('contraction hierarchy: persisted format', () => {
     }), { seed: 8, numRuns: 60 });
   });
 
+  it('lays the shortcut entries out depth first: a first half not placed before its shortcut follows it', () => {
+    const ch = buildContractionHierarchy(readDimacsGr(ROME));
+    const sc = ch.shortcuts;
+    let next = 0;
+    let shortcutHalves = 0;
+    for (let e = 0; e < ch.numShortcuts; e++) {
+      const a = sc[3 * e];
+      if (a >= ORIGINAL) continue;
+      shortcutHalves++;
+      if (a === e + 1) next++;
+      else expect(a, `entry ${e}`).toBeLessThan(e);
+      // middle nodes strictly decrease down the halves (what loading checks)
+      expect(ch.rank[sc[3 * a + 2]]).toBeLessThan(ch.rank[sc[3 * e + 2]]);
+    }
+    expect(next).toBeGreaterThan(shortcutHalves / 2);
+  });
+
   it('validate() catches a shortcut entry whose middle node or halves were changed; checkShape() a forward reference', () => {
     const g = readDimacsGr(ROME);
     const ch = buildContractionHierarchy(g);
     const sc = ch.shortcuts;
-    const e = ch.numShortcuts - 1; // the last entry: its halves come before it
+    const e = 0; // the first entry: the highest middle node, its halves are shortcuts laid out after it
     for (const k of [0, 1, 2]) {
       const keep = sc[3 * e + k];
       sc[3 * e + k] = k === 2 ? ch.order[0] : keep ^ 1;
