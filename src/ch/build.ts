@@ -27,7 +27,7 @@ import { EngineError } from '../core/errors.js';
 import { throttleProgress, throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
 import { MinIdHeap } from '../graph/dijkstra.js';
 import { MAX_COST, normalizeArcs, validateArcGraph, type ArcGraph } from '../graph/formats/arcs.js';
-import { ContractionHierarchy, ENTRY_WORDS, ORIGINAL, type ChSide } from './hierarchy.js';
+import { ContractionHierarchy, depthFirstEntries, ENTRY_WORDS, ORIGINAL, type ChSide } from './hierarchy.js';
 
 export interface ChBuildOptions extends LongWorkOptions {
   /** Settle limit of the witness searches that decide on shortcuts (default 500). */
@@ -681,55 +681,6 @@ function assemble(g: ArcGraph, c: Contractor, order: Uint32Array, cacheOrder: bo
     ord[r] = v;
   }
   return new ContractionHierarchy(n, g.tail.length, hasAux, rank, ord, sides[0], sides[1], depthFirstEntries(n, rank, sides, shortcuts));
-}
-
-/**
- * Lays the shortcut entries out in the order an unpacking reads them: depth first (an entry, then
- * its first half's tree, then its second half's), the trees taken from the highest middle node
- * down, so that unpacking a long path mostly reads the next words of the table instead of jumping
- * through it (Moscow, query + node path: 0.69–0.71× the time with entries in the order of the
- * nodes storing them, same process; docs/ch.md). A half shared by several shortcuts sits in the
- * tree of the first. Rewrites the sides' unpack words; returns the new table.
- */
-function depthFirstEntries(n: number, rank: Uint32Array, sides: ChSide[], sc: Uint32Array): Uint32Array {
-  const count = sc.length / ENTRY_WORDS;
-  // roots: entries by their middle node's internal id, highest first (a counting sort)
-  const cnt = new Uint32Array(n + 1);
-  for (let r = 0; r < count; r++) cnt[n - rank[sc[3 * r + 2]]]++;
-  for (let i = 0; i < n; i++) cnt[i + 1] += cnt[i];
-  const roots = new Uint32Array(count);
-  for (let r = 0; r < count; r++) roots[cnt[n - 1 - rank[sc[3 * r + 2]]]++] = r;
-  const pos = new Int32Array(count).fill(-1);
-  const stack = new Uint32Array(count + 1);
-  let next = 0;
-  for (let i = 0; i < count; i++) {
-    if (pos[roots[i]] >= 0) continue;
-    let sp = 0;
-    stack[sp++] = roots[i];
-    while (sp > 0) {
-      const r = stack[--sp];
-      if (pos[r] >= 0) continue;
-      pos[r] = next++;
-      const a = sc[3 * r];
-      const b = sc[3 * r + 1];
-      if (b < ORIGINAL && pos[b] < 0) stack[sp++] = b;
-      if (a < ORIGINAL && pos[a] < 0) stack[sp++] = a;
-    }
-  }
-  const out = new Uint32Array(sc.length);
-  for (let r = 0; r < count; r++) {
-    const q = 3 * pos[r];
-    const a = sc[3 * r];
-    const b = sc[3 * r + 1];
-    out[q] = a >= ORIGINAL ? a : pos[a];
-    out[q + 1] = b >= ORIGINAL ? b : pos[b];
-    out[q + 2] = sc[3 * r + 2];
-  }
-  for (const side of sides) {
-    const u = side.unpack;
-    for (let p = 0; p < u.length; p++) if (u[p] < ORIGINAL) u[p] = pos[u[p]];
-  }
-  return out;
 }
 
 function upwardCsr(n: number, m: number, dirOf: Uint8Array, low: Int32Array, hi: Uint32Array, dir: number): { firstOut: Uint32Array; head: Uint32Array } {
