@@ -28,6 +28,15 @@ export function cancelledBy(signal: AbortSignal): EngineError {
 }
 
 /**
+ * The Cancelled error of work that stopped on a flag or a signal: the caller's own reason when its
+ * signal was aborted ({@link cancelledBy}), else the common one — so a dispatch cut short by
+ * `Engine.close` says "The engine was closed." whichever way its work learnt of it.
+ */
+export function cancelledError(signal?: AbortSignal): EngineError {
+  return signal?.aborted ? cancelledBy(signal) : new EngineError('Cancelled', 'The operation was cancelled.');
+}
+
+/**
  * A wall-clock budget combined with an optional AbortSignal. `expired()` is cheap enough to call
  * in inner loops every few hundred iterations.
  */

@@ -9,7 +9,7 @@
  * adopts the selection (see tasks.ts).
  */
 import { EngineError } from '../core/errors.js';
-import { cancelledBy, throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
+import { cancelledError, throwIfAborted, type LongWorkOptions } from '../core/cancel.js';
 import type { ContractionHierarchy } from '../ch/hierarchy.js';
 import type { Executor } from '../core/executor.js';
 import { sliceEndpoints, validateEndpoints, type EndpointEntries } from './endpoints.js';
@@ -236,7 +236,7 @@ export async function computeMatrix(ch: ContractionHierarchy, sources: EndpointE
   } finally {
     if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
   }
-  if (cancelled()) throw opts.signal?.aborted ? cancelledBy(opts.signal) : new EngineError('Cancelled', 'The operation was cancelled.');
+  if (cancelled()) throw cancelledError(opts.signal);
   if (failed !== null) throw failed;
   return { numSources: S, numTargets: T, cost, aux, tiles: tiles.length };
 }

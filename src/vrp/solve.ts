@@ -21,7 +21,7 @@
  */
 import { EngineError } from '../core/errors.js';
 import { Rng } from '../core/rng.js';
-import { throwIfAborted, yieldTurn, type ProgressEvent } from '../core/cancel.js';
+import { cancelledError, throwIfAborted, yieldTurn, type ProgressEvent } from '../core/cancel.js';
 import type { Executor } from '../core/executor.js';
 import { buildProblem, Problem, REASON_CODES, type UnassignedReason, type VrpInput } from './model.js';
 import { defaultParams, isCancelled, Search, type SearchParams, type SearchResult } from './search.js';
@@ -216,7 +216,7 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
   const params: SearchParams = { ...defaultParams(pb), ...(opts.params ?? {}) };
   const budget = searchBudget(pb, opts, started, !ex || !ex.offThread ? W : 1);
   if (opts.params?.fleetPhase === undefined) params.fleetPhase = fleetPhaseFor(params.fleetPhase, budget, pb.J);
-  if (opts.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+  if (opts.signal?.aborted) throw cancelledError(opts.signal);
 
   const initial = opts.initial ? initialRoutes(pb, opts.initial) : undefined;
   // Large problems on several threads: independent searches first, then cooperative rounds on parts (decompose.ts).
@@ -315,7 +315,7 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
     }
   }
   // cancelled before any search had a plan: there is no best so far
-  if (results.every((r) => r.planless)) throw new EngineError('Cancelled', 'The operation was cancelled.');
+  if (results.every((r) => r.planless)) throw cancelledError(opts.signal);
   // best by (unassigned profile, cost, index); after a decomposition, its merged plan (the last result)
   const bi = decompose && results.length > W ? results.length - 1 : pickBestIndex(results);
   const best = results[bi];

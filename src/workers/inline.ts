@@ -25,7 +25,8 @@ export class InlineExecutor implements Executor {
       const value = await h(structuredClone(payload), { shared: this.shared, progress: opts.onProgress ?? (() => {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       return structuredClone(value) as TaskResult<K>;
     } catch (e) {
-      throw EngineError.fromRecord(toErrorRecord(e));
+      const err = EngineError.fromRecord(toErrorRecord(e));
+      throw err.code === 'Cancelled' && opts.signal?.aborted ? cancelledBy(opts.signal) : err;
     }
   }
 

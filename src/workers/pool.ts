@@ -221,7 +221,8 @@ export class WorkerPool implements Executor {
       if (onAbort) signal!.removeEventListener('abort', onAbort);
       port1?.close();
     }
-    if (!reply.ok) throw EngineError.fromRecord(reply.error);
+    // a task that stopped on the caller's abort reports the caller's reason
+    if (!reply.ok) throw reply.error.code === 'Cancelled' && signal?.aborted ? cancelledBy(signal) : EngineError.fromRecord(reply.error);
     return reply.value as TaskResult<K>;
   }
 

@@ -13,6 +13,8 @@ import { buildNeighbours } from '../../src/vrp/neighbours.js';
 import { defaultParams } from '../../src/vrp/search.js';
 import { assemble, runSearch, searchBest, solve, type SearchTaskSpec } from '../../src/vrp/solve.js';
 import { Engine } from '../../src/engine.js';
+import { EngineError } from '../../src/core/errors.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import type { PlaceQuery } from '../../src/route/travel.js';
 import { fixtureDataset } from '../helpers/datasets.js';
 import { randomInstance } from './gen.js';
@@ -68,6 +70,25 @@ describe('cancelling before a plan exists', () => {
     // not cancelled: the same empty routes get the last tries
     const tried = assemble(pb, Array.from({ length: pb.V }, () => new Int32Array(0)), { ...stats, stoppedBy: 'iterations', perWorker: [] } as never);
     expect(tried.routes.length).toBeGreaterThan(0);
+  });
+
+  it("a solve stopped by its caller's signal reports the caller's reason (an engine closed mid-construction)", async () => {
+    const closed = new EngineError('Cancelled', 'The engine was closed.');
+    const messageOf = async (p: Promise<unknown>): Promise<string | undefined> => p.then(() => undefined, (e: { message?: string }) => e.message);
+    const before = new AbortController();
+    before.abort(closed);
+    expect(await messageOf(searchBest(buildProblem(input), { seed: 1, iterations: 10, signal: before.signal }))).toBe('The engine was closed.');
+    // aborted while the searches (on threads) build their first plan: none has one
+    const big = buildProblem(randomInstance(8, { stops: [2000, 2000], vehicles: [20, 20], rich: false, pWindow: 0.3 }));
+    const pool = new WorkerPool({ threads: 2 });
+    try {
+      const during = new AbortController();
+      const started = searchBest(big, { seed: 1, iterations: 10, executor: pool, workers: 2, signal: during.signal });
+      setTimeout(() => during.abort(closed), 200);
+      expect(await messageOf(started)).toBe('The engine was closed.');
+    } finally {
+      await pool.close();
+    }
   });
 
   it('discard: a cancelled solve nobody reads throws Cancelled instead of assembling', async () => {
