@@ -680,7 +680,7 @@ function assemble(g: ArcGraph, c: Contractor, order: Uint32Array, cacheOrder: bo
     rank[v] = r;
     ord[r] = v;
   }
-  return new ContractionHierarchy(n, g.tail.length, hasAux, rank, ord, sides[0], sides[1], depthFirstEntries(n, rank, sides, shortcuts));
+  return new ContractionHierarchy(n, g.tail.length, hasAux, rank, ord, sides[0], sides[1], depthFirstEntries(rank, sides, shortcuts));
 }
 
 function upwardCsr(n: number, m: number, dirOf: Uint8Array, low: Int32Array, hi: Uint32Array, dir: number): { firstOut: Uint32Array; head: Uint32Array } {

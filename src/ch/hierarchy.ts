@@ -178,7 +178,7 @@ export class ContractionHierarchy {
     }
     const side = (s: ChSide, r: Uint32Array): ChSide => ({ firstOut: s.firstOut, head: s.head, weight: s.weight, aux: s.aux, unpack: r });
     const sides = [side(fwd, fRef), side(bwd, bRef)];
-    return new ContractionHierarchy(n, this.numInputArcs, this.hasAux, this.rank, order, sides[0], sides[1], depthFirstEntries(n, this.rank, sides, sc));
+    return new ContractionHierarchy(n, this.numInputArcs, this.hasAux, this.rank, order, sides[0], sides[1], depthFirstEntries(this.rank, sides, sc));
   }
 
   /**
@@ -291,7 +291,8 @@ export class ContractionHierarchy {
  * tree of the first. Rewrites the sides' unpack words; returns the new table. The build and the
  * conversion of version 2 files both lay their tables out so.
  */
-export function depthFirstEntries(n: number, rank: Uint32Array, sides: ChSide[], sc: Uint32Array): Uint32Array {
+export function depthFirstEntries(rank: Uint32Array, sides: ChSide[], sc: Uint32Array): Uint32Array {
+  const n = rank.length;
   const count = sc.length / ENTRY_WORDS;
   // roots: entries by their middle node's internal id, highest first (a counting sort)
   const cnt = new Uint32Array(n + 1);

@@ -6,9 +6,10 @@
  * are integers, as the hierarchy's weights: tentative distances and heap keys are int32 (V8 then
  * adds, compares and moves integers only: 0.92–1.00× the time on doubles, docs/ch.md), so an
  * entry cost must be an integer below 2^31 − 1 and a path costing that much or more is refused
- * (TooBig: use coarser units — 2^31 − 1 ms is 24.8 days, cm 21,475 km). A run allocates nothing: the searches record predecessor *nodes* (as RoutingKit does), so the paths
- * are walked without searching for the node an arc hangs at, and unpacking writes into an owned
- * buffer; only the arrays handed back by {@link ChQuery.arcPath} / {@link ChQuery.nodePath} are new.
+ * (TooBig: use coarser units — 2^31 − 1 ms is 24.8 days, cm 21,475 km). A run allocates nothing:
+ * the searches record predecessor *nodes* (as RoutingKit does), so the paths are walked without
+ * searching for the node an arc hangs at, and unpacking writes into an owned buffer; only the
+ * arrays handed back by {@link ChQuery.arcPath} / {@link ChQuery.nodePath} are new.
  *
  * ```ts
  * const q = new ChQuery(ch);

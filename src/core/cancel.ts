@@ -36,6 +36,11 @@ export function cancelledError(signal?: AbortSignal): EngineError {
   return signal?.aborted ? cancelledBy(signal) : new EngineError('Cancelled', 'The operation was cancelled.');
 }
 
+/** An error from a task, as its caller reports it: a Cancelled one carries the caller's reason when its signal was aborted. */
+export function asCallerSees(err: EngineError, signal?: AbortSignal): EngineError {
+  return err.code === 'Cancelled' && signal?.aborted ? cancelledBy(signal) : err;
+}
+
 /**
  * A wall-clock budget combined with an optional AbortSignal. `expired()` is cheap enough to call
  * in inner loops every few hundred iterations.

@@ -6,7 +6,7 @@
  */
 import { EngineError, toErrorRecord } from '../core/errors.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
-import { cancelledBy } from '../core/cancel.js';
+import { asCallerSees, cancelledBy } from '../core/cancel.js';
 import { handlerOf } from './tasks.js';
 
 export class InlineExecutor implements Executor {
@@ -25,8 +25,7 @@ export class InlineExecutor implements Executor {
       const value = await h(structuredClone(payload), { shared: this.shared, progress: opts.onProgress ?? (() => {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       return structuredClone(value) as TaskResult<K>;
     } catch (e) {
-      const err = EngineError.fromRecord(toErrorRecord(e));
-      throw err.code === 'Cancelled' && opts.signal?.aborted ? cancelledBy(opts.signal) : err;
+      throw asCallerSees(EngineError.fromRecord(toErrorRecord(e)), opts.signal);
     }
   }
 

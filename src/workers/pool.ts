@@ -26,7 +26,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { EngineError, toErrorRecord, type ErrorRecord } from '../core/errors.js';
 import { backingOf, releaseUnfinishedReads, type FileBacking } from '../core/binfile.js';
-import { cancelledBy, type ProgressEvent } from '../core/cancel.js';
+import { asCallerSees, cancelledBy, type ProgressEvent } from '../core/cancel.js';
 import type { Executor, RunOptions, TaskKind, TaskPayload, TaskResult } from '../core/executor.js';
 
 export interface PoolOptions {
@@ -221,8 +221,7 @@ export class WorkerPool implements Executor {
       if (onAbort) signal!.removeEventListener('abort', onAbort);
       port1?.close();
     }
-    // a task that stopped on the caller's abort reports the caller's reason
-    if (!reply.ok) throw reply.error.code === 'Cancelled' && signal?.aborted ? cancelledBy(signal) : EngineError.fromRecord(reply.error);
+    if (!reply.ok) throw asCallerSees(EngineError.fromRecord(reply.error), signal);
     return reply.value as TaskResult<K>;
   }
 

@@ -398,7 +398,7 @@ describe('contraction hierarchy: API edges', () => {
     const q = new ChQuery(buildContractionHierarchy(g));
     expect(() => q.reset().addSource(0, 0.5)).toThrow(expect.objectContaining({ code: 'InvalidInput' }));
     expect(() => q.reset().addSource(0, 0x7fffffff)).toThrow(expect.objectContaining({ code: 'InvalidInput' }));
-    // 0x7ffffffd + 1 + 2: the largest cost a path may have is 2^31 − 2
+    // 0x7ffffffb + 1 + 2 = 2^31 − 2: the largest cost a path may have
     q.reset().addSource(0, 0x7ffffffb).addTarget(2).run();
     expect(q.distance()).toBe(0x7ffffffe);
     expect(q.nodePath()).toEqual([0, 1, 2]);
