@@ -39,6 +39,12 @@ export class Insertion {
   private readonly bestPerRoute: Float64Array;
   private readonly routeList: Int32Array;
 
+  /**
+   * Granular search only: when the neighbours' routes offer nothing better than an empty vehicle,
+   * every other used route is scanned too.
+   */
+  widen = false;
+
   constructor(readonly st: State, readonly nb: Neighbours, readonly kIns: number) {
     this.seenStamp = new Int32Array(st.pb.V * 1);
     this.bestPerRoute = new Float64Array(st.pb.V).fill(Infinity);
@@ -60,40 +66,54 @@ export class Insertion {
     this.reasonCount.fill(0);
     this.lastTimeV = -1;
     if (pb.jPairRole[u] !== 0) return this.findPair(pb.jPairRole[u] === 1 ? u : pb.jMate[u], full, blink, rng, wantSecond);
-    const routes = st.routes;
-    const allowed = pb.allowed;
-    const V = pb.V;
-    const nr = this.candidateRoutes(full, u, -1);
-    const outRow = pb.outRow, inPl = pb.inPl;
-    for (let i = 0; i < nr; i++) {
-      const v = this.routeList[i];
-      if (allowed !== null && allowed[u * V + v] === 0) continue;
-      const r = routes[v];
-      const prof = pb.vProfile[v];
-      const C = pb.cost[prof];
-      const mul = pb.vCostMul[v];
-      const fixed = pb.vFixed[v];
-      const empty = r.len === 0;
-      const intc = pb.nIntCost[prof * (pb.J + 2 * V) + u];
-      let routeBest = Infinity;
-      // quick capacity filter (loads only grow by insertion)
-      if (pb.hasLoad && r.resetCum[r.len] === 0 && !this.fitsLoad(u, v)) { this.note('capacity'); continue; }
-      if (pb.hasMaxStops && r.stops[r.len + 1] + pb.jStops[u] > pb.vMaxStops[v]) { this.note('maxStops'); continue; }
-      for (let p = 0; p <= r.len; p++) {
-        const a = r.nodes[p], b = r.nodes[p + 1];
-        // an empty vehicle costs nothing, so its start→end arc is not saved
-        let d = objectiveDelta(mul, fixed, C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - (empty ? 0 : C[outRow[a] + inPl[b]]) + intc, empty);
-        if (!pb.pureArcObjective) d = st.ev.cost(v, this.P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len)) - r.cost;
-        this.st.ev.work++;
-        if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;
-        if (blink > 0 && rng !== null && rng.next() < blink) continue;
-        if (!this.feasibleSingle(u, v, p)) continue;
-        if (d < routeBest) routeBest = d;
-        if (d < this.bestCost) { this.bestCost = d; this.bestV = v; this.bestP = p; }
+    let nr = this.candidateRoutes(full, u, -1);
+    for (let i = 0; i < nr; i++) this.scanRoute(u, this.routeList[i], blink, rng, wantSecond);
+    // granular and nothing better than an empty vehicle: every other used route is looked at too
+    if (!full && this.widen && (this.bestV < 0 || st.routes[this.bestV].len === 0)) {
+      const routes = st.routes;
+      const now = this.stamp;
+      for (let v = 0; v < pb.V; v++) {
+        if (routes[v].len === 0 || this.seenStamp[v] === now) continue;
+        this.seenStamp[v] = now;
+        this.routeList[nr++] = v;
+        this.scanRoute(u, v, blink, rng, wantSecond);
       }
-      if (wantSecond) this.bestPerRoute[v] = routeBest;
     }
     return this.finishSearch(nr, wantSecond);
+  }
+
+  /** {@link find}'s scan of every position of route v for job u. */
+  private scanRoute(u: number, v: number, blink: number, rng: Rng | null, wantSecond: boolean): void {
+    const st = this.st;
+    const pb = st.pb;
+    const allowed = pb.allowed;
+    const V = pb.V;
+    const outRow = pb.outRow, inPl = pb.inPl;
+    if (allowed !== null && allowed[u * V + v] === 0) return;
+    const r = st.routes[v];
+    const prof = pb.vProfile[v];
+    const C = pb.cost[prof];
+    const mul = pb.vCostMul[v];
+    const fixed = pb.vFixed[v];
+    const empty = r.len === 0;
+    const intc = pb.nIntCost[prof * (pb.J + 2 * V) + u];
+    let routeBest = Infinity;
+    // quick capacity filter (loads only grow by insertion)
+    if (pb.hasLoad && r.resetCum[r.len] === 0 && !this.fitsLoad(u, v)) { this.note('capacity'); return; }
+    if (pb.hasMaxStops && r.stops[r.len + 1] + pb.jStops[u] > pb.vMaxStops[v]) { this.note('maxStops'); return; }
+    for (let p = 0; p <= r.len; p++) {
+      const a = r.nodes[p], b = r.nodes[p + 1];
+      // an empty vehicle costs nothing, so its start→end arc is not saved
+      let d = objectiveDelta(mul, fixed, C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - (empty ? 0 : C[outRow[a] + inPl[b]]) + intc, empty);
+      if (!pb.pureArcObjective) d = st.ev.cost(v, this.P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len)) - r.cost;
+      this.st.ev.work++;
+      if (d >= this.bestCost && (!wantSecond || d >= routeBest)) continue;
+      if (blink > 0 && rng !== null && rng.next() < blink) continue;
+      if (!this.feasibleSingle(u, v, p)) continue;
+      if (d < routeBest) routeBest = d;
+      if (d < this.bestCost) { this.bestCost = d; this.bestV = v; this.bestP = p; }
+    }
+    if (wantSecond) this.bestPerRoute[v] = routeBest;
   }
 
   private fitsLoad(u: number, v: number): boolean {

@@ -69,6 +69,13 @@ export interface SearchParams {
   kList: number;
   /** Use full-scan insertion when there are at most this many jobs. */
   fullInsertMax: number;
+  /**
+   * Granular insertion widened (1) or not (0): when the routes of a job's nearest neighbours offer
+   * nothing better than an empty vehicle, every other used route is scanned too (see
+   * {@link Insertion.widen}). By default on for problems without time constraints, where loads
+   * alone decide which routes a job fits (CVRPLIB X: docs/vrp.md).
+   */
+  widenInsert: number;
   /** SISR: average number of removed jobs, maximal string length, split rate, split continuation probability. */
   cBar: number;
   lMax: number;
@@ -169,6 +176,7 @@ export function defaultParams(pb: Problem): SearchParams {
     kIns: J > 2000 ? 20 : 30,
     kList: Math.min(Math.max(J - 1, 1), J > 2000 ? 40 : 60),
     fullInsertMax: 250,
+    widenInsert: pb.hasTime ? 0 : 1,
     cBar: 10,
     lMax: 10,
     splitRate: 0.5,
@@ -261,6 +269,7 @@ export class Search {
     this.st = new State(pb);
     this.nb = neighboursOf(pb, params.kList, this.st.excluded, cancelled);
     this.ins = new Insertion(this.st, this.nb, params.kIns);
+    this.ins.widen = params.widenInsert > 0;
     this.ls = new LocalSearch(this.st, this.nb, this.rng.fork(1), { k: params.kLs, swapStar: params.swapStar });
     this.bestUn = new Int32Array(pb.R);
     this.curUn = new Int32Array(pb.R);
