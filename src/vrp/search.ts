@@ -73,7 +73,8 @@ export interface SearchParams {
    * Granular insertion widened (1) or not (0): when the routes of a job's nearest neighbours offer
    * nothing better than an empty vehicle, every other used route is scanned too (see
    * {@link Insertion.widen}). By default on for problems without time constraints, where loads
-   * alone decide which routes a job fits (CVRPLIB X: docs/vrp.md).
+   * alone decide which routes a job fits, and where fewer vehicles pay ({@link fewerVehiclesPay}:
+   * an empty vehicle is the costliest place; CVRPLIB X, Gehring & Homberger: docs/vrp.md).
    */
   widenInsert: number;
   /** SISR: average number of removed jobs, maximal string length, split rate, split continuation probability. */
@@ -171,12 +172,13 @@ export function capacityFloor(pb: Problem): number {
 
 export function defaultParams(pb: Problem): SearchParams {
   const J = pb.J;
+  const fewer = fewerVehiclesPay(pb);
   return {
     kLs: J > 2000 ? 12 : J > 500 ? 16 : 20,
     kIns: J > 2000 ? 20 : 30,
     kList: Math.min(Math.max(J - 1, 1), J > 2000 ? 40 : 60),
     fullInsertMax: 250,
-    widenInsert: pb.hasTime ? 0 : 1,
+    widenInsert: !pb.hasTime || fewer ? 1 : 0,
     cBar: 10,
     lMax: 10,
     splitRate: 0.5,
@@ -189,7 +191,7 @@ export function defaultParams(pb: Problem): SearchParams {
     offerRandom: 5,
     swapStar: true,
     swapStarRate: 0.1,
-    fleetPhase: J >= ROUTE_RUIN_MIN_JOBS && pb.pureArcObjective && fewerVehiclesPay(pb) ? FLEET_PHASE : 0,
+    fleetPhase: J >= ROUTE_RUIN_MIN_JOBS && pb.pureArcObjective && fewer ? FLEET_PHASE : 0,
     fleetRetry: FLEET_RETRY,
     routeRuin: J >= ROUTE_RUIN_MIN_JOBS ? ROUTE_RUIN_RATE : 0,
     ejectRate: EJECT_RATE,

@@ -48,11 +48,12 @@ describe('granular insertion, widened', () => {
     expect(wide.cost).toBe(82);
   });
 
-  it('is on by default for problems without time, off with windows', () => {
-    const pb = buildProblem(packingInstance(1, 300));
-    expect(defaultParams(pb).widenInsert).toBe(1);
+  it('is on by default without time constraints, and with them where fewer vehicles pay', () => {
     const plain = packingInstance(1, 300);
+    expect(defaultParams(buildProblem(plain)).widenInsert).toBe(1);
     const timed = { ...plain, stops: plain.stops.map((s, i) => (i === 0 ? { ...s, windows: [[0, 5000]] as [number, number][] } : s)) };
     expect(defaultParams(buildProblem(timed)).widenInsert).toBe(0);
+    const costly = { ...timed, vehicles: timed.vehicles.map((v) => ({ ...v, fixedCost: 100_000 })) };
+    expect(defaultParams(buildProblem(costly)).widenInsert).toBe(1);
   });
 });
