@@ -1,4 +1,4 @@
-import { EngineError } from './errors.js';
+import { CANCELLED_MESSAGE, EngineError } from './errors.js';
 
 /** A progress report from long work. `done`/`total` are in the phase's own units. */
 export interface ProgressEvent {
@@ -24,7 +24,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /** The Cancelled error of an aborted signal: its reason when that is one (e.g. "The engine was closed."), else the common one. */
 export function cancelledBy(signal: AbortSignal): EngineError {
   const r: unknown = signal.reason;
-  return r instanceof EngineError && r.code === 'Cancelled' ? r : new EngineError('Cancelled', 'The operation was cancelled.');
+  return r instanceof EngineError && r.code === 'Cancelled' ? r : cancelledError();
 }
 
 /**
@@ -33,7 +33,7 @@ export function cancelledBy(signal: AbortSignal): EngineError {
  * `Engine.close` says "The engine was closed." whichever way its work learnt of it.
  */
 export function cancelledError(signal?: AbortSignal): EngineError {
-  return signal?.aborted ? cancelledBy(signal) : new EngineError('Cancelled', 'The operation was cancelled.');
+  return signal?.aborted ? cancelledBy(signal) : new EngineError('Cancelled', CANCELLED_MESSAGE);
 }
 
 /** An error from a task, as its caller reports it: a Cancelled one carries the caller's reason when its signal was aborted. */
@@ -161,7 +161,7 @@ export class CallLimit {
   private abort(why: 'time' | 'caller'): void {
     if (this.why !== null) return;
     this.why = why;
-    this.ac.abort(new EngineError('Cancelled', why === 'time' ? `The time limit (${fmtSeconds(this.limitMs)}) was reached.` : 'The operation was cancelled.'));
+    this.ac.abort(new EngineError('Cancelled', why === 'time' ? `The time limit (${fmtSeconds(this.limitMs)}) was reached.` : CANCELLED_MESSAGE));
   }
 
   /** Aborted at the limit or when the caller cancels. */

@@ -90,6 +90,9 @@ export function isEngineError(e: unknown): e is EngineError {
   return e instanceof EngineError;
 }
 
+/** The message of a cancellation that has no reason of its own (see core/cancel.ts `cancelledError`). */
+export const CANCELLED_MESSAGE = 'The operation was cancelled.';
+
 /** Any thrown value as a plain, serialisable record (unknown errors become `Internal`). */
 export function toErrorRecord(e: unknown): ErrorRecord {
   if (e instanceof EngineError) return e.toRecord();
@@ -97,7 +100,7 @@ export function toErrorRecord(e: unknown): ErrorRecord {
     return { ...(e as ErrorRecord) };
   }
   if (e instanceof Error && (e.name === 'AbortError' || e.message === 'The operation was aborted')) {
-    return { code: 'Cancelled', message: 'The operation was cancelled.' };
+    return { code: 'Cancelled', message: CANCELLED_MESSAGE };
   }
   const msg = e instanceof Error ? e.message : String(e);
   return { code: 'Internal', message: `Internal error: ${msg}` };

@@ -11,7 +11,7 @@
  *
  * The caller keeps the better of the two (lexicographic: unassigned profile, then cost).
  */
-import { EngineError } from '../core/errors.js';
+import { cancelledError } from '../core/cancel.js';
 import { BIG } from './model.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
@@ -248,7 +248,7 @@ export function regretInsert(st: State, ins: Insertion, full: boolean, cancelled
   };
   let n = 0;
   const check = (): void => {
-    if (cancelled !== undefined && (++n & 15) === 0 && cancelled()) throw new EngineError('Cancelled', 'The operation was cancelled.');
+    if (cancelled !== undefined && (++n & 15) === 0 && cancelled()) throw cancelledError();
   };
   for (let u = 0; u < J; u++) {
     if (st.routeOf[u] >= 0 || st.excluded[u] || pb.jOptional[u] || pb.jPairRole[u] === 2) continue;

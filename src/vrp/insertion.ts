@@ -1,7 +1,9 @@
 /**
  * Cheapest feasible insertion of one job (or of a pickup with its delivery) into the current
  * routes. Candidate positions are either every position of every route (small instances), or
- * granular: next to the job's nearest neighbours, plus one empty vehicle per vehicle class.
+ * granular: every position of the routes holding the job's nearest neighbours, plus one empty
+ * vehicle per vehicle class — and, widened ({@link Insertion.widen}), every other used route when
+ * those offer nothing better than the empty vehicle.
  * The cost delta is computed first in O(1); the feasibility check (O(1) from the cached
  * segments) only runs for candidates that would beat the best so far. Optional "blinks"
  * (SISR) skip each candidate with a small probability.
@@ -74,7 +76,6 @@ export class Insertion {
       const now = this.stamp;
       for (let v = 0; v < pb.V; v++) {
         if (routes[v].len === 0 || this.seenStamp[v] === now) continue;
-        this.seenStamp[v] = now;
         this.routeList[nr++] = v;
         this.scanRoute(u, v, blink, rng, wantSecond);
       }

@@ -12,6 +12,7 @@
  */
 import type { Rng } from '../core/rng.js';
 import { EngineError } from '../core/errors.js';
+import { cancelledError } from '../core/cancel.js';
 import { Pieces } from './evaluator.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
@@ -95,7 +96,7 @@ export class LocalSearch {
     let n = 0;
     for (;;) {
       while (this.qLen > 0) {
-        if (this.cancelled !== null && (++n & 63) === 0 && this.cancelled()) throw new EngineError('Cancelled', 'The operation was cancelled.');
+        if (this.cancelled !== null && (++n & 63) === 0 && this.cancelled()) throw cancelledError();
         const u = this.pop();
         if (st.routeOf[u] < 0) continue;
         this.examine(u);

@@ -6,7 +6,7 @@
  * matrices' mean cost/time ratio. O(J²) time (each unordered pair once), O(J·k) memory; no J×J
  * arrays.
  */
-import { EngineError } from '../core/errors.js';
+import { cancelledError } from '../core/cancel.js';
 import type { Problem } from './model.js';
 import { BIG, UNREACHABLE } from './model.js';
 
@@ -87,7 +87,7 @@ export function buildNeighbours(pb: Problem, k: number, excluded?: Uint8Array, c
   };
   const B = 128;
   for (let u0 = 0; u0 < J; u0 += B) {
-    if (cancelled?.()) throw new EngineError('Cancelled', 'The operation was cancelled.');
+    if (cancelled?.()) throw cancelledError();
     const u1 = Math.min(J, u0 + B);
     for (let v0 = u0; v0 < J; v0 += B) {
       const v1 = Math.min(J, v0 + B);

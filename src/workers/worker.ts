@@ -5,8 +5,8 @@
  */
 import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { EngineError, toErrorRecord } from '../core/errors.js';
-import type { ProgressEvent } from '../core/cancel.js';
+import { toErrorRecord } from '../core/errors.js';
+import { cancelledError, type ProgressEvent } from '../core/cancel.js';
 import { fullCollection, LOADED_KEY, type TaskEnvelope, type TaskReply } from './pool.js';
 import { handlerOf } from './tasks.js';
 import { adoptBackings } from '../core/binfile.js';
@@ -51,7 +51,7 @@ export default async function run(task: TaskEnvelope): Promise<unknown> {
     let value: unknown;
     try {
       // cancelled while it waited in the queue: no work at all
-      if (cancel?.signal.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+      if (cancel?.signal.aborted) throw cancelledError();
       value = await h(task.payload, { shared: (workerData ?? {}) as Record<string, unknown>, progress, ...(cancel ? { signal: cancel.signal } : {}) });
     } finally {
       cancel?.stop();
@@ -89,7 +89,7 @@ function flagSignal(flag: Int32Array): { signal: AbortSignal; stop(): void } {
   const poll = setInterval(() => {
     if (raised()) {
       clearInterval(poll);
-      ac.abort(new EngineError('Cancelled', 'The operation was cancelled.'));
+      ac.abort(cancelledError());
     }
   }, 20);
   poll.unref();

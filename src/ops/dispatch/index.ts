@@ -17,7 +17,7 @@ import {
 } from '../../records/index.js';
 import type { Executor, TaskEnv, TaskTypes } from '../../core/executor.js';
 import { EngineError, isEngineError } from '../../core/errors.js';
-import { throwIfAborted } from '../../core/cancel.js';
+import { cancelledError, throwIfAborted } from '../../core/cancel.js';
 import { assemble, searchBest, wallNow } from '../../vrp/solve.js';
 import { problemLegPlaces, setLegDistances } from '../../vrp/solution.js';
 import { buildProblem, Problem, type VrpInput } from '../../vrp/model.js';
@@ -447,7 +447,7 @@ export async function dispatchLegsTask(t: DispatchLegsTask, env: TaskEnv): Promi
   const leg = await replacedLegDistance(contextInTask(t.source, env), t.spec);
   const out = new Float64Array(t.pairs.length / 2);
   for (let i = 0; i < out.length; i++) {
-    if ((i & 1023) === 0 && env.signal?.aborted) throw new EngineError('Cancelled', 'The operation was cancelled.');
+    if ((i & 1023) === 0 && env.signal?.aborted) throw cancelledError();
     out[i] = leg(t.pairs[2 * i], t.pairs[2 * i + 1]);
   }
   return out;
