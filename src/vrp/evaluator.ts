@@ -221,10 +221,10 @@ export class Evaluator {
     this.keep = -1;
     this.ok = true;
     this.keepFail = false;
-    this.dep.fill(0);
-    this.S.fill(0);
-    this.M.fill(0);
-    if (this.reloads) this.Cl.fill(0);
+    // loops, not fill(): K is 1–3 and a builtin call per array costs more than the stores
+    const dep = this.dep, S = this.S, M = this.M;
+    for (let q = 0; q < dep.length; q++) { dep[q] = 0; S[q] = 0; M[q] = 0; }
+    if (this.reloads) for (let q = 0; q < dep.length; q++) this.Cl[q] = 0;
     this.work++;
   }
 

@@ -13,7 +13,7 @@
 import type { Rng } from '../core/rng.js';
 import { EngineError } from '../core/errors.js';
 import { cancelledError } from '../core/cancel.js';
-import { Pieces } from './evaluator.js';
+import { Pieces, type Evaluator } from './evaluator.js';
 import type { Neighbours } from './neighbours.js';
 import type { State } from './state.js';
 
@@ -49,6 +49,8 @@ export class LocalSearch {
     const pb = st.pb;
     this.fast = pb.uniformCost && pb.pureArcObjective && pb.V > 0;
     this.mul = pb.V > 0 ? pb.vCostMul[0] || 1 : 1;
+    this.evaluateAll = !this.fast || LocalSearch.verify;
+    this.ev = st.ev;
     this.C = pb.cost[pb.V > 0 ? pb.vProfile[0] : 0];
     this.outRow = pb.outRow;
     this.inPl = pb.inPl;
@@ -129,22 +131,27 @@ export class LocalSearch {
     if (vb >= 0 && vb !== va) this.pushRoute(vb);
   }
 
-  /** Evaluates candidate(s); applies and returns true when strictly improving and feasible. */
-  private attempt(va: number, vb: number): boolean {
+  /**
+   * Evaluates candidate(s); applies and returns true when strictly improving and feasible.
+   * `improving`: the caller's exact fast delta already proved the move strictly improving, so the
+   * candidates' costs are not computed again (their work units are still counted, so budgets
+   * and plans are the same either way).
+   */
+  private attempt(va: number, vb: number, improving = false): boolean {
     const st = this.st;
     const ev = st.ev;
     const ra = st.routes[va];
     if (vb < 0) {
-      const c = ev.cost(va, this.A);
-      if (c - ra.cost >= 0) return false;
+      if (improving) ev.work++;
+      else if (ev.cost(va, this.A) - ra.cost >= 0) return false;
       if (!ev.check(va, this.A)) return false;
       st.apply(va, this.A);
       this.applied(va, -1);
       return true;
     }
     const rb = st.routes[vb];
-    const d = ev.cost(va, this.A) + ev.cost(vb, this.B) - ra.cost - rb.cost;
-    if (d >= 0) return false;
+    if (improving) ev.work += 2;
+    else if (ev.cost(va, this.A) + ev.cost(vb, this.B) - ra.cost - rb.cost >= 0) return false;
     if (!ev.check(va, this.A) || !ev.check(vb, this.B)) return false;
     st.apply(va, this.A, vb, this.B);
     this.applied(va, vb);
@@ -154,11 +161,14 @@ export class LocalSearch {
   /**
    * O(1) lower-level filter: the exact cost delta of a move from arc costs, valid when every
    * vehicle shares one cost matrix and factor (`fast`); NaN means "not computed — evaluate".
-   * A move is only built into pieces when this is negative.
+   * A move is only built into pieces when this is negative. The hot loops (`tryPair`,
+   * `relocateIntra`) read `C[oR[a] + iP[b]]` inline: V8 inlines only the first few dozen calls
+   * of a large function, and the calls it left were 15 % of a CVRP search's time.
    */
   private c(a: number, b: number): number {
     return this.C[this.outRow[a] + this.inPl[b]];
   }
+  private readonly ev: Evaluator;
   private readonly C: Int32Array;
   private readonly outRow: Int32Array;
   private readonly inPl: Int32Array;
@@ -168,9 +178,11 @@ export class LocalSearch {
   static verify = false;
 
   private filt(delta: number): boolean {
-    this.st.ev.work++;
-    return !this.fast || this.mul * delta < 0 || LocalSearch.verify;
+    this.ev.work++;
+    return this.mul * delta < 0 || this.evaluateAll;
   }
+  /** Every candidate is evaluated: no exact fast delta, or the verify hook (read when the search starts). */
+  private readonly evaluateAll: boolean;
 
   /** attempt() with the fast delta checked against the generic cost in verify mode. */
   private tryMove(va: number, vb: number, delta: number): boolean {
@@ -180,7 +192,7 @@ export class LocalSearch {
       if (Math.abs(d - this.mul * delta) > 1e-6) throw new EngineError('Internal', `fast delta ${this.mul * delta} ≠ ${d}`);
       LocalSearch.verified++;
     }
-    return this.attempt(va, vb);
+    return this.attempt(va, vb, this.fast && this.mul * delta < 0);
   }
   static verified = 0;
 
@@ -191,6 +203,7 @@ export class LocalSearch {
   }
 
   private tryPair(u: number, v: number): boolean {
+    const C = this.C, oR = this.outRow, iP = this.inPl;
     const st = this.st;
     const J = st.pb.J;
     const va = st.routeOf[u], vb = st.routeOf[v];
@@ -207,32 +220,32 @@ export class LocalSearch {
     const pV = nbn[pv - 1];
     const y = nbn[pv + 1];
     if (va !== vb) {
-      const cUx = this.c(u, x), cPu = this.c(pU, u), cVy = this.c(v, y), cPv = this.c(pV, v);
-      const remU = this.c(pU, x) - cPu - cUx - (la === 1 ? this.emptied(va) : 0);
+      const cUx = C[oR[u] + iP[x]], cPu = C[oR[pU] + iP[u]], cVy = C[oR[v] + iP[y]], cPv = C[oR[pV] + iP[v]];
+      const remU = C[oR[pU] + iP[x]] - cPu - cUx - (la === 1 ? this.emptied(va) : 0);
       // relocate u after v
-      if (this.filt(remU + this.c(v, u) + this.c(u, y) - cVy)) {
+      if (this.filt(remU + C[oR[v] + iP[u]] + C[oR[u] + iP[y]] - cVy)) {
         A.clear().range(va, 0, pu - 1).range(va, pu + 1, la);
         B.clear().range(vb, 0, pv).node(u).range(vb, pv + 1, lb);
-        if (this.tryMove(va, vb, remU + this.c(v, u) + this.c(u, y) - cVy)) return true;
+        if (this.tryMove(va, vb, remU + C[oR[v] + iP[u]] + C[oR[u] + iP[y]] - cVy)) return true;
       }
       // relocate u before v
-      if (this.filt(remU + this.c(pV, u) + this.c(u, v) - cPv)) {
+      if (this.filt(remU + C[oR[pV] + iP[u]] + C[oR[u] + iP[v]] - cPv)) {
         A.clear().range(va, 0, pu - 1).range(va, pu + 1, la);
         B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv, lb);
-        if (this.tryMove(va, vb, remU + this.c(pV, u) + this.c(u, v) - cPv)) return true;
+        if (this.tryMove(va, vb, remU + C[oR[pV] + iP[u]] + C[oR[u] + iP[v]] - cPv)) return true;
       }
       if (xJob) {
         const x2 = na[pu + 2];
-        const cXx2 = this.c(x, x2);
-        const rem2 = this.c(pU, x2) - cPu - cXx2 - (la === 2 ? this.emptied(va) : 0);
+        const cXx2 = C[oR[x] + iP[x2]];
+        const rem2 = C[oR[pU] + iP[x2]] - cPu - cXx2 - (la === 2 ? this.emptied(va) : 0);
         // Or-opt 2, forward and reversed
-        let d = rem2 + this.c(v, u) + this.c(x, y) - cVy;
+        let d = rem2 + C[oR[v] + iP[u]] + C[oR[x] + iP[y]] - cVy;
         if (this.filt(d)) {
           A.clear().range(va, 0, pu - 1).range(va, pu + 2, la);
           B.clear().range(vb, 0, pv).range(va, pu, pu + 1).range(vb, pv + 1, lb);
           if (this.tryMove(va, vb, d)) return true;
         }
-        d = rem2 + this.c(v, x) + this.c(x, u) - cUx + this.c(u, y) - cVy;
+        d = rem2 + C[oR[v] + iP[x]] + C[oR[x] + iP[u]] - cUx + C[oR[u] + iP[y]] - cVy;
         if (this.filt(d)) {
           A.clear().range(va, 0, pu - 1).range(va, pu + 2, la);
           B.clear().range(vb, 0, pv).rev(va, pu, pu + 1).range(vb, pv + 1, lb);
@@ -240,7 +253,7 @@ export class LocalSearch {
         }
         if (x2Job) {
           const x3 = na[pu + 3];
-          d = this.c(pU, x3) - cPu - this.c(x2, x3) - (la === 3 ? this.emptied(va) : 0) + this.c(v, u) + this.c(x2, y) - cVy;
+          d = C[oR[pU] + iP[x3]] - cPu - C[oR[x2] + iP[x3]] - (la === 3 ? this.emptied(va) : 0) + C[oR[v] + iP[u]] + C[oR[x2] + iP[y]] - cVy;
           if (this.filt(d)) {
             A.clear().range(va, 0, pu - 1).range(va, pu + 3, la);
             B.clear().range(vb, 0, pv).range(va, pu, pu + 2).range(vb, pv + 1, lb);
@@ -249,7 +262,7 @@ export class LocalSearch {
         }
       }
       // swap u ↔ v
-      let d = this.c(pU, v) + this.c(v, x) - cPu - cUx + this.c(pV, u) + this.c(u, y) - cPv - cVy;
+      let d = C[oR[pU] + iP[v]] + C[oR[v] + iP[x]] - cPu - cUx + C[oR[pV] + iP[u]] + C[oR[u] + iP[y]] - cPv - cVy;
       if (this.filt(d)) {
         A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 1, la);
         B.clear().range(vb, 0, pv - 1).node(u).range(vb, pv + 1, lb);
@@ -257,9 +270,9 @@ export class LocalSearch {
       }
       if (xJob) {
         const x2 = na[pu + 2];
-        const cXx2 = this.c(x, x2);
+        const cXx2 = C[oR[x] + iP[x2]];
         // (u,x) ↔ v
-        d = this.c(pU, v) + this.c(v, x2) - cPu - cXx2 + this.c(pV, u) + this.c(x, y) - cPv - cVy;
+        d = C[oR[pU] + iP[v]] + C[oR[v] + iP[x2]] - cPu - cXx2 + C[oR[pV] + iP[u]] + C[oR[x] + iP[y]] - cPv - cVy;
         if (this.filt(d)) {
           A.clear().range(va, 0, pu - 1).node(v).range(va, pu + 2, la);
           B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 1, lb);
@@ -268,8 +281,8 @@ export class LocalSearch {
         if (yJob) {
           // (u,x) ↔ (v,y)
           const y2 = nbn[pv + 2];
-          const cYy2 = this.c(y, y2);
-          d = this.c(pU, v) + this.c(y, x2) - cPu - cXx2 + this.c(pV, u) + this.c(x, y2) - cPv - cYy2;
+          const cYy2 = C[oR[y] + iP[y2]];
+          d = C[oR[pU] + iP[v]] + C[oR[y] + iP[x2]] - cPu - cXx2 + C[oR[pV] + iP[u]] + C[oR[x] + iP[y2]] - cPv - cYy2;
           if (this.filt(d)) {
             A.clear().range(va, 0, pu - 1).range(vb, pv, pv + 1).range(va, pu + 2, la);
             B.clear().range(vb, 0, pv - 1).range(va, pu, pu + 1).range(vb, pv + 2, lb);
@@ -280,9 +293,9 @@ export class LocalSearch {
       // 2-opt*: u → v, pred(v) → x (tails exchanged; each keeps its own end depot)
       const endA = na[la + 1], endB = nbn[lb + 1];
       const lastA = na[la], lastB = nbn[lb];
-      d = this.c(u, v) + this.c(lastB, endA) - this.c(lastB, endB) - cUx - cPv
-        + (xJob ? this.c(pV, x) + this.c(lastA, endB) - this.c(lastA, endA) : this.c(pV, endB));
-      if (pv === 1 && !xJob) d -= this.c(pV, endB) + this.st.pb.vFixed[vb] / this.mul; // B becomes empty
+      d = C[oR[u] + iP[v]] + C[oR[lastB] + iP[endA]] - C[oR[lastB] + iP[endB]] - cUx - cPv
+        + (xJob ? C[oR[pV] + iP[x]] + C[oR[lastA] + iP[endB]] - C[oR[lastA] + iP[endA]] : C[oR[pV] + iP[endB]]);
+      if (pv === 1 && !xJob) d -= C[oR[pV] + iP[endB]] + this.st.pb.vFixed[vb] / this.mul; // B becomes empty
       if (this.filt(d)) {
         A.clear().range(va, 0, pu).range(vb, pv, lb);
         B.clear().range(vb, 0, pv - 1).range(va, pu + 1, la);
@@ -291,8 +304,8 @@ export class LocalSearch {
       // 2-opt*: u → y, v → x
       if (yJob || xJob) {
         d = -cUx - cVy
-          + (yJob ? this.c(u, y) + this.c(lastB, endA) - this.c(lastB, endB) : this.c(u, endA))
-          + (xJob ? this.c(v, x) + this.c(lastA, endB) - this.c(lastA, endA) : this.c(v, endB));
+          + (yJob ? C[oR[u] + iP[y]] + C[oR[lastB] + iP[endA]] - C[oR[lastB] + iP[endB]] : C[oR[u] + iP[endA]])
+          + (xJob ? C[oR[v] + iP[x]] + C[oR[lastA] + iP[endB]] - C[oR[lastA] + iP[endA]] : C[oR[v] + iP[endB]]);
         if (this.filt(d)) {
           A.clear().range(va, 0, pu).range(vb, pv + 1, lb);
           B.clear().range(vb, 0, pv).range(va, pu + 1, la);
@@ -315,8 +328,8 @@ export class LocalSearch {
       const na_ = na[a], nb_ = na[b];
       const pa = na[a - 1], sa = na[a + 1], pb_ = na[b - 1], sb = na[b + 1];
       const d = b === a + 1
-        ? this.c(pa, nb_) + this.c(nb_, na_) + this.c(na_, sb) - this.c(pa, na_) - this.c(na_, nb_) - this.c(nb_, sb)
-        : this.c(pa, nb_) + this.c(nb_, sa) - this.c(pa, na_) - this.c(na_, sa) + this.c(pb_, na_) + this.c(na_, sb) - this.c(pb_, nb_) - this.c(nb_, sb);
+        ? C[oR[pa] + iP[nb_]] + C[oR[nb_] + iP[na_]] + C[oR[na_] + iP[sb]] - C[oR[pa] + iP[na_]] - C[oR[na_] + iP[nb_]] - C[oR[nb_] + iP[sb]]
+        : C[oR[pa] + iP[nb_]] + C[oR[nb_] + iP[sa]] - C[oR[pa] + iP[na_]] - C[oR[na_] + iP[sa]] + C[oR[pb_] + iP[na_]] + C[oR[na_] + iP[sb]] - C[oR[pb_] + iP[nb_]] - C[oR[nb_] + iP[sb]];
       if (this.filt(d)) {
         A.clear().range(va, 0, a - 1).node(nb_).range(va, a + 1, b - 1).node(na_).range(va, b + 1, la);
         if (this.tryMove(va, -1, d)) return true;
@@ -325,7 +338,7 @@ export class LocalSearch {
     // 2-opt: create arc u → v (reverse pu+1..pv), or v → u (reverse pv+1..pu)
     const i = pu < pv ? pu + 1 : pv + 1, j = pu < pv ? pv : pu;
     if (j > i) {
-      const d = this.c(na[i - 1], na[j]) + this.c(na[i], na[j + 1]) - this.c(na[i - 1], na[i]) - this.c(na[j], na[j + 1])
+      const d = C[oR[na[i - 1]] + iP[na[j]]] + C[oR[na[i]] + iP[na[j + 1]]] - C[oR[na[i - 1]] + iP[na[i]]] - C[oR[na[j]] + iP[na[j + 1]]]
         + (ra.arcR[j] - ra.arcR[i]) - (ra.arcF[j] - ra.arcF[i]);
       if (this.filt(d)) {
         A.clear().range(va, 0, i - 1).rev(va, i, j).range(va, j + 1, la);
@@ -337,14 +350,15 @@ export class LocalSearch {
 
   /** Moves the block of `len` jobs starting at position s (optionally reversed) to after position t, within route v. */
   private relocateIntra(v: number, s: number, len: number, t: number, reversed: boolean): boolean {
+    const C = this.C, oR = this.outRow, iP = this.inPl;
     const r = this.st.routes[v];
     const e = s + len - 1;
     if (e > r.len) return false;
     if (t >= s - 1 && t <= e) return false;
     const n = r.nodes;
     const first = reversed ? n[e] : n[s], last = reversed ? n[s] : n[e];
-    let d = this.c(n[s - 1], n[e + 1]) - this.c(n[s - 1], n[s]) - this.c(n[e], n[e + 1])
-      + this.c(n[t], first) + this.c(last, n[t + 1]) - this.c(n[t], n[t + 1]);
+    let d = C[oR[n[s - 1]] + iP[n[e + 1]]] - C[oR[n[s - 1]] + iP[n[s]]] - C[oR[n[e]] + iP[n[e + 1]]]
+      + C[oR[n[t]] + iP[first]] + C[oR[last] + iP[n[t + 1]]] - C[oR[n[t]] + iP[n[t + 1]]];
     if (reversed) d += (r.arcR[e] - r.arcR[s]) - (r.arcF[e] - r.arcF[s]);
     if (!this.filt(d)) return false;
     const A = this.A.clear();
