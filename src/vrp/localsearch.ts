@@ -467,15 +467,39 @@ export class LocalSearch {
     const nb = this.nb;
     const kk = Math.min(nb.k, 12);
     const nodes = ri.nodes;
+    const len = ri.len;
+    // every position of a short route: its arcs' matrix offsets and costs once, then per job a
+    // tight loop of two lookups (the hottest loop of SWAP*; same values as consider())
+    const outRow = this.outRow, inPl = this.inPl;
+    if (!granular) {
+      if (this.tOut.length <= len) { this.tOut = new Int32Array(2 * len + 2); this.tIn = new Int32Array(2 * len + 2); this.tArc = new Int32Array(2 * len + 2); }
+      const tOut = this.tOut, tIn = this.tIn, tArc = this.tArc;
+      for (let p = 0; p <= len; p++) {
+        tOut[p] = outRow[nodes[p]];
+        tIn[p] = inPl[nodes[p + 1]];
+        tArc[p] = C[tOut[p] + tIn[p]];
+      }
+    }
+    const sc = this.ssCost, sp = this.ssPos;
     for (let i = 1; i <= rf.len; i++) {
       const u = rf.nodes[i];
       const o = base + (i - 1) * 3;
-      this.ssCost[o] = this.ssCost[o + 1] = this.ssCost[o + 2] = Infinity;
-      this.ssPos[o] = this.ssPos[o + 1] = this.ssPos[o + 2] = -1;
+      sc[o] = sc[o + 1] = sc[o + 2] = Infinity;
+      sp[o] = sp[o + 1] = sp[o + 2] = -1;
       const intc = pb.nIntCost[prof * NN + u];
       if (!granular) {
-        for (let p = 0; p <= ri.len; p++) this.consider(nodes, p, u, o, C, mul, intc);
-        st.ev.work += ri.len + 1;
+        const tOut = this.tOut, tIn = this.tIn, tArc = this.tArc;
+        const ou = outRow[u], iu = inPl[u];
+        for (let p = 0; p <= len; p++) {
+          const d = mul * (C[tOut[p] + iu] + C[ou + tIn[p]] - tArc[p] + intc);
+          if (d >= sc[o + 2]) continue;
+          if (d < sc[o + 1]) {
+            sc[o + 2] = sc[o + 1]; sp[o + 2] = sp[o + 1];
+            if (d < sc[o]) { sc[o + 1] = sc[o]; sp[o + 1] = sp[o]; sc[o] = d; sp[o] = p; }
+            else { sc[o + 1] = d; sp[o + 1] = p; }
+          } else { sc[o + 2] = d; sp[o + 2] = p; }
+        }
+        st.ev.work += len + 1;
       } else {
         for (let k = 0; k < kk; k++) {
           const w = nb.list[u * nb.k + k];
@@ -491,6 +515,10 @@ export class LocalSearch {
   }
 
   private readonly top = new TopK(6, 4);
+  // top3's per-route scratch: matrix row / column offsets and cost of each arc of the route
+  private tOut = new Int32Array(0);
+  private tIn = new Int32Array(0);
+  private tArc = new Int32Array(0);
 
   /** Cost change of removing the job at position pos of route v. */
   private ssRemoval(v: number, pos: number): number {
