@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => engine.close());
 
 describe('memory after big work', () => {
-  it('a 3,500-stop dispatch (its matrix on shared memory) gives its memory back within seconds', async () => {
+  it('a 7,000-stop dispatch (its matrix on shared memory) gives its memory back within seconds', async () => {
     const pool = reachablePool(engine);
     const specOf = (stops: number): Record<string, unknown> => ({
       MinimumOptimization: 1,
@@ -30,21 +30,27 @@ describe('memory after big work', () => {
     await engine.dispatch(specOf(2000));
     for (let i = 0; i < 40; i++) await new Promise((res) => setTimeout(res, 250));
     const base = process.memoryUsage().rss;
-    const stops = 3500;
+    const stops = 7000;
     const matrixBytes = (stops + 1) ** 2 * 4; // times alone (MinimizeTime, Optima): one Int32 per cell
+    // What stays after the work without any data kept — the threads' allocator arenas and V8 pages —
+    // grows with the problem but slower than its matrix (2026-11-27: -10..27 MB after 3,500 stops,
+    // a 49 MB matrix, which made a bound of 40 % of the matrix flaky; 27..47 MB after 5,000; 52–65 MB
+    // after 7,000, a 196 MB matrix), while a thread holding its last task's payload (tried by hand in
+    // the built worker) keeps the whole matrix (198 MB stayed). The bound sits between the two.
+    const KEPT = 0.55;
     let r: unknown = await engine.dispatch(specOf(stops));
     const peak = process.memoryUsage().rss;
     expect((r as { Status: string }).Status).not.toBe('Failed');
     r = null;
     let now = peak;
     // idle collections come a moment after the work, later on a loaded machine: wait up to 30 s
-    for (let i = 0; i < 120 && now - base > 0.4 * matrixBytes; i++) {
+    for (let i = 0; i < 120 && now - base > KEPT * matrixBytes; i++) {
       await new Promise((res) => setTimeout(res, 250));
       now = process.memoryUsage().rss;
     }
     console.log(`engine memory: ${(base / 1e6).toFixed(0)} MB before, ${(peak / 1e6).toFixed(0)} MB right after a ${stops}-stop dispatch (matrix ${(matrixBytes / 1e6).toFixed(0)} MB), ${(now / 1e6).toFixed(0)} MB soon after`);
     // the measure sees the dispatch's data while it is held, and then not
     expect(peak - base).toBeGreaterThan(0.6 * matrixBytes);
-    expect(now - base).toBeLessThan(0.4 * matrixBytes);
+    expect(now - base).toBeLessThan(KEPT * matrixBytes);
   }, 120_000);
 });
