@@ -158,16 +158,6 @@ export class LocalSearch {
     return true;
   }
 
-  /**
-   * O(1) lower-level filter: the exact cost delta of a move from arc costs, valid when every
-   * vehicle shares one cost matrix and factor (`fast`); NaN means "not computed — evaluate".
-   * A move is only built into pieces when this is negative. The hot loops (`tryPair`,
-   * `relocateIntra`) read `C[oR[a] + iP[b]]` inline: V8 inlines only the first few dozen calls
-   * of a large function, and the calls it left were 15 % of a CVRP search's time.
-   */
-  private c(a: number, b: number): number {
-    return this.C[this.outRow[a] + this.inPl[b]];
-  }
   private readonly ev: Evaluator;
   private readonly C: Int32Array;
   private readonly outRow: Int32Array;
@@ -177,6 +167,13 @@ export class LocalSearch {
   /** Test hook: compare every fast delta with the generic evaluation. */
   static verify = false;
 
+  /**
+   * O(1) lower-level filter on a move's exact cost delta from arc costs, valid when every vehicle
+   * shares one cost matrix and factor (`fast`): a move is only built into pieces when it is
+   * negative (or when every candidate is evaluated). The callers (`tryPair`, `relocateIntra`) read
+   * the arc costs as `C[oR[a] + iP[b]]` inline, not through a method: V8 inlines only the first few
+   * dozen calls of a large function, and the calls it left were 15 % of a CVRP search's time.
+   */
   private filt(delta: number): boolean {
     this.ev.work++;
     return this.mul * delta < 0 || this.evaluateAll;
@@ -199,7 +196,7 @@ export class LocalSearch {
   /** What a route saves when it becomes empty (its start→end arc and fixed cost), in arc units. */
   private emptied(v: number): number {
     const pb = this.st.pb;
-    return this.c(pb.startNode(v), pb.endNode(v)) + pb.vFixed[v] / this.mul;
+    return this.C[this.outRow[pb.startNode(v)] + this.inPl[pb.endNode(v)]] + pb.vFixed[v] / this.mul;
   }
 
   private tryPair(u: number, v: number): boolean {
@@ -439,10 +436,17 @@ export class LocalSearch {
 
   private consider(nodes: Int32Array, p: number, u: number, o: number, C: Int32Array, mul: number, intc: number): void {
     const outRow = this.outRow, inPl = this.inPl;
-    const sc = this.ssCost, sp = this.ssPos;
+    const sp = this.ssPos;
     const a = nodes[p], b = nodes[p + 1];
     const d = mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - C[outRow[a] + inPl[b]] + intc);
-    if (d >= sc[o + 2] || p === sp[o] || p === sp[o + 1]) return;
+    if (p === sp[o] || p === sp[o + 1]) return;
+    this.keep3(o, d, p);
+  }
+
+  /** Keeps position p with cost change d among the three cheapest at `o` of the SWAP* scratch. */
+  private keep3(o: number, d: number, p: number): void {
+    const sc = this.ssCost, sp = this.ssPos;
+    if (d >= sc[o + 2]) return;
     if (d < sc[o + 1]) {
       sc[o + 2] = sc[o + 1]; sp[o + 2] = sp[o + 1];
       if (d < sc[o]) { sc[o + 1] = sc[o]; sp[o + 1] = sp[o]; sc[o] = d; sp[o] = p; }
@@ -491,13 +495,7 @@ export class LocalSearch {
         const tOut = this.tOut, tIn = this.tIn, tArc = this.tArc;
         const ou = outRow[u], iu = inPl[u];
         for (let p = 0; p <= len; p++) {
-          const d = mul * (C[tOut[p] + iu] + C[ou + tIn[p]] - tArc[p] + intc);
-          if (d >= sc[o + 2]) continue;
-          if (d < sc[o + 1]) {
-            sc[o + 2] = sc[o + 1]; sp[o + 2] = sp[o + 1];
-            if (d < sc[o]) { sc[o + 1] = sc[o]; sp[o + 1] = sp[o]; sc[o] = d; sp[o] = p; }
-            else { sc[o + 1] = d; sp[o + 1] = p; }
-          } else { sc[o + 2] = d; sp[o + 2] = p; }
+          this.keep3(o, mul * (C[tOut[p] + iu] + C[ou + tIn[p]] - tArc[p] + intc), p);
         }
         st.ev.work += len + 1;
       } else {
