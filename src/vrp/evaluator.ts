@@ -11,7 +11,7 @@
  * Objective per route: {@link routeObjective} (objective.ts) of the candidate's arc and internal
  * costs. New route-level terms (balancing, …) belong in objective.ts / {@link Evaluator.check}.
  */
-import { BIG, exactCheckStops, hasBreaks, type Problem, type UnassignedReason } from './model.js';
+import { BIG, exactCheckStops, hasBreaks, UNREACHABLE, type Problem, type UnassignedReason } from './model.js';
 import { balancePenalty, routeObjective } from './objective.js';
 import { NO_RANK, type Route } from './route.js';
 
@@ -68,6 +68,8 @@ export class Evaluator {
   private readonly Cl: Float64Array;
   /** The problem has reload points (the segment bookkeeping is needed). */
   private readonly reloads: boolean;
+  /** Loads are the only constraint that can fail ({@link loadOnly}): {@link check} sums them in O(pieces). */
+  private readonly loadsOnly: boolean;
   // vehicle
   private T!: Int32Array;
   private C!: Int32Array;
@@ -87,6 +89,7 @@ export class Evaluator {
     this.M = new Float64Array(pb.K);
     this.Cl = new Float64Array(pb.K);
     this.reloads = pb.hasReset;
+    this.loadsOnly = loadOnly(pb);
     this.seq = new Int32Array(2 * pb.J + 4);
     this.jobBuf = new Int32Array(pb.J + 1);
     this.stamp = new Int32Array(pb.J);
@@ -155,6 +158,7 @@ export class Evaluator {
 
   /** Whether the candidate route is feasible for vehicle v (every constraint). Sets `reason` when not. */
   check(v: number, P: Pieces): boolean {
+    if (this.loadsOnly) return this.checkLoads(v, P);
     const pb = this.pb;
     this.begin(v);
     const routes = this.routes;
@@ -200,6 +204,48 @@ export class Evaluator {
       const r = exactCheckStops(pb, v, this.seq.subarray(0, n));
       this.work += n;
       if (r !== 'ok') { this.reason = r; return false; }
+    }
+    return true;
+  }
+
+  /**
+   * {@link check} where only loads can fail ({@link loadOnly}): the candidate's deliveries summed
+   * from the routes' prefix sums, O(pieces) instead of O(jobs walked). Counts the work units the
+   * generic walk counts (begin, each piece or each job walked, the end depot), so that budgets in
+   * work — and hence the plans — do not change with it.
+   */
+  private checkLoads(v: number, P: Pieces): boolean {
+    const pb = this.pb;
+    const K = pb.K;
+    const dep = this.dep;
+    const routes = this.routes;
+    const jDep = pb.jDep, tProf = pb.vTimeProf;
+    const k = P.k;
+    for (let q = 0; q < K; q++) dep[q] = 0;
+    let w = 2;
+    for (let i = 0; i < P.n; i++) {
+      const o = i * 4;
+      const kind = k[o];
+      if (kind === P_NODE) {
+        const u = k[o + 2];
+        for (let q = 0; q < K; q++) dep[q] += jDep[u * K + q];
+        w++;
+        continue;
+      }
+      const r = routes[k[o + 1]];
+      const a = k[o + 2], b = k[o + 3];
+      const f = r.fDep;
+      if (a === 0) {
+        for (let q = 0; q < K; q++) dep[q] += f[b * K + q];
+        w++;
+      } else {
+        for (let q = 0; q < K; q++) dep[q] += f[b * K + q] - f[(a - 1) * K + q];
+        w += kind === P_RANGE && b === r.len && tProf[r.v] === tProf[v] ? 1 : b - a + 1;
+      }
+    }
+    this.work += w;
+    for (let q = 0; q < K; q++) {
+      if (dep[q] > pb.vCap[v * K + q]) { this.reason = 'capacity'; return false; }
     }
     return true;
   }
@@ -387,6 +433,43 @@ export class Evaluator {
     }
     return n;
   }
+}
+
+/**
+ * Whether loads are the only constraint {@link Evaluator.check} can find broken, with sums that
+ * do not depend on their order: no pickups, pairs, reload points, keep-order, maximum stops,
+ * skills, breaks or two-window stops; whole non-negative deliveries whose total is exact in a
+ * double; and no time constraint that a route could reach even through unreachable arcs (every
+ * latest time above the earliest start plus (jobs + 1) × (the longest arc + the longest service),
+ * every maximum duration above the latter).
+ */
+export function loadOnly(pb: Problem): boolean {
+  if (pb.hasPairs || pb.hasReset || pb.hasKeep || pb.hasMaxStops || pb.hasMulti || pb.allowed !== null) return false;
+  const J = pb.J, V = pb.V, K = pb.K, NN = J + 2 * V;
+  let total = 0;
+  for (let i = 0; i < J * K; i++) {
+    const d = pb.jDep[i];
+    if (!(Number.isInteger(d) && d >= 0) || pb.jDelta[i] !== -d || pb.jRise[i] !== 0) return false;
+    total += d;
+  }
+  if (!(total < 2 ** 52)) return false;
+  let maxE = -Infinity, minL = Infinity, minDur = Infinity, maxSvc = 0;
+  for (let v = 0; v < V; v++) {
+    if (hasBreaks(pb, v)) return false;
+    maxE = Math.max(maxE, pb.vTin[v]);
+    minL = Math.min(minL, pb.vTout[v]);
+    minDur = Math.min(minDur, pb.vMaxDur[v]);
+  }
+  for (let p = 0; p < pb.P; p++) {
+    for (let j = 0; j < J; j++) {
+      const o = p * NN + j;
+      maxE = Math.max(maxE, pb.nE[o]);
+      minL = Math.min(minL, pb.nL[o]);
+      maxSvc = Math.max(maxSvc, pb.nD[o]);
+    }
+  }
+  const longest = (J + 1) * (UNREACHABLE + maxSvc);
+  return longest < minDur && maxE + longest < minL;
 }
 
 export { BIG };

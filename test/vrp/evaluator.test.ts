@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Rng } from '../../src/core/rng.js';
 import { buildProblem, exactCheckStops, type Problem } from '../../src/vrp/model.js';
-import { Pieces } from '../../src/vrp/evaluator.js';
+import { loadOnly, Pieces } from '../../src/vrp/evaluator.js';
 import { State } from '../../src/vrp/state.js';
 import { Insertion } from '../../src/vrp/insertion.js';
 import { buildNeighbours } from '../../src/vrp/neighbours.js';
 import { regretInsert } from '../../src/vrp/construct.js';
-import { randomInstance } from './gen.js';
+import { packingInstance, randomInstance } from './gen.js';
+import type { VrpInput } from '../../src/vrp/model.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 
 /** Reference: cost of visiting `jobs` with vehicle v. */
@@ -98,6 +99,31 @@ function materialize(st: State, P: Pieces): number[] {
   return Array.from(out.subarray(0, n));
 }
 
+/**
+ * A random candidate route for a random vehicle (returned; -1 = none drawn): its own route with a
+ * job inserted, a range removed or reversed, a job after its suffix, or ranges of another route.
+ */
+function randomCandidate(st: State, rng: Rng, P: Pieces): number {
+  const pb = st.pb;
+  const v = rng.int(pb.V), w = rng.int(pb.V);
+  const ra = st.routes[v], rb = st.routes[w];
+  const a = rng.int(ra.len + 1);
+  const b = a + rng.int(ra.len - a + 1);
+  const c = 1 + rng.int(Math.max(1, rb.len));
+  const d = c + rng.int(Math.max(1, rb.len - c + 1));
+  const u = rng.int(pb.J);
+  P.clear();
+  const shape = rng.int(6);
+  if (shape === 5 && a < ra.len) P.range(v, 0, a).range(v, a + 1, ra.len).node(u); // a job after a suffix
+  else if (shape === 0) P.range(v, 0, a).node(u).range(v, a + 1, ra.len);
+  else if (shape === 1) P.range(v, 0, a).range(v, b + 1, ra.len);
+  else if (shape === 2 && rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len));
+  else if (shape === 3 && b > a) P.range(v, 0, a).rev(v, a + 1, b).range(v, b + 1, ra.len);
+  else if (rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len)).range(v, a + 1, ra.len);
+  else return -1;
+  return v;
+}
+
 describe('evaluator', () => {
   it('agrees with a from-scratch recomputation on random moves', () => {
     let nOk = 0, nBad = 0, nMulti = 0;
@@ -167,22 +193,8 @@ describe('evaluator', () => {
       }
       const P = new Pieces();
       for (let t = 0; t < 80; t++) {
-        const v = rng.int(pb.V), w = rng.int(pb.V);
-        const ra = st.routes[v], rb = st.routes[w];
-        const a = rng.int(ra.len + 1);
-        const b = a + rng.int(ra.len - a + 1);
-        const c = 1 + rng.int(Math.max(1, rb.len));
-        const d = c + rng.int(Math.max(1, rb.len - c + 1));
-        const u = rng.int(pb.J);
-        P.clear();
-        const shape = rng.int(6);
-        if (shape === 5 && a < ra.len) P.range(v, 0, a).range(v, a + 1, ra.len).node(u); // a job after a suffix
-        else if (shape === 0) P.range(v, 0, a).node(u).range(v, a + 1, ra.len);
-        else if (shape === 1) P.range(v, 0, a).range(v, b + 1, ra.len);
-        else if (shape === 2 && rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len));
-        else if (shape === 3 && b > a) P.range(v, 0, a).rev(v, a + 1, b).range(v, b + 1, ra.len);
-        else if (rb.len > 0 && w !== v) P.range(v, 0, a).range(w, c, Math.min(d, rb.len)).range(v, a + 1, ra.len);
-        else continue;
+        const v = randomCandidate(st, rng, P);
+        if (v < 0) continue;
         const jobs = materialize(st, P);
         if (new Set(jobs).size !== jobs.length || jobs.some((x) => st.excluded[x])) continue;
         const ok = st.ev.check(v, P);
@@ -195,6 +207,55 @@ describe('evaluator', () => {
     expect(nOk).toBeGreaterThan(300);
     expect(nBad).toBeGreaterThan(300);
     expect(withReload).toBeGreaterThan(100);
+  });
+
+  it('loads alone: the O(pieces) check gives the generic walk\'s answer, reason and work units', () => {
+    let nOk = 0, nBad = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const input = randomInstance(seed, { rich: false, pWindow: 0, pPair: 0, pSkill: 0, pPre: 0, pKeep: 0, stops: [6, 24] });
+      for (const st of input.stops) delete st.windows; // deadlines only come with pWindow's else branch
+      // its twin: a window on every stop that never binds here, but that a route crossing unreachable
+      // arcs could reach, so the evaluator walks the candidates as for any problem with windows
+      const twin: VrpInput = { ...input, stops: input.stops.map((st) => ({ ...st, windows: [[0, 5e9]] as [number, number][] })) };
+      const pb = buildProblem(input), pt = buildProblem(twin);
+      expect(loadOnly(pb)).toBe(true);
+      expect(loadOnly(pt)).toBe(false);
+      const st = new State(pb), tt = new State(pt);
+      regretInsert(st, new Insertion(st, buildNeighbours(pb, 8, st.excluded), 8), true);
+      tt.load(st.snapshot());
+      const rng = new Rng(seed);
+      const P = new Pieces();
+      for (let t = 0; t < 80; t++) {
+        const v = randomCandidate(st, rng, P);
+        if (v < 0) continue;
+        const w0 = st.ev.work, t0 = tt.ev.work;
+        const ok = st.ev.check(v, P);
+        expect(tt.ev.check(v, P)).toBe(ok);
+        expect(st.ev.work - w0).toBe(tt.ev.work - t0);
+        if (!ok) expect(st.ev.reason).toBe(tt.ev.reason);
+        if (ok) nOk++; else nBad++;
+      }
+    }
+    expect(nOk).toBeGreaterThan(300);
+    expect(nBad).toBeGreaterThan(300);
+  });
+
+  it('takes the loads-only check only where nothing else can fail', () => {
+    const base = packingInstance(3, 30);
+    expect(loadOnly(buildProblem(base))).toBe(true);
+    const withStop = (f: (st: VrpInput['stops'][number], i: number) => object): VrpInput => ({ ...base, stops: base.stops.map((st, i) => ({ ...st, ...f(st, i) })) });
+    const cases: [string, VrpInput][] = [
+      ['a fractional demand', withStop((_, i) => (i === 4 ? { demand: [2.5] } : {}))],
+      ['a window', withStop((_, i) => (i === 4 ? { windows: [[0, 50_000]] } : {}))],
+      ['keep-order', withStop((_, i) => (i === 4 ? { keepOrder: true } : {}))],
+      ['a pickup/delivery pair', { ...base, pairs: [{ pickup: 1, delivery: 2 }] }],
+      ['a shift end', { ...base, vehicles: base.vehicles.map((v) => ({ ...v, shift: [0, 1e6] as [number, number] })) }],
+      ['a maximum duration', { ...base, vehicles: base.vehicles.map((v) => ({ ...v, maxDuration: 1e6 })) }],
+      ['a maximum of stops', { ...base, vehicles: base.vehicles.map((v) => ({ ...v, maxStops: 9 })) }],
+      ['skills', { ...withStop((_, i) => (i === 4 ? { skills: ['lift'] } : {})), vehicles: base.vehicles.map((v, i) => ({ ...v, skills: i % 2 ? ['lift'] : [] })) }],
+      ['a break', { ...base, vehicles: base.vehicles.map((v) => ({ ...v, breaks: [{ window: [100, 200] as [number, number], duration: 10 }] })) }],
+    ];
+    for (const [what, input] of cases) expect(loadOnly(buildProblem(input)), what).toBe(false);
   });
 
   it('keeps cached routes consistent after edits (rebuild = reference)', () => {
