@@ -15,6 +15,7 @@
  *   a search first (`stats.stoppedBy` = 'time'). With an explicit `hardLimitFactor` the limit is
  *   converted to work in full and the clock is only a safety net at that multiple (benchmarks);
  * - `timeLimitMs` with `deterministic: false`: wall clock — the result varies with machine load;
+ *   synchronised searches (syncEpochs) meet at equal shares of the time instead of the work;
  * - none of these: an effort level (`effort`, MinimumOptimization: 1 = construction + local
  *   search only, 4 = default, larger = more) gives the iterations.
  * An aborted signal stops every search at its next check; the best solution so far is returned.
@@ -100,8 +101,8 @@ export interface SolveOptions {
   decompose?: boolean;
   /**
    * Searches on several threads without decomposition meet every `syncEveryMs` of work (default
-   * {@link EPOCH_MS}, at most {@link MAX_EPOCHS} times) and all go on from the best plan; false = never
-   * (see syncEpochs).
+   * {@link EPOCH_MS}, at most {@link MAX_EPOCHS} times) — of wall-clock time with `deterministic:
+   * false` — and all go on from the best plan; false = never (see syncEpochs).
    */
   sync?: boolean;
   syncEveryMs?: number;
@@ -228,7 +229,13 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
   });
   // Smaller problems on several threads: the searches meet every epoch and all go on from the best plan (see syncEpochs).
   const epochs = ex !== undefined && ex.offThread && W >= 2 && !decompose && opts.sync !== false ? syncEpochs(pb, budget, params, opts.syncEveryMs ?? EPOCH_MS) : 1;
-  const epochBudget = (e: number): typeof budget => ({ ...share(budget, 1 / epochs), span: [e / epochs, (e + 1) / epochs] });
+  // With the clock alone, epoch e ends at its share of the time left now (the cooling follows the clock within it).
+  const byClock = clockOnly(budget);
+  const epochFrom = wallNow();
+  const epochBudget = (e: number): typeof budget => ({
+    ...share(budget, 1 / epochs), span: [e / epochs, (e + 1) / epochs],
+    ...(byClock ? { deadlineAt: epochFrom + ((e + 1) / epochs) * (budget.deadlineAt! - epochFrom) } : {}),
+  });
   const specs: SearchTaskSpec[] = [];
   for (let i = 0; i < W; i++) {
     specs.push({ seed: Rng.derive(seed, i), params, budget: decompose ? share(budget, FIRST_SHARE) : epochs > 1 ? epochBudget(0) : budget, ...(initial ? { initial } : {}) });
@@ -277,7 +284,9 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
       results.push(...out);
       for (let e = 1; e < epochs; e++) {
         const last = results.slice(-W);
-        if (opts.signal?.aborted || last.some((r) => r.planless || r.stoppedBy === 'time' || r.stoppedBy === 'cancelled')) break;
+        // the clock ending an epoch ends the solve, unless the epochs are ended by the clock
+        const timeUp = byClock ? wallNow() >= budget.deadlineAt! : last.some((r) => r.stoppedBy === 'time');
+        if (opts.signal?.aborted || timeUp || last.some((r) => r.planless || r.stoppedBy === 'cancelled')) break;
         nextRound();
         const from = pickBest(results).routes;
         // the other searches start from a child of the best plan and the last epoch's other plans (crossover.ts)
@@ -339,13 +348,19 @@ const MAX_EPOCHS = 12;
  * Epochs of the searches of a problem solved on several threads without decomposition: every
  * {@link EPOCH_MS} of work the searches meet, and each goes on (with its own seed) from the best
  * plan found so far, the cooling schedule continuing where it was (`span`), instead of W searches
- * that never meet with only the best kept. Only with a work budget (time limits, MinimumOptimization;
- * not a budget of iterations alone) and without fleet minimisation (its state is the search's own).
+ * that never meet with only the best kept. With a work budget (time limits, MinimumOptimization), or
+ * with the wall clock alone (a time limit with `deterministic: false`: every EPOCH_MS of the time
+ * left); not with a budget of iterations, nor with fleet minimisation (its state is the search's own).
  */
-function syncEpochs(pb: Problem, budget: SearchTaskSpec['budget'], params: SearchParams, everyMs: number): number {
-  if (budget.work === undefined || params.fleetPhase > 0 || pb.J < 2 || !(everyMs > 0)) return 1;
-  const ms = budget.work / WORK_PER_MS;
+function syncEpochs(pb: Problem, budget: SearchTaskSpec['budget'], params: SearchParams, everyMs: number, now = wallNow()): number {
+  if (params.fleetPhase > 0 || pb.J < 2 || !(everyMs > 0)) return 1;
+  const ms = budget.work !== undefined ? budget.work / WORK_PER_MS : clockOnly(budget) ? budget.deadlineAt! - now : 0;
   return Math.max(1, Math.min(MAX_EPOCHS, Math.floor(ms / everyMs)));
+}
+
+/** Only the wall clock bounds the searches (a time limit with `deterministic: false`): epochs end by the clock too. */
+function clockOnly(budget: SearchTaskSpec['budget']): boolean {
+  return budget.work === undefined && budget.iterations === undefined && budget.deadlineAt !== undefined;
 }
 
 /** Numbers the decomposed solves of this thread ({@link Problem.cacheKey}). */

@@ -43,6 +43,30 @@ describe('synchronised searches', () => {
     }
   }, 120_000);
 
+  it('meet at shares of the time with the wall clock alone (deterministic: false), and use the time', async () => {
+    const input = randomInstance(1600, { stops: [60, 80], vehicles: [4, 6] });
+    for (const s of input.stops) delete s.priority;
+    const t0 = performance.now();
+    const a = await solve(input, { seed: 3, executor: pool, timeLimitMs: 2000, deterministic: false, syncEveryMs: 400 });
+    const ms = performance.now() - t0;
+    expect(validateSolution(input, a).violations).toEqual([]);
+    const w = a.stats.perWorker;
+    // floor(time left / 400 ms) epochs (4 or 5 after the set-up) × 2 searches, each ended by its share of the clock
+    expect(w.length % 2).toBe(0);
+    expect(w.length).toBeGreaterThanOrEqual(8);
+    expect(w.every((x) => x.stoppedBy === 'time')).toBe(true);
+    expect(a.stats.stoppedBy).toBe('time');
+    expect(ms).toBeGreaterThan(1800);
+    expect(ms).toBeLessThan(3000); // the limit, plus the assembly of the answer (a loaded machine)
+    for (let e = 1; e < w.length / 2; e++) {
+      const best = (k: number): number => Math.min(...w.slice(2 * k, 2 * k + 2).filter((x) => x.unassigned === 0).map((x) => x.cost));
+      if (Number.isFinite(best(e - 1))) expect(best(e)).toBeLessThanOrEqual(best(e - 1) + 1e-9);
+    }
+    // sync: false keeps the independent searches
+    const off = await solve(input, { seed: 3, executor: pool, timeLimitMs: 600, deterministic: false, syncEveryMs: 100, sync: false });
+    expect(off.stats.perWorker.length).toBe(2);
+  }, 60_000);
+
   it('is off with sync: false, with a budget of iterations alone, and when an epoch would be the whole budget', async () => {
     const input = randomInstance(1500, { stops: [60, 60], vehicles: [5, 5] });
     const off = await solve(input, { seed: 2, executor: pool, work: 240 * WORK_PER_MS, syncEveryMs: 60, sync: false });
