@@ -236,8 +236,9 @@ export class Evaluator {
       const a = k[o + 2], b = k[o + 3];
       const f = r.fDep;
       if (a === 0) {
+        // with the start depot (no load): a prefix, or that prefix walked backwards
         for (let q = 0; q < K; q++) dep[q] += f[b * K + q];
-        w++;
+        w += kind === P_RANGE ? 1 : b + 1;
       } else {
         for (let q = 0; q < K; q++) dep[q] += f[b * K + q] - f[(a - 1) * K + q];
         w += kind === P_RANGE && b === r.len && tProf[r.v] === tProf[v] ? 1 : b - a + 1;
