@@ -228,10 +228,10 @@ export async function searchBest(pb: Problem, opts: SolveOptions = {}, started =
     ...(b.work !== undefined ? { work: Math.max(1, Math.round(b.work * f)) } : {}),
   });
   // Smaller problems on several threads: the searches meet every epoch and all go on from the best plan (see syncEpochs).
-  const epochs = ex !== undefined && ex.offThread && W >= 2 && !decompose && opts.sync !== false ? syncEpochs(pb, budget, params, opts.syncEveryMs ?? EPOCH_MS) : 1;
   // With the clock alone, epoch e ends at its share of the time left now (the cooling follows the clock within it).
   const byClock = clockOnly(budget);
   const epochFrom = wallNow();
+  const epochs = ex !== undefined && ex.offThread && W >= 2 && !decompose && opts.sync !== false ? syncEpochs(pb, budget, params, opts.syncEveryMs ?? EPOCH_MS, epochFrom) : 1;
   const epochBudget = (e: number): typeof budget => ({
     ...share(budget, 1 / epochs), span: [e / epochs, (e + 1) / epochs],
     ...(byClock ? { deadlineAt: epochFrom + ((e + 1) / epochs) * (budget.deadlineAt! - epochFrom) } : {}),
@@ -352,7 +352,7 @@ const MAX_EPOCHS = 12;
  * with the wall clock alone (a time limit with `deterministic: false`: every EPOCH_MS of the time
  * left); not with a budget of iterations, nor with fleet minimisation (its state is the search's own).
  */
-function syncEpochs(pb: Problem, budget: SearchTaskSpec['budget'], params: SearchParams, everyMs: number, now = wallNow()): number {
+function syncEpochs(pb: Problem, budget: SearchTaskSpec['budget'], params: SearchParams, everyMs: number, now: number): number {
   if (params.fleetPhase > 0 || pb.J < 2 || !(everyMs > 0)) return 1;
   const ms = budget.work !== undefined ? budget.work / WORK_PER_MS : clockOnly(budget) ? budget.deadlineAt! - now : 0;
   return Math.max(1, Math.min(MAX_EPOCHS, Math.floor(ms / everyMs)));

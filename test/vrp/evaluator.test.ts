@@ -6,14 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Rng } from '../../src/core/rng.js';
-import { buildProblem, exactCheckStops, type Problem } from '../../src/vrp/model.js';
+import { buildProblem, exactCheckStops, type Problem, type VrpInput } from '../../src/vrp/model.js';
 import { loadOnly, Pieces } from '../../src/vrp/evaluator.js';
 import { State } from '../../src/vrp/state.js';
 import { Insertion } from '../../src/vrp/insertion.js';
 import { buildNeighbours } from '../../src/vrp/neighbours.js';
 import { regretInsert } from '../../src/vrp/construct.js';
 import { packingInstance, randomInstance } from './gen.js';
-import type { VrpInput } from '../../src/vrp/model.js';
 import { validateSolution } from '../../src/vrp/validate.js';
 
 /** Reference: cost of visiting `jobs` with vehicle v. */
