@@ -16,6 +16,8 @@ export interface EchoTask {
   garbageMb?: number;
   /** Report the thread's young generation (V8's new space), after the garbage if any. */
   youngSpace?: boolean;
+  /** Report the thread's heap limit (V8's heap_size_limit). */
+  heapLimit?: boolean;
   /** Hold the thread this many milliseconds, handing it back every ~10 ms (the fairness and cancellation tests). */
   busyMs?: number;
 }
@@ -26,6 +28,8 @@ export interface EchoResult {
   sum?: number;
   /** The new space's size, bytes ({@link EchoTask.youngSpace}). */
   youngBytes?: number;
+  /** The heap's limit, bytes ({@link EchoTask.heapLimit}). */
+  heapLimitBytes?: number;
 }
 
 declare module '../core/executor.js' {
@@ -48,6 +52,7 @@ export async function echoTask(task: EchoTask, env: TaskEnv): Promise<EchoResult
     const end = performance.now() + task.busyMs;
     while (performance.now() < end) await ticker.tick();
   }
+  if (task.heapLimit) return { heapLimitBytes: v8.getHeapStatistics().heap_size_limit };
   if (task.youngSpace) return { youngBytes: v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? -1 };
   for (let i = 1; i <= (task.progressSteps ?? 0); i++) env.progress({ phase: 'echo', done: i, total: task.progressSteps! });
   if (task.sharedKey) {

@@ -38,6 +38,8 @@ export interface PoolOptions {
   tasksPerThread?: number;
   /** Each thread's young generation, MB (default {@link WORKER_YOUNG_MB}). */
   youngGenerationMb?: number;
+  /** Each thread's old generation ceiling, MB (default {@link workerOldGenerationMb}). */
+  oldGenerationMb?: number;
 }
 
 /** Default of {@link PoolOptions.tasksPerThread}. */
@@ -53,6 +55,27 @@ export const TASKS_PER_THREAD = 4;
  * slower). Issue #26 item 4, bench/dispatch-memory.ts.
  */
 export const WORKER_YOUNG_MB = 4;
+
+/**
+ * Ceiling of {@link workerOldGenerationMb}. V8 sizes the room a heap may grow into before its next
+ * full collection by a factor of its live size, up to 4 when the heap's limit is 2 GB or more —
+ * which a worker thread inherits from the process (4,096 MB on a machine with 16 GB or more) —
+ * and up to about 2 below it. A thread's own heap holds the solver's and the operations' objects
+ * (the large data is typed arrays and shared buffers, outside it): well under this ceiling even
+ * at 10,000 stops (0.72 GB for the whole process, bench/dispatch-scale.ts), and the lower factor
+ * takes ~10 MB off a 1,000-stop Porto dispatch's peak (median of 5 alternating runs, 2 threads:
+ * 176 against 186 MB, bench/dispatch-memory.ts) with the same plans and no measurable CPU
+ * (X-n936-k151, equal work, 2 threads). Issue #26 item 4.
+ */
+export const WORKER_OLD_MB = 2047;
+
+/**
+ * Default of {@link PoolOptions.oldGenerationMb}: {@link WORKER_OLD_MB}, or the process's own heap
+ * limit where that is lower (`--max-old-space-size`), so that the threads never get more than V8 would give them.
+ */
+export function workerOldGenerationMb(): number {
+  return Math.min(WORKER_OLD_MB, Math.floor(v8.getHeapStatistics().heap_size_limit / 2 ** 20));
+}
 
 /** What crosses to the worker. */
 export interface TaskEnvelope {
@@ -132,7 +155,7 @@ export class WorkerPool implements Executor {
       // thread kept it until its next task)
       atomics: 'disabled',
       workerData: { ...this.shared, ...(backings.length ? { backings } : {}), [LOADED_KEY]: this.loaded.buffer },
-      resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? WORKER_YOUNG_MB },
+      resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb ?? WORKER_YOUNG_MB, maxOldGenerationSizeMb: opts.oldGenerationMb ?? workerOldGenerationMb() },
       execArgv: entry.execArgv,
     });
     this.piscina.on('workerCreate', () => { this.created++; });

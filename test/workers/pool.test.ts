@@ -1,10 +1,11 @@
+import v8 from 'node:v8';
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { builtIsCurrent, WORKER_YOUNG_MB, WorkerPool, workerEntry } from '../../src/workers/pool.js';
+import { builtIsCurrent, WORKER_OLD_MB, WORKER_YOUNG_MB, WorkerPool, workerEntry, workerOldGenerationMb } from '../../src/workers/pool.js';
 import { InlineExecutor } from '../../src/workers/inline.js';
 import { EngineError } from '../../src/core/errors.js';
 import type { Executor } from '../../src/core/executor.js';
@@ -135,6 +136,27 @@ describe('WorkerPool: sharing, cancelling, giving memory back', () => {
     expect(small).toBeGreaterThan(0);
     expect(small).toBeLessThanOrEqual(WORKER_YOUNG_MB * 2 ** 20);
     expect(large).toBeGreaterThan(small);
+  });
+
+  it('a thread\'s heap limit stays under 2 GB by default (WORKER_OLD_MB), never above the process\'s own', async () => {
+    const limit = async (opts: { oldGenerationMb?: number }): Promise<number> => {
+      const p = new WorkerPool({ threads: 1, ...opts });
+      try {
+        return (await p.run('echo', { heapLimit: true })).heapLimitBytes! / 2 ** 20;
+      } finally {
+        await p.close();
+      }
+    };
+    const own = v8.getHeapStatistics().heap_size_limit / 2 ** 20;
+    expect(workerOldGenerationMb()).toBe(Math.min(WORKER_OLD_MB, Math.floor(own)));
+    const byDefault = await limit({});
+    const asked = await limit({ oldGenerationMb: 3000 });
+    console.log(`thread heap limit: ${byDefault.toFixed(0)} MB by default (process ${own.toFixed(0)} MB), ${asked.toFixed(0)} MB asked 3000`);
+    // the limit adds the young generation (a few MB) to the old generation's ceiling
+    expect(byDefault).toBeGreaterThanOrEqual(workerOldGenerationMb());
+    expect(byDefault).toBeLessThan(workerOldGenerationMb() + 64);
+    expect(byDefault).toBeLessThan(2048 + 64);
+    expect(asked).toBeGreaterThanOrEqual(3000);
   });
 });
 
