@@ -14,10 +14,8 @@ export interface EchoTask {
   progressSteps?: number;
   /** Build about this many megabytes of objects and buffers first, then drop them (the memory tests). */
   garbageMb?: number;
-  /** Report the thread's young generation (V8's new space), after the garbage if any. */
-  youngSpace?: boolean;
-  /** Report the thread's heap limit (V8's heap_size_limit). */
-  heapLimit?: boolean;
+  /** Report the thread's heap: its young generation (V8's new space, after the garbage if any) and its limit. */
+  heap?: boolean;
   /** Hold the thread this many milliseconds, handing it back every ~10 ms (the fairness and cancellation tests). */
   busyMs?: number;
 }
@@ -26,9 +24,9 @@ export interface EchoResult {
   value?: unknown;
   squares?: Float64Array;
   sum?: number;
-  /** The new space's size, bytes ({@link EchoTask.youngSpace}). */
+  /** The new space's size, bytes ({@link EchoTask.heap}). */
   youngBytes?: number;
-  /** The heap's limit, bytes ({@link EchoTask.heapLimit}). */
+  /** The heap's limit (V8's heap_size_limit), bytes ({@link EchoTask.heap}). */
   heapLimitBytes?: number;
 }
 
@@ -52,8 +50,12 @@ export async function echoTask(task: EchoTask, env: TaskEnv): Promise<EchoResult
     const end = performance.now() + task.busyMs;
     while (performance.now() < end) await ticker.tick();
   }
-  if (task.heapLimit) return { heapLimitBytes: v8.getHeapStatistics().heap_size_limit };
-  if (task.youngSpace) return { youngBytes: v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? -1 };
+  if (task.heap) {
+    return {
+      youngBytes: v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? -1,
+      heapLimitBytes: v8.getHeapStatistics().heap_size_limit,
+    };
+  }
   for (let i = 1; i <= (task.progressSteps ?? 0); i++) env.progress({ phase: 'echo', done: i, total: task.progressSteps! });
   if (task.sharedKey) {
     const buf = env.shared[task.sharedKey] as SharedArrayBuffer;

@@ -71,7 +71,8 @@ export const WORKER_OLD_MB = 2047;
 
 /**
  * Default of {@link PoolOptions.oldGenerationMb}: {@link WORKER_OLD_MB}, or the process's own heap
- * limit where that is lower (`--max-old-space-size`), so that the threads never get more than V8 would give them.
+ * limit where that is lower (`--max-old-space-size`, read with its young generation, a few MB more),
+ * so that a process given a small heap does not get threads with a larger one.
  */
 export function workerOldGenerationMb(): number {
   return Math.min(WORKER_OLD_MB, Math.floor(v8.getHeapStatistics().heap_size_limit / 2 ** 20));
