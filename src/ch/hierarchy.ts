@@ -24,7 +24,7 @@
  * arc: [input arc id, ORIGINAL + input head] or [bwd arc index, fwd arc index]) are converted
  * when opened.
  */
-import { firstBad, type BinFile, type BinWriter } from '../core/binfile.js';
+import { firstBad, lengthOf, onDemand, type BinFile, type BinWriter } from '../core/binfile.js';
 import { EngineError } from '../core/errors.js';
 
 /** Added to an input arc id in `unpack` and in shortcut entries: marks an input arc. */
@@ -74,7 +74,7 @@ export class ContractionHierarchy {
 
   /** Number of shortcuts (entries in `shortcuts`). */
   get numShortcuts(): number {
-    return this.shortcuts.length / ENTRY_WORDS;
+    return lengthOf(this, 'shortcuts') / ENTRY_WORDS;
   }
 
   /** Number of CH arcs (upward forward + upward backward, shortcuts included). */
@@ -84,8 +84,8 @@ export class ContractionHierarchy {
 
   /** Bytes held by the typed arrays. */
   byteLength(): number {
-    let b = this.rank.byteLength + this.order.byteLength + this.shortcuts.byteLength;
-    for (const s of [this.fwd, this.bwd]) for (const k of SIDE_FIELDS) b += s[k].byteLength;
+    let b = this.rank.byteLength + this.order.byteLength + 4 * lengthOf(this, 'shortcuts');
+    for (const s of [this.fwd, this.bwd]) for (const k of SIDE_FIELDS) b += 4 * lengthOf(s, k);
     return b;
   }
 
@@ -108,7 +108,7 @@ export class ContractionHierarchy {
     if (meta.version !== FORMAT_VERSION && meta.version !== V2) throw new EngineError('DatasetFormat', `Contraction hierarchy "${prefix}" has format v${meta.version}, expected v${FORMAT_VERSION}.`);
     const side = (tag: string): ChSide => {
       const s = {} as ChSide;
-      for (const k of SIDE_FIELDS) s[k] = f.get(`${prefix}${tag}.${SHORT[k]}`, Uint32Array);
+      for (const k of SIDE_FIELDS) if (k !== 'unpack' || !f.readsOnDemand || meta.version === V2) s[k] = f.get(`${prefix}${tag}.${SHORT[k]}`, Uint32Array);
       return s;
     };
     const rank = f.get(`${prefix}rank`, Uint32Array);
@@ -122,7 +122,17 @@ export class ContractionHierarchy {
       ch.checkShape();
       return ch;
     }
-    const ch = new ContractionHierarchy(meta.numNodes, meta.numInputArcs, meta.hasAux, rank, order, fwd, bwd, f.get(`${prefix}sc`, Uint32Array));
+    // The unpacking data (a third of the bytes) is read when a path is first unpacked: routing
+    // does, a dispatch or a matrix never does.
+    if (f.readsOnDemand) {
+      for (const [tag, s] of [['f', fwd], ['b', bwd]] as const) {
+        const name = `${prefix}${tag}.unpack`;
+        onDemand(s, 'unpack', f.elementCount(name, Uint32Array), () => f.get(name, Uint32Array));
+      }
+    }
+    const sc = `${prefix}sc`;
+    const ch = new ContractionHierarchy(meta.numNodes, meta.numInputArcs, meta.hasAux, rank, order, fwd, bwd, f.readsOnDemand ? new Uint32Array(0) : f.get(sc, Uint32Array));
+    if (f.readsOnDemand) onDemand(ch, 'shortcuts', f.elementCount(sc, Uint32Array), () => f.get(sc, Uint32Array));
     ch.checkShape(!f.verified);
     return ch;
   }
@@ -201,10 +211,10 @@ export class ContractionHierarchy {
     for (const s of [this.fwd, this.bwd]) {
       const m = s.head.length;
       if (s.firstOut.length !== n + 1 || s.firstOut[n] !== m) bad('first-out array');
-      if (s.weight.length !== m || s.unpack.length !== unpackWords * m) bad('arc array lengths');
+      if (s.weight.length !== m || lengthOf(s, 'unpack') !== unpackWords * m) bad('arc array lengths');
       if (this.hasAux ? s.aux.length !== m : s.aux.length !== 0) bad('aux length');
     }
-    if (unpackWords === 1 && this.shortcuts.length % ENTRY_WORDS !== 0) bad('shortcut entries length');
+    if (unpackWords === 1 && lengthOf(this, 'shortcuts') % ENTRY_WORDS !== 0) bad('shortcut entries length');
     if (!deep) return;
     let i: number;
     if ((i = firstBad(this.rank, n)) >= 0) bad(`rank[${i}] out of range`);

@@ -50,9 +50,9 @@ export class ChQuery {
    * input arc id is negative, so one sign test tells an input arc (id = word & 0x7fffffff) from an
    * entry index, with no constant to compare against.
    */
-  private readonly fRef: Int32Array;
-  private readonly bRef: Int32Array;
-  private readonly sc: Int32Array;
+  private fRef: Int32Array | null = null;
+  private bRef: Int32Array | null = null;
+  private sc: Int32Array | null = null;
   /**
    * Unpacking stack, grown on demand and kept: per item a code (an int32 unpack word, above) and
    * the input node the item's part of the path ends at.
@@ -77,10 +77,17 @@ export class ChQuery {
     this.bTouched = new Int32Array(n);
     this.fHeap = new MinIdHeapInt(n);
     this.bHeap = new MinIdHeapInt(n);
+  }
+
+  /**
+   * Takes the unpack words and shortcut entries on the first unpacking (a dataset read on demand
+   * reads them only then: a query that never unpacks a path never holds them).
+   */
+  private unpackData(): void {
     const i32 = (u: Uint32Array): Int32Array => new Int32Array(u.buffer, u.byteOffset, u.length);
-    this.fRef = i32(ch.fwd.unpack);
-    this.bRef = i32(ch.bwd.unpack);
-    this.sc = i32(ch.shortcuts);
+    this.fRef = i32(this.ch.fwd.unpack);
+    this.bRef = i32(this.ch.bwd.unpack);
+    this.sc = i32(this.ch.shortcuts);
   }
 
   reset(): this {
@@ -358,8 +365,9 @@ export class ChQuery {
    */
   private unpackPath(heads: boolean, at: number): number {
     const { fwd, bwd, order } = this.ch;
-    const fRef = this.fRef;
-    const bRef = this.bRef;
+    if (this.fRef === null) this.unpackData();
+    const fRef = this.fRef!;
+    const bRef = this.bRef!;
     // A tree path has at most as many arcs as its side touched nodes.
     const need = this.fCount + this.bCount + 2;
     if (this.stack.length < need) this.growStack(need);
@@ -409,7 +417,8 @@ export class ChQuery {
    * (ending at v); halves that are input arcs are written in its entry, so they cost no read.
    */
   private unpackStack(sp: number, heads: boolean, at: number): number {
-    const sc = this.sc;
+    if (this.sc === null) this.unpackData();
+    const sc = this.sc!;
     let stack = this.stack;
     let ends = this.ends;
     let out = this.out;

@@ -191,6 +191,43 @@ export function adoptBackings(list: unknown): void {
   for (const b of list as FileBacking[]) if (b && b.buffer instanceof SharedArrayBuffer && b.loaded instanceof Int32Array) backings.set(b.buffer, b);
 }
 
+/** Lengths of the arrays {@link onDemand} left unread, by object and property. */
+const pendingLengths = new WeakMap<object, Map<string, number>>();
+
+/**
+ * Makes `obj[key]` an array read from its section only when first used: a getter that calls
+ * `load` (a {@link BinFile.get}) and puts the array in its place as a plain property. `length` is
+ * the array's length from the section table ({@link BinFile.elementCount}); {@link lengthOf}
+ * answers it meanwhile, so that a component checks its shape without reading the data. For the
+ * parts of a component only some operations use (the hierarchy's unpacking data: a dispatch or a
+ * matrix never unpacks a path).
+ */
+export function onDemand<T extends object>(obj: T, key: keyof T & string, length: number, load: () => { length: number }): void {
+  let lengths = pendingLengths.get(obj);
+  if (!lengths) pendingLengths.set(obj, (lengths = new Map()));
+  lengths.set(key, length);
+  Object.defineProperty(obj, key, {
+    configurable: true,
+    enumerable: true,
+    get(): unknown {
+      const v = load();
+      Object.defineProperty(obj, key, { value: v, configurable: true, enumerable: true, writable: false });
+      pendingLengths.get(obj)?.delete(key);
+      return v;
+    },
+  });
+}
+
+/** The length of `obj[key]` if {@link onDemand} left it unread, else undefined. */
+export function pendingLength(obj: object, key: string): number | undefined {
+  return pendingLengths.get(obj)?.get(key);
+}
+
+/** `obj[key].length`, without reading an array {@link onDemand} left unread. */
+export function lengthOf(obj: object, key: string): number {
+  return pendingLengths.get(obj)?.get(key) ?? (obj as Record<string, { length: number }>)[key].length;
+}
+
 export interface BinFileOptions {
   /** A file name, used only in error messages. */
   source?: string;
@@ -531,6 +568,23 @@ export class BinFile {
 
   sectionBytes(name: string): number {
     return this.entries.get(name)?.length ?? 0;
+  }
+
+  /**
+   * True when this file's sections are read when first taken (a file opened by path, in any
+   * thread) and their checksums are verified then: a component may then leave the arrays it needs
+   * only for some operations unread until one asks for them ({@link onDemand}).
+   */
+  get readsOnDemand(): boolean {
+    return this.backing !== null && this.verified;
+  }
+
+  /** Elements of a section as `ctor` (from the section table: nothing is read), after checking its element type. */
+  elementCount(name: string, ctor: { BYTES_PER_ELEMENT: number }): number {
+    const e = this.entries.get(name);
+    if (!e) throw this.error(`no section "${name}" (the file is damaged or was written by another version)`, { section: name });
+    if (DTYPES[e.dtype] !== (ctor as any)) throw this.error(`section "${name}" has another element type than expected`, { section: name });
+    return e.length / ctor.BYTES_PER_ELEMENT;
   }
 
   get<T extends TypedArray>(name: string, ctor: { new (b: ArrayBufferLike, o: number, l: number): T; BYTES_PER_ELEMENT: number }): T {

@@ -14,7 +14,7 @@
  * Every array is a typed array, so the graph persists as sections and reloads without parsing.
  */
 import { EngineError } from '../core/errors.js';
-import { firstBad, type BinFile, type BinWriter } from '../core/binfile.js';
+import { firstBad, lengthOf, onDemand, pendingLength, type BinFile, type BinWriter } from '../core/binfile.js';
 import { EdgeFlag, HighwayClass, HIGHWAY_CLASS_NAMES } from '../osm/car-profile.js';
 
 export { EdgeFlag, HighwayClass, HIGHWAY_CLASS_NAMES };
@@ -60,6 +60,13 @@ const SECTIONS = [
   ['strBytes', Uint8Array],
 ] as const;
 
+/**
+ * What only directions and diagnostics read (road names, refs, destinations, their strings, OSM
+ * way ids): a graph opened from a file read on demand reads these sections when first used, so a
+ * process that dispatches or computes matrices never holds them (1.8 MB on Porto).
+ */
+const ON_DEMAND = ['edgeNameId', 'edgeRefId', 'edgeDestId', 'edgeWayId', 'strOffsets', 'strBytes'] as const;
+
 const utf8 = new TextDecoder('utf-8');
 
 export class RoadGraph implements RoadGraphArrays {
@@ -86,22 +93,22 @@ export class RoadGraph implements RoadGraphArrays {
   readonly geomLat: Float64Array;
   readonly geomLon: Float64Array;
   /** String-table ids (0 = none) of the road's name and ref. */
-  readonly edgeNameId: Uint32Array;
-  readonly edgeRefId: Uint32Array;
+  declare readonly edgeNameId: Uint32Array;
+  declare readonly edgeRefId: Uint32Array;
   /** Destination string id per edge (all 0 in datasets built before destinations were kept). */
-  readonly edgeDestId: Uint32Array;
+  declare readonly edgeDestId: Uint32Array;
   /** {@link EdgeFlag} bits. */
   readonly edgeFlags: Uint16Array;
   /** {@link HighwayClass} number. */
   readonly edgeClass: Uint8Array;
   /** OSM way id of each edge (debugging, warnings). */
-  readonly edgeWayId: Float64Array;
+  declare readonly edgeWayId: Float64Array;
   /** Arcs of edge e: `edgeArcs[edgeArcStart[e] .. edgeArcStart[e+1]-1]`, forward ones first. */
   readonly edgeArcStart: Uint32Array;
   readonly edgeArcs: Uint32Array;
   /** String table: UTF-8 bytes of string i are `strBytes[strOffsets[i] .. strOffsets[i+1]-1]`. */
-  readonly strOffsets: Uint32Array;
-  readonly strBytes: Uint8Array;
+  declare readonly strOffsets: Uint32Array;
+  declare readonly strBytes: Uint8Array;
   private readonly strCache: (string | undefined)[];
 
   /**
@@ -127,17 +134,17 @@ export class RoadGraph implements RoadGraphArrays {
     this.edgeGeomStart = a.edgeGeomStart;
     this.geomLat = a.geomLat;
     this.geomLon = a.geomLon;
-    this.edgeNameId = a.edgeNameId;
-    this.edgeRefId = a.edgeRefId;
-    this.edgeDestId = a.edgeDestId ?? new Uint32Array(a.numEdges);
+    // the directions-only arrays, each read now or (left unread in `a`, fromSections) when first used
+    for (const k of ON_DEMAND) {
+      const pending = pendingLength(a, k);
+      if (pending !== undefined) onDemand(this, k, pending, () => a[k]!);
+      else (this as Record<string, unknown>)[k] = k === 'edgeDestId' ? a.edgeDestId ?? new Uint32Array(a.numEdges) : a[k];
+    }
     this.edgeFlags = a.edgeFlags;
     this.edgeClass = a.edgeClass;
-    this.edgeWayId = a.edgeWayId;
     this.edgeArcStart = a.edgeArcStart;
     this.edgeArcs = a.edgeArcs;
-    this.strOffsets = a.strOffsets;
-    this.strBytes = a.strBytes;
-    this.strCache = new Array(Math.max(0, a.strOffsets.length - 1));
+    this.strCache = new Array(Math.max(0, lengthOf(this, 'strOffsets') - 1));
     this.validate(deepCheck);
   }
 
@@ -154,8 +161,10 @@ export class RoadGraph implements RoadGraphArrays {
     if (this.edgeGeomStart.length !== e + 1 || this.edgeArcStart.length !== e + 1) throw bad('edge index');
     if (this.geomLat.length !== this.edgeGeomStart[e] || this.geomLon.length !== this.geomLat.length) throw bad('geometry');
     if (this.edgeArcStart[e] !== m) throw bad('edgeArcStart');
-    for (const arr of [this.edgeNameId, this.edgeRefId, this.edgeDestId, this.edgeFlags, this.edgeClass, this.edgeWayId]) if (arr.length !== e) throw bad('edge attributes');
-    if (this.strOffsets.length < 1 || this.strOffsets[this.strOffsets.length - 1] !== this.strBytes.length) throw bad('string table');
+    for (const k of ['edgeNameId', 'edgeRefId', 'edgeDestId', 'edgeFlags', 'edgeClass', 'edgeWayId']) if (lengthOf(this, k) !== e) throw bad('edge attributes');
+    // (a string table left unread is from a verified file: its last offset is checked when it is read, as the builder wrote it)
+    if (lengthOf(this, 'strOffsets') < 1) throw bad('string table');
+    if (pendingLength(this, 'strOffsets') === undefined && pendingLength(this, 'strBytes') === undefined && this.strOffsets[this.strOffsets.length - 1] !== this.strBytes.length) throw bad('string table');
     if (!deep) return;
     // O(n + m) invariants, so damaged arrays fail here instead of reading out of range.
     const strings = Math.max(1, this.strOffsets.length - 1);
@@ -302,7 +311,7 @@ export class RoadGraph implements RoadGraphArrays {
   /** Total bytes of the typed arrays. */
   byteSize(): number {
     let b = 0;
-    for (const [name] of SECTIONS) b += (this as unknown as Record<string, ArrayBufferView>)[name].byteLength;
+    for (const [name, ctor] of SECTIONS) b += lengthOf(this, name) * ctor.BYTES_PER_ELEMENT;
     return b;
   }
 
@@ -318,9 +327,14 @@ export class RoadGraph implements RoadGraphArrays {
     const meta = f.get(`${prefix}meta`, Uint32Array);
     if (meta[0] !== ROAD_GRAPH_FORMAT) throw new EngineError('DatasetFormat', `Road graph format v${meta[0]}, expected v${ROAD_GRAPH_FORMAT}.`);
     const a: Record<string, unknown> = { numNodes: meta[1], numArcs: meta[2], numEdges: meta[3] };
-    for (const [name, ctor] of SECTIONS) a[name] = f.get(prefix + name, ctor as never);
+    const take = (name: string, ctor: { new (b: ArrayBufferLike, o: number, l: number): ArrayBufferView; BYTES_PER_ELEMENT: number }): void => {
+      const section = prefix + name;
+      if (f.readsOnDemand && (ON_DEMAND as readonly string[]).includes(name)) onDemand(a, name, f.elementCount(section, ctor), () => f.get(section, ctor as never));
+      else a[name] = f.get(section, ctor as never);
+    };
+    for (const [name, ctor] of SECTIONS) take(name, ctor);
     // Optional section (datasets written before destinations were kept lack it).
-    if (f.has(`${prefix}edgeDestId`)) a.edgeDestId = f.get(`${prefix}edgeDestId`, Uint32Array);
+    if (f.has(`${prefix}edgeDestId`)) take('edgeDestId', Uint32Array);
     return new RoadGraph(a as unknown as RoadGraphArrays, !f.verified);
   }
 }

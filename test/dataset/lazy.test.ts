@@ -29,9 +29,15 @@ beforeAll(async () => {
   whole = (await fixtureDataset('monaco')).dataset;
 });
 
-/** Bytes of the sections whose names start with one of the prefixes. */
-function bytesOf(f: BinFile, prefixes: string[]): number {
-  return f.names().filter((n) => prefixes.some((p) => n.startsWith(p))).reduce((a, n) => a + f.sectionBytes(n), 0);
+/**
+ * Sections read only when an operation first needs them, even in a part already open: the road
+ * graph's directions-only arrays (names, refs, destinations, their strings, way ids) and the
+ * hierarchies' unpacking data.
+ */
+const ON_USE = (n: string): boolean => /^g\.(edgeNameId|edgeRefId|edgeDestId|edgeWayId|strOffsets|strBytes)$/.test(n) || /^ch[td]\.(f\.unpack|b\.unpack|sc)$/.test(n);
+/** Bytes of the sections whose names start with one of the prefixes (those read on use only when `onUse` says which). */
+function bytesOf(f: BinFile, prefixes: string[], onUse: (n: string) => boolean = () => false): number {
+  return f.names().filter((n) => prefixes.some((p) => n.startsWith(p)) && (!ON_USE(n) || onUse(n))).reduce((a, n) => a + f.sectionBytes(n), 0);
 }
 const CORE = [SECTION.meta, SECTION.graph, SECTION.chTime, SECTION.snap];
 const LATER = [SECTION.chDist, SECTION.geocode, SECTION.cch, SECTION.roads, SECTION.poi];
@@ -54,7 +60,37 @@ describe('a dataset read on demand', () => {
     expect(ds.cch?.arcOf.length).toBe(whole.cch?.arcOf.length);
     expect(ds.roadIndex?.search(0, 0, 1, 1).length).toBe(whole.roadIndex?.search(0, 0, 1, 1).length);
     void ds.landmarks;
+    expect(f.loadedBytes()).toBe(bytesOf(f, [...CORE, ...LATER]));
+    // a path unpacked and named reads the rest
+    const s = 3, t = ds.graph.numNodes - 5;
+    expect(qa.reset().addSource(s).addTarget(t).run().arcPath()).toEqual(qb.reset().addSource(s).addTarget(t).run().arcPath());
+    const qt = new ChQuery(ds.chTime);
+    const arcs = qt.reset().addSource(s).addTarget(t).run().arcPath();
+    expect(arcs.length).toBeGreaterThan(0);
+    expect(arcs).toEqual(new ChQuery(whole.chTime).reset().addSource(s).addTarget(t).run().arcPath());
+    expect(arcs.map((a) => ds.graph.arcName(a) + ds.graph.arcRef(a) + ds.graph.arcDestination(a) + ds.graph.edgeWayId[ds.graph.arcEdgeId(a)])).toEqual(arcs.map((a) => whole.graph.arcName(a) + whole.graph.arcRef(a) + whole.graph.arcDestination(a) + whole.graph.edgeWayId[whole.graph.arcEdgeId(a)]));
     expect(f.loadedBytes()).toBe(f.names().reduce((a, n) => a + f.sectionBytes(n), 0));
+  });
+
+  it('reads the road names and the unpacking data only when a route needs them: times, distances and matrices do not', () => {
+    const ds = Dataset.open(path);
+    const f = ds.file;
+    const rng = new Rng(11);
+    const q = new ChQuery(ds.chTime), w = new ChQuery(whole.chTime);
+    for (let i = 0; i < 50; i++) {
+      const s = rng.int(ds.graph.numNodes), t = rng.int(ds.graph.numNodes);
+      expect(q.reset().addSource(s).addTarget(t).run().distance()).toBe(w.reset().addSource(s).addTarget(t).run().distance());
+      expect(q.aux()).toBe(w.aux());
+    }
+    expect(ds.graph.byteSize()).toBe(whole.graph.byteSize());
+    expect(ds.chTime.numShortcuts).toBe(whole.chTime.numShortcuts);
+    expect(ds.chTime.byteLength()).toBe(whole.chTime.byteLength());
+    expect(f.loadedBytes()).toBe(bytesOf(f, CORE));
+    const at = (n: string): boolean => n.startsWith(SECTION.chTime);
+    expect(q.reset().addSource(1).addTarget(ds.graph.numNodes - 1).run().nodePath()).toEqual(w.reset().addSource(1).addTarget(ds.graph.numNodes - 1).run().nodePath());
+    expect(f.loadedBytes()).toBe(bytesOf(f, CORE, at));
+    expect(ds.graph.numStrings).toBe(whole.graph.numStrings);
+    expect(f.loadedBytes()).toBe(bytesOf(f, CORE, (n) => at(n) || n === `${SECTION.graph}strOffsets`));
   });
 
   it('worker threads read the parts they use into the shared buffer (a dispatch reverse-geocodes its stops there)', async () => {
