@@ -82,6 +82,12 @@ export class ContractionHierarchy {
     return this.fwd.head.length + this.bwd.head.length;
   }
 
+  /** Reads the unpacking data now if it was left to its first use ({@link fromSections}). */
+  readAll(): this {
+    void this.fwd.unpack; void this.bwd.unpack; void this.shortcuts;
+    return this;
+  }
+
   /** Bytes held by the typed arrays. */
   byteLength(): number {
     let b = this.rank.byteLength + this.order.byteLength + 4 * lengthOf(this, 'shortcuts');

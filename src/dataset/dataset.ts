@@ -136,9 +136,15 @@ export class Dataset {
     return this.optional('road index', SECTION.roads, RoadBoxIndex.has(f, SECTION.roads), () => RoadBoxIndex.fromSections(f, SECTION.roads, this.graph));
   }
 
-  /** Opens every part now (a buffer given whole, or a caller that wants every section read and verified up front). */
+  /**
+   * Opens every part now and reads the arrays the open parts leave to their first use (a buffer
+   * given whole, or a caller that wants every section read and verified up front).
+   */
   openAll(): this {
     void this.chDist; void this.geocoder; void this.landmarks; void this.cch; void this.roadIndex;
+    this.graph.readAll();
+    this.chTime.readAll();
+    this.chDist.readAll();
     return this;
   }
 

@@ -308,6 +308,12 @@ export class RoadGraph implements RoadGraphArrays {
     return { minLat, minLon, maxLat, maxLon };
   }
 
+  /** Reads the directions-only arrays now if they were left to their first use (see ON_DEMAND). */
+  readAll(): this {
+    for (const k of ON_DEMAND) void this[k];
+    return this;
+  }
+
   /** Total bytes of the typed arrays. */
   byteSize(): number {
     let b = 0;

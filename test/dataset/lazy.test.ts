@@ -91,6 +91,9 @@ describe('a dataset read on demand', () => {
     expect(f.loadedBytes()).toBe(bytesOf(f, CORE, at));
     expect(ds.graph.numStrings).toBe(whole.graph.numStrings);
     expect(f.loadedBytes()).toBe(bytesOf(f, CORE, (n) => at(n) || n === `${SECTION.graph}strOffsets`));
+    // openAll reads everything, these arrays included
+    ds.openAll();
+    expect(f.loadedBytes()).toBe(f.names().reduce((a, n) => a + f.sectionBytes(n), 0));
   });
 
   it('worker threads read the parts they use into the shared buffer (a dispatch reverse-geocodes its stops there)', async () => {
