@@ -85,9 +85,11 @@ export class ChQuery {
    */
   private unpackData(): void {
     const i32 = (u: Uint32Array): Int32Array => new Int32Array(u.buffer, u.byteOffset, u.length);
-    this.fRef = i32(this.ch.fwd.unpack);
-    this.bRef = i32(this.ch.bwd.unpack);
-    this.sc = i32(this.ch.shortcuts);
+    // all three or none: a section that fails to read (DatasetFormat) is read again at the next unpacking
+    const f = i32(this.ch.fwd.unpack), b = i32(this.ch.bwd.unpack), sc = i32(this.ch.shortcuts);
+    this.fRef = f;
+    this.bRef = b;
+    this.sc = sc;
   }
 
   reset(): this {

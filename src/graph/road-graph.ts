@@ -162,7 +162,7 @@ export class RoadGraph implements RoadGraphArrays {
     if (this.geomLat.length !== this.edgeGeomStart[e] || this.geomLon.length !== this.geomLat.length) throw bad('geometry');
     if (this.edgeArcStart[e] !== m) throw bad('edgeArcStart');
     for (const k of ['edgeNameId', 'edgeRefId', 'edgeDestId', 'edgeFlags', 'edgeClass', 'edgeWayId']) if (lengthOf(this, k) !== e) throw bad('edge attributes');
-    // (a string table left unread is from a verified file: its last offset is checked when it is read, as the builder wrote it)
+    // (a string table left unread is from a verified file: its last offset is checked when it is read, fromSections)
     if (lengthOf(this, 'strOffsets') < 1) throw bad('string table');
     if (pendingLength(this, 'strOffsets') === undefined && pendingLength(this, 'strBytes') === undefined && this.strOffsets[this.strOffsets.length - 1] !== this.strBytes.length) throw bad('string table');
     if (!deep) return;
@@ -333,9 +333,17 @@ export class RoadGraph implements RoadGraphArrays {
     const meta = f.get(`${prefix}meta`, Uint32Array);
     if (meta[0] !== ROAD_GRAPH_FORMAT) throw new EngineError('DatasetFormat', `Road graph format v${meta[0]}, expected v${ROAD_GRAPH_FORMAT}.`);
     const a: Record<string, unknown> = { numNodes: meta[1], numArcs: meta[2], numEdges: meta[3] };
+    // the string table read on first use: its last offset against the bytes' length (from the section table)
+    const checkRead = <T extends ArrayBufferView>(name: string, v: T): T => {
+      const o = v as unknown as Uint32Array;
+      if (name === 'strOffsets' && (o.length < 1 || o[o.length - 1] !== f.elementCount(`${prefix}strBytes`, Uint8Array))) {
+        throw f.error(`the road graph's string table is inconsistent (its last offset is not the length of "${prefix}strBytes")`, { section: `${prefix}strOffsets` });
+      }
+      return v;
+    };
     const take = (name: string, ctor: { new (b: ArrayBufferLike, o: number, l: number): ArrayBufferView; BYTES_PER_ELEMENT: number }): void => {
       const section = prefix + name;
-      if (f.readsOnDemand && (ON_DEMAND as readonly string[]).includes(name)) onDemand(a, name, f.elementCount(section, ctor), () => f.get(section, ctor as never));
+      if (f.readsOnDemand && (ON_DEMAND as readonly string[]).includes(name)) onDemand(a, name, f.elementCount(section, ctor), () => checkRead(name, f.get(section, ctor as never)));
       else a[name] = f.get(section, ctor as never);
     };
     for (const [name, ctor] of SECTIONS) take(name, ctor);

@@ -176,6 +176,32 @@ describe('a dataset read on demand', () => {
     expect(ds.geocoder).not.toBeNull(); // other parts still open
   });
 
+  it('damage in an array read on first use (unpacking data, road names) is DatasetFormat naming the section at each use, while times and distances answer', () => {
+    const bytes = readFileSync(path);
+    const entries = (BinFile.from(new Uint8Array(bytes).buffer) as unknown as { entries: Map<string, { offset: number; length: number }> }).entries;
+    const unpack = `${SECTION.chTime}b.unpack`, names = `${SECTION.graph}strBytes`;
+    for (const n of [unpack, names]) bytes[entries.get(n)!.offset + Math.floor(entries.get(n)!.length / 2)] ^= 0x40;
+    const p = join(dir, 'damaged-on-use.dkds');
+    writeFileSync(p, bytes);
+    const ds = Dataset.open(p); // opens: neither array is read yet
+    const q = new ChQuery(ds.chTime), w = new ChQuery(whole.chTime);
+    const t = ds.graph.numNodes - 5;
+    expect(q.reset().addSource(3).addTarget(t).run().distance()).toBe(w.reset().addSource(3).addTarget(t).run().distance());
+    for (let i = 0; i < 2; i++) {
+      const e = errorOf(() => q.reset().addSource(3).addTarget(t).run().arcPath());
+      expect(e.code).toBe('DatasetFormat');
+      expect(e.message).toContain(unpack);
+      expect(e.details?.file).toBe(p);
+    }
+    const arc = w.reset().addSource(3).addTarget(t).run().arcPath().find((a) => whole.graph.arcName(a) !== '')!;
+    expect(arc).toBeDefined();
+    for (let i = 0; i < 2; i++) {
+      const e = errorOf(() => ds.graph.arcName(arc));
+      expect(e.code).toBe('DatasetFormat');
+      expect(e.message).toContain(names);
+    }
+  });
+
   it('a dataset rebuilt over the same path (renamed over it) leaves the opened one whole: its parts are read from the file it opened', () => {
     const p = join(dir, 'rebuilt.dkds');
     copyFileSync(path, p);
