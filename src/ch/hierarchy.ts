@@ -112,9 +112,16 @@ export class ContractionHierarchy {
     if (!f.has(`${prefix}meta`)) throw new EngineError('DatasetFormat', `No contraction hierarchy "${prefix}" in this file.`);
     const meta = f.json<ChMeta>(`${prefix}meta`);
     if (meta.version !== FORMAT_VERSION && meta.version !== V2) throw new EngineError('DatasetFormat', `Contraction hierarchy "${prefix}" has format v${meta.version}, expected v${FORMAT_VERSION}.`);
+    // The unpacking data (a third of the bytes) is read when a path is first unpacked: routing
+    // does, a dispatch or a matrix never does (v2 files read it now, to convert it).
+    const lazy = f.readsOnDemand && meta.version !== V2;
     const side = (tag: string): ChSide => {
       const s = {} as ChSide;
-      for (const k of SIDE_FIELDS) if (k !== 'unpack' || !f.readsOnDemand || meta.version === V2) s[k] = f.get(`${prefix}${tag}.${SHORT[k]}`, Uint32Array);
+      for (const k of SIDE_FIELDS) {
+        const name = `${prefix}${tag}.${SHORT[k]}`;
+        if (k === 'unpack' && lazy) onDemand(s, k, f.elementCount(name, Uint32Array), () => f.get(name, Uint32Array));
+        else s[k] = f.get(name, Uint32Array);
+      }
       return s;
     };
     const rank = f.get(`${prefix}rank`, Uint32Array);
@@ -128,17 +135,9 @@ export class ContractionHierarchy {
       ch.checkShape();
       return ch;
     }
-    // The unpacking data (a third of the bytes) is read when a path is first unpacked: routing
-    // does, a dispatch or a matrix never does.
-    if (f.readsOnDemand) {
-      for (const [tag, s] of [['f', fwd], ['b', bwd]] as const) {
-        const name = `${prefix}${tag}.unpack`;
-        onDemand(s, 'unpack', f.elementCount(name, Uint32Array), () => f.get(name, Uint32Array));
-      }
-    }
     const sc = `${prefix}sc`;
-    const ch = new ContractionHierarchy(meta.numNodes, meta.numInputArcs, meta.hasAux, rank, order, fwd, bwd, f.readsOnDemand ? new Uint32Array(0) : f.get(sc, Uint32Array));
-    if (f.readsOnDemand) onDemand(ch, 'shortcuts', f.elementCount(sc, Uint32Array), () => f.get(sc, Uint32Array));
+    const ch = new ContractionHierarchy(meta.numNodes, meta.numInputArcs, meta.hasAux, rank, order, fwd, bwd, lazy ? new Uint32Array(0) : f.get(sc, Uint32Array));
+    if (lazy) onDemand(ch, 'shortcuts', f.elementCount(sc, Uint32Array), () => f.get(sc, Uint32Array));
     ch.checkShape(!f.verified);
     return ch;
   }

@@ -419,8 +419,7 @@ export class ChQuery {
    * (ending at v); halves that are input arcs are written in its entry, so they cost no read.
    */
   private unpackStack(sp: number, heads: boolean, at: number): number {
-    if (this.sc === null) this.unpackData();
-    const sc = this.sc!;
+    const sc = this.sc!; // taken by unpackPath, its only caller
     let stack = this.stack;
     let ends = this.ends;
     let out = this.out;

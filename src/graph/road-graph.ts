@@ -334,17 +334,17 @@ export class RoadGraph implements RoadGraphArrays {
     if (meta[0] !== ROAD_GRAPH_FORMAT) throw new EngineError('DatasetFormat', `Road graph format v${meta[0]}, expected v${ROAD_GRAPH_FORMAT}.`);
     const a: Record<string, unknown> = { numNodes: meta[1], numArcs: meta[2], numEdges: meta[3] };
     // the string table read on first use: its last offset against the bytes' length (from the section table)
-    const checkRead = <T extends ArrayBufferView>(name: string, v: T): T => {
-      const o = v as unknown as Uint32Array;
-      if (name === 'strOffsets' && (o.length < 1 || o[o.length - 1] !== f.elementCount(`${prefix}strBytes`, Uint8Array))) {
+    const offsets = (): Uint32Array => {
+      const o = f.get(`${prefix}strOffsets`, Uint32Array);
+      if (o.length < 1 || o[o.length - 1] !== f.elementCount(`${prefix}strBytes`, Uint8Array)) {
         throw f.error(`the road graph's string table is inconsistent (its last offset is not the length of "${prefix}strBytes")`, { section: `${prefix}strOffsets` });
       }
-      return v;
+      return o;
     };
     const take = (name: string, ctor: { new (b: ArrayBufferLike, o: number, l: number): ArrayBufferView; BYTES_PER_ELEMENT: number }): void => {
       const section = prefix + name;
-      if (f.readsOnDemand && (ON_DEMAND as readonly string[]).includes(name)) onDemand(a, name, f.elementCount(section, ctor), () => checkRead(name, f.get(section, ctor as never)));
-      else a[name] = f.get(section, ctor as never);
+      if (!f.readsOnDemand || !(ON_DEMAND as readonly string[]).includes(name)) a[name] = f.get(section, ctor as never);
+      else onDemand(a, name, f.elementCount(section, ctor), name === 'strOffsets' ? offsets : () => f.get(section, ctor as never));
     };
     for (const [name, ctor] of SECTIONS) take(name, ctor);
     // Optional section (datasets written before destinations were kept lack it).
