@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const ALONE = [
   'test/ui/**/*.test.ts',
+  'test/core/ticker.test.ts',
   'test/engine/no-stall.test.ts',
   'test/engine/dispatch.test.ts',
   'test/ops/limits.test.ts',

@@ -84,7 +84,7 @@ writeSection('no-stall', 'The longest hold on the caller\'s loop per operation (
   'heavy stages on the worker pool, answers rebuilt in slices — docs/no-stall.md) against `offload: false`, in the same run. Each operation once',
   'to warm up (the pool starts, code paths compile), then 3 calls; the longest gap between 1 ms ticks of the calling thread during each call',
   '(bench/lib/loop.ts), median / worst of the 3; the longest garbage-collection pause of the calling thread meanwhile (a gap includes it); and',
-  'the engine\'s own hold: each gap less the collector\'s pauses inside it (median of the 3) — what the rule is about (docs/no-stall.md says why).',
+  'the engine\'s own hold: each gap less the collector\'s pauses and the thread\'s waits for a CPU inside it (median of the 3) — what the rule is about (docs/no-stall.md says why).',
   'EvaluatePlan\'s first check is on a specification the engine has not seen (its model is built). Target (issue #26): ≤ 20 ms by default.',
   '',
   table(['operation', 'default: longest gap, median / worst (ms)', 'longest GC pause (ms)', 'own hold, median (ms)', '≤ 20 ms', 'offload: false: longest gap, median / worst (ms)'], rows),

@@ -94,24 +94,71 @@ export const yieldTurn = nextTurn;
  * in the same turn, would hold it for the sum.
  */
 let sliceEnd = 0;
+/** Turns of the event loop seen by the sliced loops ({@link nextTurnFor}), and the one in which the current slice opened. */
+let turnNo = 0;
+let sliceTurn = -1;
+/**
+ * Loops waiting for the next turn, resumed in this order: first those that found the last turn's
+ * slice spent by another (in their order), then those that spent a slice — round and round, so
+ * that no loop keeps the thread from the others.
+ */
+let front: (() => void)[] = [];
+let back: (() => void)[] = [];
+let turnQueued = false;
+
+function queueTurn(): void {
+  if (turnQueued) return;
+  turnQueued = true;
+  setImmediate(() => {
+    turnQueued = false;
+    turnNo++;
+    const order = front.concat(back);
+    front = [];
+    back = [];
+    for (const resume of order) resume();
+  });
+}
+
+/** The next turn of the event loop for a loop that spent a slice (to the back) or found it spent (kept in front). */
+function nextTurnFor(spent: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    (spent ? back : front).push(resolve);
+    queueTurn();
+  });
+}
+
+/** Opens the thread's slice in this turn (and marks where the turn ends, so that a slice is opened at most once a turn). */
+function openSlice(now: number, ms: number): void {
+  sliceEnd = now + ms;
+  sliceTurn = turnNo;
+  queueTurn();
+}
 
 /**
  * Hands the thread back to its event loop when the thread's slice (shared by every sliced loop
  * of the thread, {@link sliceEnd}) is used up: call {@link tick} between items of a long loop (it
- * resolves at once while the slice lasts).
+ * resolves at once while the slice lasts). At most one slice is opened per turn of the event loop,
+ * however many loops run: a loop that finds this turn's slice spent waits for the next turn, ahead
+ * of the one that spent it.
  */
 export class Ticker {
   constructor(private readonly sliceMs = SLICE_MS, private readonly signal?: AbortSignal) {
     const now = performance.now();
-    if (sliceEnd < now) sliceEnd = now + sliceMs;
+    if (sliceEnd < now && sliceTurn !== turnNo) openSlice(now, sliceMs);
   }
   async tick(): Promise<void> {
     if (performance.now() < sliceEnd) return;
-    await nextTurn();
-    throwIfAborted(this.signal);
-    // the first loop to resume in a turn opens the next slice; the others share it
-    const now = performance.now();
-    if (sliceEnd < now) sliceEnd = now + this.sliceMs;
+    for (let spent = true; ; spent = false) {
+      await nextTurnFor(spent);
+      throwIfAborted(this.signal);
+      // the first loop to resume in a turn opens its slice; the others share it, or wait for the next turn
+      const now = performance.now();
+      if (now < sliceEnd) return;
+      if (sliceTurn !== turnNo) {
+        openSlice(now, this.sliceMs);
+        return;
+      }
+    }
   }
 }
 
