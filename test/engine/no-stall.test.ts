@@ -31,7 +31,8 @@ afterAll(() => engine.close());
 
 /**
  * Of 3 calls after one to warm up: the median of the engine's own longest holds (gaps less the
- * garbage collector's pauses in them), each call's longest gap, and the GC's longest pause.
+ * garbage collector's pauses and the thread's waits for a CPU in them), each call's longest gap,
+ * the GC's longest pause and the longest wait for a CPU.
  */
 async function holds(work: () => Promise<unknown> | unknown): Promise<{ median: number; all: number[]; own: number[]; gc: number; offCpu: number }> {
   await work();
