@@ -1,8 +1,9 @@
 /**
- * The handler of every executor task kind, for both executors (worker threads and in-thread).
- * Kernels declare their kinds (payload and result types) next to their handlers; this table must
- * name a handler for each declared kind, or it does not type-check. Static imports: under
- * Node 20 + tsx, dynamic import() of .ts files is not hooked inside worker threads.
+ * The handler of every executor task kind, imported at once: the in-thread executor's table (and
+ * a worker thread's under tsx). A built worker thread loads each handler on its first task of that
+ * kind instead (`handlers.ts`, the same handlers). Kernels declare their kinds (payload and result
+ * types) next to their handlers; this table must name a handler for each declared kind, or it does
+ * not type-check.
  */
 import { EngineError } from '../core/errors.js';
 import type { TaskEnv, TaskHandlers } from '../core/executor.js';

@@ -1,14 +1,15 @@
 /**
- * The piscina worker entry: looks the task's handler up (`tasks.ts`), runs it with the shared
- * data and a progress relay, and wraps the outcome so that errors cross the thread boundary as
- * plain records and top-level typed arrays of the result are moved, not copied.
+ * The piscina worker entry: looks the task's handler up (`handlers.ts`, which loads it on the
+ * thread's first task of its kind), runs it with the shared data and a progress relay, and wraps
+ * the outcome so that errors cross the thread boundary as plain records and top-level typed
+ * arrays of the result are moved, not copied.
  */
 import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { toErrorRecord } from '../core/errors.js';
 import { cancelledError, type ProgressEvent } from '../core/cancel.js';
 import { fullCollection, LOADED_KEY, type TaskEnvelope, type TaskReply } from './pool.js';
-import { handlerOf } from './tasks.js';
+import { loadHandler, requireHandler } from './handlers.js';
 import { adoptBackings } from '../core/binfile.js';
 
 // shared buffers read on demand from their files (a dataset opened by path): see core/binfile.ts
@@ -20,6 +21,9 @@ const loaded = (workerData as Record<string, unknown> | null)?.[LOADED_KEY];
 if (loaded instanceof SharedArrayBuffer) Atomics.add(new Int32Array(loaded), 0, 1);
 
 const noProgress = (): void => {};
+
+/** This thread runs the TypeScript sources through tsx (tests without a current build): see handlers.ts. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 /**
  * Memory given back when the thread falls idle: a task's large data often lives on shared memory
@@ -44,7 +48,7 @@ const IDLE_GC_MS = 1000;
 export default async function run(task: TaskEnvelope): Promise<unknown> {
   running++;
   try {
-    const h = handlerOf(task.kind);
+    const h = FROM_SOURCES ? requireHandler(task.kind) : await loadHandler(task.kind);
     const port = task.port;
     const progress = port ? (e: ProgressEvent) => port.postMessage(e) : noProgress;
     const cancel = task.cancel ? flagSignal(new Int32Array(task.cancel)) : undefined;
