@@ -209,49 +209,6 @@ export class Evaluator {
   }
 
   /**
-   * Whether job u fits after position p of vehicle v's own route by time alone — its window's hull
-   * after the route's prefix, then the route's suffix, the end depot (shift end) and the maximum
-   * duration, by the concatenation {@link check} uses ({@link timeStep}; one work unit). A
-   * relaxation of {@link check} (no two-window, break or order detail, no loads): it refuses only
-   * what the check refuses. SWAP*'s candidate positions where time constraints bind
-   * (localsearch.ts). Leaves the accumulator of {@link check} undefined (it starts afresh).
-   */
-  fitsByTime(v: number, p: number, u: number): boolean {
-    const pb = this.pb;
-    const r = this.routes[v];
-    const prof = pb.vProfile[v];
-    const T = pb.time[prof];
-    const off = prof * this.NN;
-    const outRow = pb.outRow, inPl = pb.inPl;
-    this.work++;
-    this.E = r.fE[p]; this.L = r.fL[p]; this.D = r.fD[p];
-    if (!this.timeStep(T[outRow[r.nodes[p]] + inPl[u]], pb.nE[off + u], pb.nL[off + u], pb.nD[off + u])) return false;
-    let last = u;
-    if (p < r.len) {
-      if (!this.timeStep(T[outRow[u] + inPl[r.nodes[p + 1]]], r.bE[p + 1], r.bL[p + 1], r.bD[p + 1])) return false;
-      last = r.nodes[r.len];
-    }
-    const en = pb.J + 2 * v + 1;
-    if (!this.timeStep(T[outRow[last] + inPl[en]], pb.nE[off + en], pb.nL[off + en], pb.nD[off + en])) return false;
-    return this.D <= pb.vMaxDur[v];
-  }
-
-  /**
-   * One step of the time concatenation (Vidal et al. 2013): the accumulated (E, L, D) followed,
-   * after travel t, by a segment (E2, L2, D2) — a node or a route's suffix. False, the accumulator
-   * left as it was, when the segment cannot be reached in time.
-   */
-  private timeStep(t: number, E2: number, L2: number, D2: number): boolean {
-    const delta = this.D + t;
-    if (this.E + delta > L2) return false;
-    const wt = E2 - delta - this.L > 0 ? E2 - delta - this.L : 0;
-    this.E = (E2 - delta > this.E ? E2 - delta : this.E) - wt;
-    this.L = L2 - delta < this.L ? L2 - delta : this.L;
-    this.D = delta + D2 + wt;
-    return true;
-  }
-
-  /**
    * {@link check} where only loads can fail ({@link loadOnly}): the candidate's deliveries summed
    * from the routes' prefix sums, O(pieces) instead of O(jobs walked). Counts the work units the
    * generic walk counts (begin, each piece or each job walked, the end depot), so that budgets in
@@ -335,7 +292,14 @@ export class Evaluator {
   private addSuffix(r: Route, a: number): void {
     const pb = this.pb;
     const first = r.nodes[a];
-    if (!this.timeStep(this.T[pb.outRow[this.last] + pb.inPl[first]], r.bE[a], r.bL[a], r.bD[a])) { this.ok = false; return; }
+    const t = this.T[pb.outRow[this.last] + pb.inPl[first]];
+    const delta = this.D + t;
+    const E2 = r.bE[a], L2 = r.bL[a];
+    if (this.E + delta > L2) { this.ok = false; return; }
+    const wt = E2 - delta - this.L > 0 ? E2 - delta - this.L : 0;
+    this.E = (E2 - delta > this.E ? E2 - delta : this.E) - wt;
+    this.L = L2 - delta < this.L ? L2 - delta : this.L;
+    this.D = delta + r.bD[a] + wt;
     this.last = r.nodes[r.len];
     this.nst += r.stops[r.len] - r.stops[a - 1];
     this.nmulti += r.multi[r.len] - r.multi[a - 1];
@@ -370,7 +334,14 @@ export class Evaluator {
   private addNode(u: number): void {
     const pb = this.pb;
     const o = this.off + u;
-    if (!this.timeStep(this.T[pb.outRow[this.last] + pb.inPl[u]], pb.nE[o], pb.nL[o], pb.nD[o])) { this.ok = false; return; }
+    const t = this.T[pb.outRow[this.last] + pb.inPl[u]];
+    const delta = this.D + t;
+    const E2 = pb.nE[o], L2 = pb.nL[o];
+    if (this.E + delta > L2) { this.ok = false; return; }
+    const wt = E2 - delta - this.L > 0 ? E2 - delta - this.L : 0;
+    this.E = (E2 - delta > this.E ? E2 - delta : this.E) - wt;
+    this.L = L2 - delta < this.L ? L2 - delta : this.L;
+    this.D = delta + pb.nD[o] + wt;
     this.last = u;
     if (u < pb.J) {
       this.nst += pb.jStops[u];

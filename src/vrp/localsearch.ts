@@ -59,7 +59,6 @@ export class LocalSearch {
     this.lastTest = new Int32Array(J);
     this.swapStamp = new Int32Array(st.pb.V);
     this.pairSeen = new Int32Array(st.pb.V);
-    this.timeFilter = pb.hasTime;
   }
 
   private push(u: number): void {
@@ -435,18 +434,14 @@ export class LocalSearch {
   private ssCost = new Float64Array(0);
   private ssRem = new Float64Array(0);
 
-  private consider(into: number, nodes: Int32Array, p: number, u: number, o: number, C: Int32Array, mul: number, intc: number): void {
+  private consider(nodes: Int32Array, p: number, u: number, o: number, C: Int32Array, mul: number, intc: number): void {
     const outRow = this.outRow, inPl = this.inPl;
     const sp = this.ssPos;
     const a = nodes[p], b = nodes[p + 1];
     const d = mul * (C[outRow[a] + inPl[u]] + C[outRow[u] + inPl[b]] - C[outRow[a] + inPl[b]] + intc);
     if (p === sp[o] || p === sp[o + 1]) return;
-    if (d >= this.ssCost[o + 2] || (this.timeFilter && !this.ev.fitsByTime(into, p, u))) return;
     this.keep3(o, d, p);
   }
-
-  /** SWAP* keeps only candidate positions that fit by time ({@link Evaluator.fitsByTime}): where time constraints bind. */
-  private readonly timeFilter: boolean;
 
   /** Keeps position p with cost change d among the three cheapest at `o` of the SWAP* scratch. */
   private keep3(o: number, d: number, p: number): void {
@@ -500,8 +495,7 @@ export class LocalSearch {
         const tOut = this.tOut, tIn = this.tIn, tArc = this.tArc;
         const ou = outRow[u], iu = inPl[u];
         for (let p = 0; p <= len; p++) {
-          const d = mul * (C[tOut[p] + iu] + C[ou + tIn[p]] - tArc[p] + intc);
-          if (d < sc[o + 2] && (!this.timeFilter || this.ev.fitsByTime(into, p, u))) this.keep3(o, d, p);
+          this.keep3(o, mul * (C[tOut[p] + iu] + C[ou + tIn[p]] - tArc[p] + intc), p);
         }
         st.ev.work += len + 1;
       } else {
@@ -510,8 +504,8 @@ export class LocalSearch {
           if (w < 0) break;
           if (st.routeOf[w] !== into) continue;
           const pw = st.posOf[w];
-          this.consider(into, nodes, pw - 1, u, o, C, mul, intc);
-          this.consider(into, nodes, pw, u, o, C, mul, intc);
+          this.consider(nodes, pw - 1, u, o, C, mul, intc);
+          this.consider(nodes, pw, u, o, C, mul, intc);
         }
         st.ev.work += kk;
       }

@@ -292,38 +292,6 @@ describe('local search fast deltas', () => {
   });
 });
 
-describe('SWAP* time filter (Evaluator.fitsByTime)', () => {
-  it('refuses only insertions the exact check refuses, and refuses many of them', () => {
-    let refused = 0, fit = 0, exactRefusedByTime = 0;
-    for (let seed = 1; seed <= 80; seed++) {
-      const pb = buildProblem(randomInstance(seed, { stops: [10, 40], vehicles: [2, 5] }));
-      if (!pb.hasTime) continue;
-      const st = new State(pb);
-      const nb = buildNeighbours(pb, 8, st.excluded);
-      regretInsert(st, new Insertion(st, nb, 8), true);
-      const rng = new Rng(seed * 7);
-      const P = new Pieces();
-      for (let t = 0; t < 200; t++) {
-        const v = rng.int(pb.V), u = rng.int(pb.J);
-        if (st.excluded[u] || st.routeOf[u] === v) continue;
-        const r = st.routes[v];
-        const p = rng.int(r.len + 1);
-        const fits = st.ev.fitsByTime(v, p, u);
-        P.clear().range(v, 0, p).node(u).range(v, p + 1, r.len);
-        const ok = st.ev.check(v, P);
-        if (!ok && (st.ev.reason === 'timeWindow' || st.ev.reason === 'maxDuration')) exactRefusedByTime++;
-        if (!fits) {
-          refused++;
-          if (ok) throw new Error(`seed ${seed}: the filter refuses job ${u} after position ${p} of vehicle ${v}, the exact check accepts it`);
-        } else fit++;
-      }
-    }
-    expect(refused).toBeGreaterThan(500);
-    expect(fit).toBeGreaterThan(500);
-    expect(exactRefusedByTime).toBeGreaterThanOrEqual(refused / 2);
-  });
-});
-
 describe('TopK (SWAP* candidate list)', () => {
   it('keeps the k smallest offered since clear(), sorted, with their payloads', async () => {
     const { TopK } = await import('../../src/vrp/localsearch.js');
