@@ -37,7 +37,16 @@ export const HANDLER_LOADERS: Loaders = {
   echo: async () => (await import('./echo.js')).echoTask,
 };
 
-type AnyHandler = (payload: unknown, env: TaskEnv) => unknown;
+/** A handler as a kind received at run time (from another thread) finds it. */
+export type AnyHandler = (payload: unknown, env: TaskEnv) => unknown;
+
+/** `kind` as a key of `table` (either table of handlers); a coded error for a kind it does not name. */
+export function knownKind(table: object, kind: string): TaskKind {
+  if (!Object.prototype.hasOwnProperty.call(table, kind)) {
+    throw new EngineError('Internal', `No handler for executor task kind "${kind}" (see workers/tasks.ts and workers/handlers.ts).`);
+  }
+  return kind as TaskKind;
+}
 
 const loaded = new Map<string, AnyHandler>();
 
@@ -45,10 +54,7 @@ const loaded = new Map<string, AnyHandler>();
 export async function loadHandler(kind: string): Promise<AnyHandler> {
   const known = loaded.get(kind);
   if (known) return known;
-  if (!Object.prototype.hasOwnProperty.call(HANDLER_LOADERS, kind)) {
-    throw new EngineError('Internal', `No handler for executor task kind "${kind}" (see workers/handlers.ts).`);
-  }
-  const h = (await HANDLER_LOADERS[kind as TaskKind]()) as AnyHandler;
+  const h = (await HANDLER_LOADERS[knownKind(HANDLER_LOADERS, kind)]()) as AnyHandler;
   loaded.set(kind, h);
   return h;
 }

@@ -5,8 +5,8 @@
  * types) next to their handlers; this table must name a handler for each declared kind, or it does
  * not type-check.
  */
-import { EngineError } from '../core/errors.js';
-import type { TaskEnv, TaskHandlers } from '../core/executor.js';
+import type { TaskHandlers } from '../core/executor.js';
+import { knownKind, type AnyHandler } from './handlers.js';
 import { chBuildTask } from '../ch/tasks.js';
 import { datasetMatrixAvoidTask, datasetPlaceTask } from '../dataset/travel.js';
 import { geocodeReverseTask, geocodeSearchTask } from '../geocode/tasks.js';
@@ -40,9 +40,6 @@ export const TASK_HANDLERS: TaskHandlers = {
 };
 
 /** The handler of a kind received at run time (from another thread), or a coded error. */
-export function handlerOf(kind: string): (payload: unknown, env: TaskEnv) => unknown {
-  if (!Object.prototype.hasOwnProperty.call(TASK_HANDLERS, kind)) {
-    throw new EngineError('Internal', `No handler for executor task kind "${kind}" (see workers/tasks.ts).`);
-  }
-  return TASK_HANDLERS[kind as keyof TaskHandlers] as (payload: unknown, env: TaskEnv) => unknown;
+export function handlerOf(kind: string): AnyHandler {
+  return TASK_HANDLERS[knownKind(TASK_HANDLERS, kind)] as AnyHandler;
 }
