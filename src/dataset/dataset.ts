@@ -145,6 +145,7 @@ export class Dataset {
     this.graph.readAll();
     this.chTime.readAll();
     this.chDist.readAll();
+    this.geocoder?.index.readAll();
     return this;
   }
 

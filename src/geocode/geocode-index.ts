@@ -44,6 +44,14 @@ const LAYOUT: Record<string, { new (b: ArrayBufferLike, o: number, l: number): T
 /** Sections added after format v1 shipped: an index without them still opens (defaults: zeros). */
 const OPTIONAL = new Set(['pt.cls']);
 
+/**
+ * Sections only forward geocoding (a text query) reads: the trigram indexes of names, whole names
+ * and places, and the normalised keys. A dataset read on demand leaves them unread until the first
+ * such query, so that reverse geocoding — a dispatch naming the stops it was given as coordinates —
+ * does not take their memory (~1.2 MB on Porto; issue #26 item 4).
+ */
+const FORWARD_ONLY = /^(tn|tf|tp|key)\./;
+
 export class GeocodeIndex {
   // streets
   readonly stName: Uint32Array; readonly stDisp: Uint32Array; readonly stLat: Float64Array; readonly stLon: Float64Array;
@@ -72,11 +80,11 @@ export class GeocodeIndex {
   readonly nmCore: Uint32Array; readonly nmNs: Uint32Array; readonly nmFull: Uint32Array; readonly nmPh: Uint32Array; readonly nmType: Uint32Array;
   readonly nmTypeAt: Uint8Array; readonly nmPre: Uint8Array; readonly nmPost: Uint8Array; readonly nmDigits: Uint32Array; readonly nmWords: Uint32Array;
   readonly nmStreetOff: Uint32Array; readonly nmPhOrder: Uint32Array; readonly nmRaw: Uint32Array;
-  // lookup structures
-  readonly nameGrams: TrigramIndex;
+  // lookup structures (the trigram indexes and `keys` built on first use: FORWARD_ONLY)
+  get nameGrams(): TrigramIndex { return (this.lazy.nameGrams ??= new TrigramIndex(this.reader, 'tn')); }
   /** Trigrams of the whole names (type included). */
-  readonly fullGrams: TrigramIndex;
-  readonly placeGrams: TrigramIndex;
+  get fullGrams(): TrigramIndex { return (this.lazy.fullGrams ??= new TrigramIndex(this.reader, 'tf')); }
+  get placeGrams(): TrigramIndex { return (this.lazy.placeGrams ??= new TrigramIndex(this.reader, 'tp')); }
   /** Address points (items: address index). */
   readonly addrIndex: PointIndex;
   /** Street segments i → i+1 and lone street points (items: point index i). */
@@ -88,13 +96,32 @@ export class GeocodeIndex {
   /** Display strings (street names, house numbers, place names, postcodes). */
   readonly strings: StringPool;
   /** Normalised keys. */
-  readonly keys: StringPool;
+  get keys(): StringPool { return (this.lazy.keys ??= new StringPool(this.reader, 'key')); }
 
   private readonly sections: Sections;
+  private readonly reader: SectionReader;
+  private readonly lazy: { nameGrams?: TrigramIndex; fullGrams?: TrigramIndex; placeGrams?: TrigramIndex; keys?: StringPool } = {};
+  /** Sections not read yet (`unread` of the constructor): name → its reader and byte length. */
+  private readonly unread: Map<string, { read: () => TypedArray; bytes: number }>;
 
-  constructor(sections: Sections) {
+  /**
+   * `unread`: sections to read when first asked for (a dataset read on demand, {@link fromSections});
+   * each is kept in `sections` once read.
+   */
+  constructor(sections: Sections, unread: Map<string, { read: () => TypedArray; bytes: number }> = new Map()) {
     this.sections = sections;
-    const r: SectionReader = mapReader(sections);
+    this.unread = unread;
+    const eager = mapReader(sections);
+    const r: SectionReader = (this.reader = {
+      get: (name, ctor) => {
+        const later = unread.get(name);
+        if (later) {
+          sections.set(name, later.read());
+          unread.delete(name);
+        }
+        return eager.get(name, ctor);
+      },
+    });
     const meta = r.get('meta', Float64Array);
     if (meta[0] !== FORMAT_VERSION) throw new EngineError('DatasetFormat', `Geocode index v${meta[0]}, this engine reads v${FORMAT_VERSION}.`);
     const U = Uint32Array, I = Int32Array, F = Float64Array, B = Uint8Array;
@@ -118,16 +145,12 @@ export class GeocodeIndex {
     this.nmCore = r.get('nm.core', U); this.nmNs = r.get('nm.ns', U); this.nmFull = r.get('nm.full', U); this.nmPh = r.get('nm.ph', U); this.nmType = r.get('nm.type', U);
     this.nmTypeAt = r.get('nm.tat', B); this.nmPre = r.get('nm.pre', B); this.nmPost = r.get('nm.post', B); this.nmDigits = r.get('nm.dig', U);
     this.nmWords = r.get('nm.words', U); this.nmStreetOff = r.get('nm.so', U); this.nmPhOrder = r.get('nm.pho', U); this.nmRaw = r.get('nm.raw', U);
-    this.nameGrams = new TrigramIndex(r, 'tn');
-    this.fullGrams = new TrigramIndex(r, 'tf');
-    this.placeGrams = new TrigramIndex(r, 'tp');
     this.addrIndex = new PointIndex(r, 'ga');
     this.segIndex = new SegmentIndex(r, 'gs');
     this.rangeIndex = new SegmentIndex(r, 'gr');
     if (this.addrIndex.size !== this.adLat.length) throw new EngineError('DatasetFormat', `Geocode address index holds ${this.addrIndex.size} points for ${this.adLat.length} addresses.`);
     this.rgPtRange = r.get('rg.pk', U);
     this.strings = new StringPool(r, 'str');
-    this.keys = new StringPool(r, 'key');
   }
 
   get addressCount(): number { return this.adLat.length; }
@@ -141,7 +164,15 @@ export class GeocodeIndex {
   get byteLength(): number {
     let n = 0;
     for (const a of this.sections.values()) n += a.byteLength;
+    for (const u of this.unread.values()) n += u.bytes;
     return n;
+  }
+
+  /** Reads now the sections left to their first use ({@link fromSections}). */
+  readAll(): this {
+    for (const [name, u] of this.unread) this.sections.set(name, u.read());
+    this.unread.clear();
+    return this;
   }
 
   /** Places of locality set `id`. */
@@ -152,7 +183,7 @@ export class GeocodeIndex {
   /** Writes every section as `<prefix>.<name>`. */
   toSections(w: BinWriter, prefix: string): void {
     for (const name of Object.keys(LAYOUT)) {
-      const a = this.sections.get(name);
+      const a = this.sections.get(name) ?? this.unread.get(name)?.read();
       if (!a) throw new EngineError('Internal', `Geocode index lacks section ${name}`);
       w.add(`${prefix}.${name}`, a);
     }
@@ -161,8 +192,14 @@ export class GeocodeIndex {
   /** Reopens an index written by {@link toSections}: views onto the file's buffer, nothing parsed. */
   static fromSections(f: BinFile, prefix: string): GeocodeIndex {
     const m: Sections = new Map();
-    for (const [name, ctor] of Object.entries(LAYOUT)) if (!OPTIONAL.has(name) || f.has(`${prefix}.${name}`)) m.set(name, f.get(`${prefix}.${name}`, ctor as any));
-    return new GeocodeIndex(m);
+    const unread = new Map<string, { read: () => TypedArray; bytes: number }>();
+    for (const [name, ctor] of Object.entries(LAYOUT)) {
+      const section = `${prefix}.${name}`;
+      if (OPTIONAL.has(name) && !f.has(section)) continue;
+      if (f.readsOnDemand && FORWARD_ONLY.test(name) && f.has(section)) unread.set(name, { read: () => f.get(section, ctor as any), bytes: f.sectionBytes(section) });
+      else m.set(name, f.get(section, ctor as any));
+    }
+    return new GeocodeIndex(m, unread);
   }
 
   /** True when the file holds a geocode index under `prefix`. */

@@ -29,12 +29,14 @@ beforeAll(async () => {
   whole = (await fixtureDataset('monaco')).dataset;
 });
 
+/** The geocoder's sections only a text query reads (trigram indexes, normalised keys): not reverse geocoding. */
+const FORWARD = (n: string): boolean => /^geo\.(tn|tf|tp|key)\./.test(n);
 /**
  * Sections read only when an operation first needs them, even in a part already open: the road
- * graph's directions-only arrays (names, refs, destinations, their strings, way ids) and the
- * hierarchies' unpacking data.
+ * graph's directions-only arrays (names, refs, destinations, their strings, way ids), the
+ * hierarchies' unpacking data and the geocoder's forward-only sections.
  */
-const ON_USE = (n: string): boolean => /^g\.(edgeNameId|edgeRefId|edgeDestId|edgeWayId|strOffsets|strBytes)$/.test(n) || /^ch[td]\.(f\.unpack|b\.unpack|sc)$/.test(n);
+const ON_USE = (n: string): boolean => /^g\.(edgeNameId|edgeRefId|edgeDestId|edgeWayId|strOffsets|strBytes)$/.test(n) || /^ch[td]\.(f\.unpack|b\.unpack|sc)$/.test(n) || FORWARD(n);
 /** Bytes of the sections whose names start with one of the prefixes (those read on use only when `onUse` says which). */
 function bytesOf(f: BinFile, prefixes: string[], onUse: (n: string) => boolean = () => false): number {
   return f.names().filter((n) => prefixes.some((p) => n.startsWith(p)) && (!ON_USE(n) || onUse(n))).reduce((a, n) => a + f.sectionBytes(n), 0);
@@ -56,11 +58,23 @@ describe('a dataset read on demand', () => {
       const s = rng.int(ds.graph.numNodes), t = rng.int(ds.graph.numNodes);
       expect(qa.reset().addSource(s).addTarget(t).run().distance()).toBe(qb.reset().addSource(s).addTarget(t).run().distance());
     }
+    // reverse geocoding reads the geocoder but none of its forward-only sections; a text query reads them
+    for (const [lat, lon] of [[43.7384, 7.4246], [43.7311, 7.4197], [43.7450, 7.4300]]) {
+      const r = ds.geocoder!.reverse(lat, lon);
+      expect(r?.kind).toMatch(/address|interpolated|street/);
+      expect(r).toEqual(whole.geocoder!.reverse(lat, lon));
+    }
+    const reverse = bytesOf(f, [...CORE, SECTION.chDist, SECTION.geocode]);
+    expect(f.loadedBytes()).toBe(reverse);
+    expect(f.names().filter(FORWARD).length).toBeGreaterThan(0);
     expect(ds.geocoder!.search({ Street: 'Boulevard des Moulins', City: 'Monaco' } as never, { limit: 3 })).toEqual(whole.geocoder!.search({ Street: 'Boulevard des Moulins', City: 'Monaco' } as never, { limit: 3 }));
+    expect(f.loadedBytes()).toBeGreaterThan(reverse);
+    ds.geocoder!.index.readAll();
+    expect(f.loadedBytes()).toBe(bytesOf(f, [...CORE, SECTION.chDist, SECTION.geocode], FORWARD));
     expect(ds.cch?.arcOf.length).toBe(whole.cch?.arcOf.length);
     expect(ds.roadIndex?.search(0, 0, 1, 1).length).toBe(whole.roadIndex?.search(0, 0, 1, 1).length);
     void ds.landmarks;
-    expect(f.loadedBytes()).toBe(bytesOf(f, [...CORE, ...LATER]));
+    expect(f.loadedBytes()).toBe(bytesOf(f, [...CORE, ...LATER], FORWARD));
     // a path unpacked and named reads the rest
     const s = 3, t = ds.graph.numNodes - 5;
     expect(qa.reset().addSource(s).addTarget(t).run().arcPath()).toEqual(qb.reset().addSource(s).addTarget(t).run().arcPath());
@@ -149,7 +163,8 @@ describe('a dataset read on demand', () => {
       const [a, b] = await Promise.all([pool.run('geocode-items', task as never), pool.run('geocode-items', task as never), Promise.resolve(ds.geocoder)]);
       expect(a).toEqual(b);
       expect(ds.geocoder!.search(addresses[0] as never, { limit: 1 })).toEqual(whole.geocoder!.search(addresses[0] as never, { limit: 1 }));
-      expect(ds.file.loadedBytes()).toBe(bytesOf(ds.file, [...CORE, SECTION.geocode]));
+      ds.geocoder!.index.readAll();
+      expect(ds.file.loadedBytes()).toBe(bytesOf(ds.file, [...CORE, SECTION.geocode], FORWARD));
     } finally {
       await pool.close();
     }
