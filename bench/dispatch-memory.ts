@@ -39,12 +39,14 @@ for (const stops of [20, 1000]) {
   specs.set(stops, f);
 }
 await engine.close();
+/** A tree's own build of the dataset where it has one (a previous commit may read another format), else this tree's. */
+const datasetOf = (tree: string): string => (existsSync(join(tree, 'bench/out/porto.dkds')) ? join(tree, 'bench/out/porto.dkds') : DATASET);
 const trees: [string, string][] = [['this tree', HERE_TREE], ...(prev ? [['previous commit', prev] as [string, string]] : [])];
 const rows: (string | number)[][] = [];
 const mb = (x: number): string => `${x.toFixed(0)} MB`;
 for (const stops of [20, 1000]) {
   for (const [label, tree] of trees) {
-    const args = [CHILD, tree, DATASET, specs.get(stops)!, stops >= 1000 ? '10' : '5', ...(stops <= 20 ? ['warm'] : [])];
+    const args = [CHILD, tree, datasetOf(tree), specs.get(stops)!, stops >= 1000 ? '10' : '5', ...(stops <= 20 ? ['warm'] : [])];
     const r = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' }).trim().split('\n').pop()!) as Out;
     process.stderr.write(`${stops} ${label}: ${JSON.stringify(r)}\n`);
     rows.push([`${stops.toLocaleString('en')} stops`, label, r.status, mb(r.node), mb(r.idle), `**${mb(r.peak)}**`, `${(r.firstMs / 1000).toFixed(2)} s`,
@@ -53,7 +55,7 @@ for (const stops of [20, 1000]) {
 }
 writeSection('dispatch-memory', TITLE, [
   '`npm run build && node --import tsx bench/dispatch-memory.ts' + (prev ? ' --prev <worktree of the previous commit, built>' : '') + '`: plain `node` on the built package, Porto,',
-  '`Engine.open(dataset, { threads: 2 })`, the stops of bench/lib/porto-spec.ts (vehicles = stops / 50, at least 2), one fresh process per case.',
+  '`Engine.open(dataset, { threads: 2 })` (each tree on its own build of Porto, `bench/out/porto.dkds` in the tree, where it has one), the stops of bench/lib/porto-spec.ts (vehicles = stops / 50, at least 2), one fresh process per case.',
   'RSS of the whole process (worker threads included): before opening, idle with the engine, and the peak (sampled every 20 ms) over the first dispatch',
   '(time limit 5 s at 20 stops, 10 s at 1,000) and, at 20 stops, 14 warm repeats; warm = median of 7 at the default MinimumOptimization and at 1.',
   '',

@@ -3,12 +3,14 @@
  * (true point-to-segment distance in a local flat projection around the query point), with the
  * routing entries that respect the road's driving directions.
  *
- * The spatial index is a Flatbush R-tree over every geometry segment of every edge (one item per
- * segment, each undirected edge once). Its buffer persists as its own section (`s.rtree`), so
- * loading does not rebuild it. The nearest-segment search is a best-first walk over the R-tree's
- * own arrays with an exact segment distance at the leaves, kept hand-written: Flatbush's
- * `neighbors` orders by box distance in degrees, and made exact (growing k until the k-th box is
- * past the best segment) it takes about 1.6 times as long on Porto (bench/README.md, "Spatial indexes").
+ * The spatial index is a Flatbush R-tree over every edge's polyline in chunks of up to
+ * {@link SNAP_CHUNK} consecutive segments (one item per chunk, each undirected edge once; most
+ * edges are one chunk): a quarter of the items of one per segment, for the same answers — the
+ * leaves are measured segment by segment on the Float64 geometry. Its buffer persists as its own
+ * section (`s.rtree`), so loading does not rebuild it. The nearest-segment search is a best-first
+ * walk over the R-tree's own arrays with exact segment distances at the leaves, kept hand-written:
+ * Flatbush's `neighbors` orders by box distance in degrees, and made exact (growing k until the
+ * k-th box is past the best segment) it takes longer (bench/README.md, "Spatial indexes").
  */
 import Flatbush from 'flatbush';
 import { EngineError } from '../core/errors.js';
@@ -104,15 +106,25 @@ export const DEFAULT_SNAP_RADIUS_M = 1000;
 const RAD = Math.PI / 180;
 const M_PER_DEG = metresPerDegree(0).ky;
 
-const SNAP_FORMAT = 1;
+/** v2: items are chunks of up to {@link SNAP_CHUNK} segments (`s.chunkEdge`, `s.chunkPoint`), no longer single segments (`s.segEdge`). */
+const SNAP_FORMAT = 2;
+
+/**
+ * Segments per item of the snapping R-tree, at most. One item per segment took 7.5 MB on Porto
+ * (280,000 segments), the largest part of the dataset a dispatch reads; chunks of 8 take 2.6 MB
+ * (issue #26 item 4; bench/README.md, "Spatial indexes").
+ */
+export const SNAP_CHUNK = 8;
 
 /** A snapped point this close (metres along its edge) to an end of the edge's polyline is the graph node there. */
 export const NODE_TOLERANCE_M = 1e-3;
 
 export class Snapper {
   readonly index: Flatbush;
-  /** Edge of each indexed segment; segment s starts at geometry point `s + segEdge[s]`. */
-  readonly segEdge: Uint32Array;
+  /** Edge of each R-tree item (a chunk of consecutive segments of one edge's polyline). */
+  readonly chunkEdge: Uint32Array;
+  /** Geometry point where each item's first segment starts; its segments end at {@link chunkEnd}. */
+  readonly chunkPoint: Uint32Array;
   private readonly boxes: Float32Array | Float64Array;
   private readonly indices: Uint16Array | Uint32Array;
   private readonly levelBounds: number[];
@@ -123,9 +135,10 @@ export class Snapper {
   /** Default radius for {@link snap} when the call gives none. */
   radiusM: number;
 
-  private constructor(readonly graph: RoadGraph, index: Flatbush, segEdge: Uint32Array, radiusM: number) {
+  private constructor(readonly graph: RoadGraph, index: Flatbush, chunkEdge: Uint32Array, chunkPoint: Uint32Array, radiusM: number) {
     this.index = index;
-    this.segEdge = segEdge;
+    this.chunkEdge = chunkEdge;
+    this.chunkPoint = chunkPoint;
     if (!(index._boxes instanceof Float32Array || index._boxes instanceof Float64Array)) throw new EngineError('DatasetFormat', 'Snap index must store Float32 or Float64 boxes.');
     this.boxes = index._boxes;
     this.indices = index._indices;
@@ -135,48 +148,94 @@ export class Snapper {
     this.radiusM = radiusM;
   }
 
-  /** Indexes every segment of every edge of the graph. */
-  static build(graph: RoadGraph, opts: { radiusM?: number; nodeSize?: number; float64?: boolean } = {}): Snapper {
+  /**
+   * Indexes every segment of every edge of the graph, in chunks of up to `chunk` ({@link SNAP_CHUNK})
+   * consecutive segments of one edge.
+   */
+  static build(graph: RoadGraph, opts: { radiusM?: number; nodeSize?: number; float64?: boolean; chunk?: number } = {}): Snapper {
     const E = graph.numEdges;
     const gs = graph.edgeGeomStart;
-    const S = gs[E] - E;
-    if (S <= 0) throw new EngineError('InvalidInput', 'The road graph has no segments to snap to.');
-    const segEdge = new Uint32Array(S);
+    const K = opts.chunk ?? SNAP_CHUNK;
+    if (!(Number.isInteger(K) && K >= 1)) throw new EngineError('InvalidInput', `The snap index's chunk must be a whole number of segments ≥ 1, got ${K}.`, { path: 'chunk' });
+    let C = 0;
+    for (let e = 0; e < E; e++) C += Math.ceil((gs[e + 1] - 1 - gs[e]) / K);
+    if (C <= 0) throw new EngineError('InvalidInput', 'The road graph has no segments to snap to.');
+    const chunkEdge = new Uint32Array(C);
+    const chunkPoint = new Uint32Array(C);
     // Float32 boxes (half the bytes) rounded outwards, so box distances stay lower bounds and the
     // search stays exact: leaves are measured on the Float64 geometry.
     const f64 = opts.float64 === true;
-    const fb = new Flatbush(S, opts.nodeSize ?? 8, f64 ? Float64Array : Float32Array);
+    const fb = new Flatbush(C, opts.nodeSize ?? 8, f64 ? Float64Array : Float32Array);
     const la = graph.geomLat;
     const lo = graph.geomLon;
     const down = f64 ? (v: number) => v : f32Down;
     const up = f64 ? (v: number) => v : f32Up;
-    let s = 0;
+    let c = 0;
     for (let e = 0; e < E; e++) {
-      for (let p = gs[e]; p < gs[e + 1] - 1; p++) {
-        const y0 = la[p], x0 = lo[p], y1 = la[p + 1], x1 = lo[p + 1];
-        fb.add(down(x0 < x1 ? x0 : x1), down(y0 < y1 ? y0 : y1), up(x0 < x1 ? x1 : x0), up(y0 < y1 ? y1 : y0));
-        segEdge[s++] = e;
+      const last = gs[e + 1] - 1;
+      for (let p0 = gs[e]; p0 < last; p0 += K) {
+        const p1 = Math.min(p0 + K, last);
+        let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+        for (let p = p0; p <= p1; p++) {
+          const y = la[p], x = lo[p];
+          if (x < x0) x0 = x;
+          if (x > x1) x1 = x;
+          if (y < y0) y0 = y;
+          if (y > y1) y1 = y;
+        }
+        fb.add(down(x0), down(y0), up(x1), up(y1));
+        chunkEdge[c] = e;
+        chunkPoint[c++] = p0;
       }
     }
     fb.finish();
-    return new Snapper(graph, fb, segEdge, opts.radiusM ?? DEFAULT_SNAP_RADIUS_M);
+    return new Snapper(graph, fb, chunkEdge, chunkPoint, opts.radiusM ?? DEFAULT_SNAP_RADIUS_M).withChunk(K);
+  }
+
+  /** Segments per item at most ({@link SNAP_CHUNK} unless built otherwise). */
+  chunk = SNAP_CHUNK;
+  private withChunk(k: number): this {
+    this.chunk = k;
+    return this;
+  }
+
+  /** The geometry point where item `c`'s last segment ends (its segments start at chunkPoint[c] … end - 1). */
+  chunkEnd(c: number): number {
+    const last = this.graph.edgeGeomStart[this.chunkEdge[c] + 1] - 1;
+    const end = this.chunkPoint[c] + this.chunk;
+    return end < last ? end : last;
   }
 
   toSections(w: BinWriter, prefix: string): void {
-    w.add(`${prefix}meta`, new Float64Array([SNAP_FORMAT, this.radiusM]));
-    w.add(`${prefix}segEdge`, this.segEdge);
+    w.add(`${prefix}meta`, new Float64Array([SNAP_FORMAT, this.radiusM, this.chunk]));
+    w.add(`${prefix}chunkEdge`, this.chunkEdge);
+    w.add(`${prefix}chunkPoint`, this.chunkPoint);
     w.add(`${prefix}rtree`, indexBytes(this.index)); // the R-tree's own bytes, wherever it lives
   }
 
   static fromSections(f: BinFile, prefix: string, graph: RoadGraph): Snapper {
     const meta = f.get(`${prefix}meta`, Float64Array);
-    if (meta[0] !== SNAP_FORMAT) throw new EngineError('DatasetFormat', `Snap index format v${meta[0]}, expected v${SNAP_FORMAT}.`);
-    const segEdge = f.get(`${prefix}segEdge`, Uint32Array);
+    if (meta[0] !== SNAP_FORMAT) throw new EngineError('DatasetFormat', `Snap index format v${meta[0]}, expected v${SNAP_FORMAT}; rebuild the dataset.`);
+    const K = meta[2];
+    const chunkEdge = f.get(`${prefix}chunkEdge`, Uint32Array);
+    const chunkPoint = f.get(`${prefix}chunkPoint`, Uint32Array);
     const index = flatbushView(f.get(`${prefix}rtree`, Uint8Array), 'Snap index R-tree');
-    if (index.numItems !== segEdge.length || segEdge.length !== graph.edgeGeomStart[graph.numEdges] - graph.numEdges) {
-      throw new EngineError('DatasetFormat', 'Snap index does not match the road graph.');
+    const bad = (): EngineError => new EngineError('DatasetFormat', 'Snap index does not match the road graph.');
+    if (!(Number.isInteger(K) && K >= 1) || index.numItems !== chunkEdge.length || chunkPoint.length !== chunkEdge.length) throw bad();
+    // each item a chunk of its edge's segments, in (edge, point) order, as many as build makes:
+    // every segment is in exactly one item (a damaged array would send the search out of range)
+    const gs = graph.edgeGeomStart;
+    const E = graph.numEdges;
+    let want = 0;
+    for (let e = 0; e < E; e++) want += Math.ceil((gs[e + 1] - 1 - gs[e]) / K);
+    if (want !== chunkEdge.length) throw bad();
+    let prev = -1;
+    for (let c = 0; c < chunkEdge.length; c++) {
+      const e = chunkEdge[c], p = chunkPoint[c];
+      if (e >= E || p < gs[e] || p >= gs[e + 1] - 1 || (p - gs[e]) % K !== 0 || p <= prev) throw bad();
+      prev = p;
     }
-    return new Snapper(graph, index, segEdge, meta[1]);
+    return new Snapper(graph, index, chunkEdge, chunkPoint, meta[1]).withChunk(K);
   }
 
   /** Bounding box of the indexed roads (degrees). */
@@ -202,9 +261,9 @@ export class Snapper {
     const radiusM = opts.radiusM ?? this.radiusM;
     if (!(radiusM > 0)) throw new EngineError('InvalidInput', `The snap radius must be a positive number of metres, got ${radiusM}.`, { path: 'radiusM' });
     const margin = opts.surfaceFirst === false ? -1 : opts.surfaceMarginM ?? SURFACE_MARGIN_M;
-    const seg = this.nearest(lat, lon, radiusM, margin);
-    if (seg < 0) return null;
-    return this.makeSnap(lat, lon, seg, this.lastT, Math.sqrt(this.lastD2));
+    const at = this.nearest(lat, lon, radiusM, margin);
+    if (at < 0) return null;
+    return this.makeSnap(lat, lon, this.lastEdge, at, this.lastT, Math.sqrt(this.lastD2));
   }
 
   /**
@@ -218,24 +277,26 @@ export class Snapper {
     const dLat = radiusM / ky, dLon = radiusM / kx;
     const hits = this.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
     const la = this.graph.geomLat, lo = this.graph.geomLon;
-    const bestOf = new Map<number, { seg: number; t: number; d2: number }>();
+    // per edge its nearest segment (by the point where it starts: the segments' order)
+    const bestOf = new Map<number, { p: number; t: number; d2: number }>();
     const r2 = radiusM * radiusM;
-    for (const seg of hits) {
-      const g = seg + this.segEdge[seg];
-      const ax = (lo[g] - lon) * kx, ay = (la[g] - lat) * ky;
-      const ddx = (lo[g + 1] - lon) * kx - ax, ddy = (la[g + 1] - lat) * ky - ay;
-      const len2 = ddx * ddx + ddy * ddy;
-      let t = len2 > 0 ? -(ax * ddx + ay * ddy) / len2 : 0;
-      t = t < 0 ? 0 : t > 1 ? 1 : t;
-      const x = ax + t * ddx, y = ay + t * ddy;
-      const d2 = x * x + y * y;
-      if (d2 > r2) continue;
-      const e = this.segEdge[seg];
-      const had = bestOf.get(e);
-      if (!had || d2 < had.d2 || (d2 === had.d2 && seg < had.seg)) bestOf.set(e, { seg, t, d2 });
+    for (const c of hits) {
+      const e = this.chunkEdge[c];
+      for (let g = this.chunkPoint[c], end = this.chunkEnd(c); g < end; g++) {
+        const ax = (lo[g] - lon) * kx, ay = (la[g] - lat) * ky;
+        const ddx = (lo[g + 1] - lon) * kx - ax, ddy = (la[g + 1] - lat) * ky - ay;
+        const len2 = ddx * ddx + ddy * ddy;
+        let t = len2 > 0 ? -(ax * ddx + ay * ddy) / len2 : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        const x = ax + t * ddx, y = ay + t * ddy;
+        const d2 = x * x + y * y;
+        if (d2 > r2) continue;
+        const had = bestOf.get(e);
+        if (!had || d2 < had.d2 || (d2 === had.d2 && g < had.p)) bestOf.set(e, { p: g, t, d2 });
+      }
     }
-    const list = [...bestOf.values()].sort((a, b) => a.d2 - b.d2 || a.seg - b.seg).slice(0, Math.max(0, max));
-    return list.map((c) => this.makeSnap(lat, lon, c.seg, c.t, Math.sqrt(c.d2)));
+    const list = [...bestOf.entries()].sort((a, b) => a[1].d2 - b[1].d2 || a[1].p - b[1].p).slice(0, Math.max(0, max));
+    return list.map(([e, c]) => this.makeSnap(lat, lon, e, c.p, c.t, Math.sqrt(c.d2)));
   }
 
   /** Distance in metres from (lat, lon) to the nearest segment (no radius), as the snap measures it. */
@@ -261,9 +322,12 @@ export class Snapper {
 
   private lastT = 0;
   private lastD2 = Infinity;
+  private lastEdge = -1;
 
   /**
-   * Best-first search; returns the nearest segment within radiusM (or -1); sets lastT/lastD2. With `margin` ≥ 0, open roads first in the same pass: it
+   * Best-first search; returns the nearest segment within radiusM, as the geometry point where it
+   * starts (or -1); sets lastEdge/lastT/lastD2. Of segments at the same distance, the first in the
+   * geometry's order. With `margin` ≥ 0, open roads first in the same pass: it
    * also keeps the nearest open segment and, when the nearest is covered (and more than
    * {@link ON_ROAD_M} away), returns the open one if it is at most `margin` farther — searching
    * only as far as that needs (the nearest open road when it is the nearest: a plain search).
@@ -274,7 +338,10 @@ export class Snapper {
     const kx = M_PER_DEG * Math.cos(qlat * RAD); // = core/geo metresPerDegree(qlat)
     const boxes = this.boxes;
     const indices = this.indices;
-    const segEdge = this.segEdge;
+    const chunkEdge = this.chunkEdge;
+    const chunkPoint = this.chunkPoint;
+    const K = this.chunk;
+    const gs = this.graph.edgeGeomStart;
     const la = this.graph.geomLat;
     const lo = this.graph.geomLon;
     const numItems4 = this.numItems4;
@@ -284,12 +351,14 @@ export class Snapper {
     let bestD2 = cap2;
     let best = -1;
     let bestT = 0;
+    let bestEdge = -1;
     // open roads first: the nearest open segment too, and the pruning bound the rule needs
     const dual = margin >= 0;
     const ON2 = ON_ROAD_M * ON_ROAD_M;
     let openD2 = cap2;
     let open = -1;
     let openT = 0;
+    let openEdge = -1;
     let thr2 = cap2;
     let hn = 0;
     let ids = this.heapIds;
@@ -319,34 +388,42 @@ export class Snapper {
         if (bd2 > thr2) continue;
         const child = indices[p >> 2];
         if (isLeafLevel) {
-          // Exact distance to the segment (same formula as core/geo projectOnSegment).
-          const g = child + segEdge[child];
-          const ax = (lo[g] - qlon) * kx;
-          const ay = (la[g] - qlat) * ky;
-          const ddx = (lo[g + 1] - qlon) * kx - ax;
-          const ddy = (la[g + 1] - qlat) * ky - ay;
-          const len2 = ddx * ddx + ddy * ddy;
-          let t = len2 > 0 ? -(ax * ddx + ay * ddy) / len2 : 0;
-          if (t < 0) t = 0;
-          else if (t > 1) t = 1;
-          const x = ax + t * ddx;
-          const y = ay + t * ddy;
-          const d2 = x * x + y * y;
-          if (d2 < bestD2 || (d2 === bestD2 && child < best)) {
-            bestD2 = d2;
-            best = child;
-            bestT = t;
-          }
-          if (!dual) thr2 = bestD2;
-          else {
-            if ((edgeFlags[segEdge[child]] & EdgeFlag.Covered) === 0 && (d2 < openD2 || (d2 === openD2 && child < open))) {
-              openD2 = d2;
-              open = child;
-              openT = t;
+          // Exact distance to each segment of the chunk (same formula as core/geo projectOnSegment).
+          const e = chunkEdge[child];
+          const openRoad = (edgeFlags[e] & EdgeFlag.Covered) === 0;
+          const g0 = chunkPoint[child];
+          const last = gs[e + 1] - 1;
+          const gEnd = g0 + K < last ? g0 + K : last;
+          for (let g = g0; g < gEnd; g++) {
+            const ax = (lo[g] - qlon) * kx;
+            const ay = (la[g] - qlat) * ky;
+            const ddx = (lo[g + 1] - qlon) * kx - ax;
+            const ddy = (la[g + 1] - qlat) * ky - ay;
+            const len2 = ddx * ddx + ddy * ddy;
+            let t = len2 > 0 ? -(ax * ddx + ay * ddy) / len2 : 0;
+            if (t < 0) t = 0;
+            else if (t > 1) t = 1;
+            const x = ax + t * ddx;
+            const y = ay + t * ddy;
+            const d2 = x * x + y * y;
+            if (d2 < bestD2 || (d2 === bestD2 && g < best)) {
+              bestD2 = d2;
+              best = g;
+              bestT = t;
+              bestEdge = e;
             }
-            // the nearest is open, or on its covered road: a plain search; else open ones up to margin farther
-            if (best === open || bestD2 <= ON2 || (edgeFlags[segEdge[best]] & EdgeFlag.Covered) === 0) thr2 = bestD2;
-            else { const r = Math.sqrt(bestD2) + margin; thr2 = Math.min(cap2, openD2, r * r); }
+            if (!dual) thr2 = bestD2;
+            else {
+              if (openRoad && (d2 < openD2 || (d2 === openD2 && g < open))) {
+                openD2 = d2;
+                open = g;
+                openT = t;
+                openEdge = e;
+              }
+              // the nearest is open, or on its covered road: a plain search; else open ones up to margin farther
+              if (best === open || bestD2 <= ON2 || (edgeFlags[bestEdge] & EdgeFlag.Covered) === 0) thr2 = bestD2;
+              else { const r = Math.sqrt(bestD2) + margin; thr2 = Math.min(cap2, openD2, r * r); }
+            }
           }
         } else {
           if (hn === ids.length) {
@@ -357,21 +434,22 @@ export class Snapper {
         }
       }
     }
-    if (dual && best >= 0 && open >= 0 && open !== best && bestD2 > ON2 && (edgeFlags[segEdge[best]] & EdgeFlag.Covered) !== 0
+    if (dual && best >= 0 && open >= 0 && open !== best && bestD2 > ON2 && (edgeFlags[bestEdge] & EdgeFlag.Covered) !== 0
       && Math.sqrt(openD2) <= Math.sqrt(bestD2) + margin) {
       this.lastT = openT;
       this.lastD2 = openD2;
+      this.lastEdge = openEdge;
       return open;
     }
     this.lastT = bestT;
     this.lastD2 = bestD2;
+    this.lastEdge = bestEdge;
     return best;
   }
 
-  private makeSnap(qlat: number, qlon: number, seg: number, t: number, distanceM: number): Snap {
+  /** The snap onto the segment of edge `e` starting at geometry point `p`, at position `t` along it. */
+  private makeSnap(qlat: number, qlon: number, e: number, p: number, t: number, distanceM: number): Snap {
     const g = this.graph;
-    const e = this.segEdge[seg];
-    const p = seg + e;
     const first = g.edgeGeomStart[e];
     const last = g.edgeGeomStart[e + 1] - 1;
     const la = g.geomLat;
@@ -488,7 +566,12 @@ export class Snapper {
           stack[sn++] = child;
           continue;
         }
-        this.touchNode(child, lat, lon, osmId);
+        // the chunk's first segment may start at the point, its last end there
+        const ed = this.chunkEdge[child];
+        const p0 = this.chunkPoint[child];
+        if (p0 === g.edgeGeomStart[ed]) this.touchNode(ed, p0, lat, lon, osmId);
+        const pEnd = this.chunkEnd(child);
+        if (pEnd === g.edgeGeomStart[ed + 1] - 1) this.touchNode(ed, pEnd - 1, lat, lon, osmId);
       }
     }
     // In node order (the walk's order depends on the index layout); a junction has few copies.
@@ -512,15 +595,14 @@ export class Snapper {
   private atCount = 0;
 
   /**
-   * For segment `s`: when its edge starts or ends at (lat, lon), notes the graph nodes of OSM node
-   * `osmId` at that end in the scratch arrays, with the lowest arc arriving at / leaving each.
+   * For the segment of edge `ed` starting at geometry point `gp`: when the edge starts or ends
+   * there at (lat, lon), notes the graph nodes of OSM node `osmId` at that end in the scratch
+   * arrays, with the lowest arc arriving at / leaving each.
    */
-  private touchNode(s: number, lat: number, lon: number, osmId: number): void {
+  private touchNode(ed: number, gp: number, lat: number, lon: number, osmId: number): void {
     const g = this.graph;
     const la = g.geomLat;
     const lo = g.geomLon;
-    const ed = this.segEdge[s];
-    const gp = s + ed;
     const gl = g.edgeGeomStart[ed + 1] - 1;
     const startsHere = gp === g.edgeGeomStart[ed] && la[gp] === lat && lo[gp] === lon;
     const endsHere = gp + 1 === gl && la[gl] === lat && lo[gl] === lon;

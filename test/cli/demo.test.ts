@@ -1,6 +1,10 @@
 /** `dispatchkit demo` (the console demo; `npm start` now serves the page) answers every sample request on the Monaco dataset. */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureDemoDataset } from '../../src/cli/commands/demo.js';
+import { Engine } from '../../src/engine.js';
 import { fixtureDatasetFile } from '../helpers/datasets.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -37,4 +41,22 @@ describe('dispatchkit demo', () => {
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('© OpenStreetMap contributors');
   });
+
+  it('keeps a demo dataset this version reads, and builds again one written in another format (a checkout updated in place)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dk-demo-'));
+    const path = join(dir, 'monaco-latest.dkds');
+    copyFileSync(data, path);
+    const kept = statSync(path).mtimeMs;
+    expect(await ensureDemoDataset(true, dir)).toBe(path);
+    expect(statSync(path).mtimeMs).toBe(kept);
+    // a file this version refuses (DatasetFormat): here, one that is not a dataset at all
+    writeFileSync(path, Buffer.alloc(4096, 7));
+    expect(await ensureDemoDataset(true, dir)).toBe(path);
+    const engine = await Engine.open(path, { offload: false });
+    try {
+      expect(engine.dataset.meta.counts.nodes).toBeGreaterThan(1000);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
 });

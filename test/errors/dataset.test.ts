@@ -131,7 +131,7 @@ describe('dataset files: damage gives DatasetFormat naming the file and section'
   });
 
   it('section lengths that are not a multiple of the element size, or disagree with the component', () => {
-    for (const name of ['g.head', 'g.lat', 'g.edgeFlags', 'cht.f.head', 'chd.rank', 's.segEdge']) {
+    for (const name of ['g.head', 'g.lat', 'g.edgeFlags', 'cht.f.head', 'chd.rank', 's.chunkEdge']) {
       const e = entry(name);
       const size = e.dtype === 8 ? 8 : e.dtype >= 5 ? 4 : e.dtype >= 3 ? 2 : 1;
       if (size > 1) expectFormat(withEdit((dv) => dv.setFloat64(e.at + 48, e.length - 1, true)));

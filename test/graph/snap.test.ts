@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildRoadGraph } from '../../src/graph/build.js';
-import { ON_ROAD_M, Snapper, SURFACE_MARGIN_M, fmtDistance } from '../../src/graph/snap.js';
+import { ON_ROAD_M, SNAP_CHUNK, Snapper, SURFACE_MARGIN_M, fmtDistance } from '../../src/graph/snap.js';
+import { Rng } from '../../src/core/rng.js';
 import { EdgeFlag } from '../../src/osm/car-profile.js';
 import { RoadGraph } from '../../src/graph/road-graph.js';
 import { OsmElements } from '../../src/osm/xml.js';
@@ -294,6 +295,53 @@ describe('Snapper on Monaco', () => {
       expect(s.sourceEntries.length + s.targetEntries.length).toBeGreaterThan(0);
     }
     expect(checked).toBeGreaterThan(50);
+  });
+
+  it('items of any number of segments give the very snaps of one item per segment (points anywhere, on nodes, on vertices)', () => {
+    expect(snapper.chunk).toBe(SNAP_CHUNK);
+    const single = Snapper.build(g, { chunk: 1 });
+    expect(single.chunkEdge.length).toBe(g.edgeGeomStart[g.numEdges] - g.numEdges);
+    expect(snapper.chunkEdge.length).toBeLessThan(single.chunkEdge.length / 2);
+    const others = [snapper, Snapper.build(g, { chunk: 3 }), Snapper.build(g, { chunk: 64 })];
+    const rng = new Rng(26);
+    const pts: [number, number][] = [];
+    for (let i = 0; i < 300; i++) pts.push([bb.minLat + rng.next() * (bb.maxLat - bb.minLat), bb.minLon + rng.next() * (bb.maxLon - bb.minLon)]);
+    for (let i = 0; i < 150; i++) { const v = rng.int(g.numNodes); pts.push([g.lat[v], g.lon[v]]); }
+    for (let i = 0; i < 150; i++) { const p = rng.int(g.geomLat.length); pts.push([g.geomLat[p], g.geomLon[p]]); }
+    for (const [lat, lon] of pts) {
+      const want = single.trySnap(lat, lon);
+      const wantAny = single.trySnap(lat, lon, { surfaceFirst: false });
+      const wantCands = single.candidates(lat, lon, 150, 6);
+      for (const o of others) {
+        expect(o.trySnap(lat, lon)).toEqual(want);
+        expect(o.trySnap(lat, lon, { surfaceFirst: false })).toEqual(wantAny);
+        expect(o.candidates(lat, lon, 150, 6)).toEqual(wantCands);
+      }
+    }
+    expect(() => Snapper.build(g, { chunk: 0 })).toThrow(/chunk/);
+  });
+
+  it('a snap index whose items do not cover the road graph is refused (DatasetFormat)', () => {
+    const w = new BinWriter(0x4b44, 1);
+    g.toSections(w, 'graph.');
+    snapper.toSections(w, 'snap.');
+    const f = BinFile.from(w.toBuffer(true));
+    const points = f.get('snap.chunkPoint', Uint32Array);
+    const c = points.findIndex((p, i) => i > 0 && snapper.chunkEdge[i] === snapper.chunkEdge[i - 1]);
+    expect(c).toBeGreaterThan(0);
+    const damaged = (mutate: (a: Uint32Array) => void) => {
+      const w2 = new BinWriter(0x4b44, 1);
+      g.toSections(w2, 'graph.');
+      const copy = new Uint32Array(points);
+      mutate(copy);
+      w2.add('snap.meta', f.get('snap.meta', Float64Array)).add('snap.chunkEdge', f.get('snap.chunkEdge', Uint32Array)).add('snap.chunkPoint', copy).add('snap.rtree', f.get('snap.rtree', Uint8Array));
+      const f2 = BinFile.from(w2.toBuffer(true));
+      return () => Snapper.fromSections(f2, 'snap.', RoadGraph.fromSections(f2, 'graph.'));
+    };
+    expect(damaged(() => {})().chunkEdge.length).toBe(snapper.chunkEdge.length);
+    expect(damaged((a) => { a[c] += 1; })).toThrow(/Snap index does not match the road graph/);
+    expect(damaged((a) => { a[c] = a[c - 1]; })).toThrow(/Snap index does not match the road graph/);
+    expect(damaged((a) => { a[a.length - 1] = g.geomLat.length + 5; })).toThrow(/Snap index does not match the road graph/);
   });
 
   it('persists: sections round trip gives identical arrays and snaps', () => {

@@ -11,6 +11,9 @@ import type { Command } from '../command.js';
 import { EXIT } from '../command.js';
 import { Engine } from '../../engine.js';
 import { buildDatasetFile } from '../../dataset/build.js';
+import { Dataset } from '../../dataset/dataset.js';
+import { closeBacking } from '../../core/binfile.js';
+import { isEngineError } from '../../core/errors.js';
 import { WorkerPool } from '../../workers/pool.js';
 import { DistanceResultSchema, type Location } from '../../records/index.js';
 import { ProgressPrinter } from '../progress.js';
@@ -32,13 +35,34 @@ function fmtDuration(s: number): string {
   return m > 0 ? `${m} min ${String(Math.round(s % 60)).padStart(2, '0')} s` : `${Math.round(s)} s`;
 }
 
-export async function ensureDemoDataset(quiet = false): Promise<string> {
-  const dataDir = fileURLToPath(new URL('data/', PACKAGE_ROOT));
-  const path = `${dataDir}monaco-latest.dkds`;
-  if (existsSync(path)) return path;
+/**
+ * Why the demo dataset at `path` cannot serve this version (a DatasetFormat message: built by a
+ * version that wrote another format), or null when it opens.
+ */
+function unreadable(path: string): string | null {
+  try {
+    closeBacking(Dataset.open(path).buffer);
+    return null;
+  } catch (e) {
+    if (isEngineError(e) && e.code === 'DatasetFormat') return e.message;
+    throw e;
+  }
+}
+
+/**
+ * The demo dataset (data/monaco-latest.dkds), built from the embedded extract when absent — or
+ * built again when it is one an earlier version wrote in another format (it is this package's own
+ * cache: a checkout updated in place must not fail on it).
+ */
+export async function ensureDemoDataset(quiet = false, dataDir = fileURLToPath(new URL('data/', PACKAGE_ROOT))): Promise<string> {
+  const path = join(dataDir, 'monaco-latest.dkds');
+  const stale = existsSync(path) ? unreadable(path) : 'absent';
+  if (stale === null) return path;
   mkdirSync(dataDir, { recursive: true });
   const extract = fileURLToPath(new URL('fixtures/monaco-latest.osm.pbf', PACKAGE_ROOT));
-  process.stderr.write(`Building the demo dataset from ${extract} (first run only) …\n`);
+  process.stderr.write(stale === 'absent'
+    ? `Building the demo dataset from ${extract} (first run only) …\n`
+    : `The demo dataset was written by another version of dispatchkit (${stale}); building it again from ${extract} …\n`);
   const progress = new ProgressPrinter(process.stderr, quiet);
   const pool = new WorkerPool({ threads: 2 });
   try {
