@@ -31,7 +31,7 @@ import { metresPerDegree, mercatorX, mercatorY } from '../src/core/geo.js';
 import { f32Down, f32Up, indexBytes, NearestWalk } from '../src/core/spatial.js';
 import { Dataset } from '../src/dataset/dataset.js';
 import { DatasetTravel } from '../src/dataset/travel.js';
-import type { GeocodeIndex } from '../src/geocode/geocode-index.js';
+import { STREET_CHUNK, type GeocodeIndex } from '../src/geocode/geocode-index.js';
 import { projectOnLine } from '../src/geocode/interpolate.js';
 import { PointIndex, PointIndexBuilder, SegmentIndex, SegmentIndexBuilder } from '../src/geocode/spatial.js';
 import { Geocoder } from '../src/geocode/search.js';
@@ -278,6 +278,7 @@ function neighborsExact(fb: Flatbush, lat: number, lon: number, maxDist: number,
   const round = (d: number) => Math.round(d * 1000);
   const t = timeQueries(N, {
     grid: (q) => { const r = grid.nearest(qlat[q], qlon[q], maxD, n, dist(qlat[q], qlon[q])); return r.item < 0 ? 0 : round(r.dist); },
+    chunks: (q) => { const r = geo.nearestStreet(qlat[q], qlon[q], maxD, dist(qlat[q], qlon[q])); return r.item < 0 ? 0 : round(r.dist); },
     walk: (q) => { const r = segIx.nearest(qlat[q], qlon[q], maxD, dist(qlat[q], qlon[q])); return r.item < 0 ? 0 : round(r.dist); },
     neighbors: (q) => {
       const d = dist(qlat[q], qlon[q]);
@@ -294,17 +295,22 @@ function neighborsExact(fb: Flatbush, lat: number, lon: number, maxDist: number,
     },
   });
   const bytesOf = (m: Sections) => [...m.values()].reduce((a, x) => a + x.byteLength, 0);
+  // the engine's own index (geocode format v3): items of up to STREET_CHUNK segments of a chain
+  const chunkBytes = ds.file.sectionBytes('geo.gs.fb') + ds.file.sectionBytes('geo.gs.id');
   fig.streetGrid = t[0].us / t[1].us;
-  fig.streetNeighbors = t[2].us / t[1].us;
-  fig.streetBytes = bytesOf(fbSec) / bytesOf(gridSec);
+  fig.streetNeighbors = t[3].us / t[1].us;
+  fig.streetSingle = t[2].us / t[1].us;
+  fig.streetBytes = chunkBytes / bytesOf(gridSec);
+  fig.streetChunkBytes = chunkBytes / bytesOf(fbSec);
   const need = `reverse: nearest of ${items.length.toLocaleString('en-US')} street segments, 1.3 km`;
   const gBuild = fmtMs(timeBuild(buildGrid));
   const fBuild = fmtMs(timeBuild(buildFb));
   report(need, t[0], [
     { t: t[0], index: 'sparse 0.005° grid (hand-written, before)', build: gBuild, bytes: mib(bytesOf(gridSec)) },
-    { t: t[1], index: 'flatbush + best-first walk (adopted)', build: fBuild, bytes: mib(bytesOf(fbSec)), kept: true },
-    { t: t[2], index: 'flatbush `neighbors`, k ×4 until exact', build: fBuild, bytes: mib(bytesOf(fbSec)) },
-    { t: t[3], index: 'flatbush `search` of the 1.3 km box', build: fBuild, bytes: mib(bytesOf(fbSec)) },
+    { t: t[1], index: `flatbush over chunks of up to ${STREET_CHUNK} segments + best-first walk (adopted, \`nearestStreet\`)`, build: '(at dataset build)', bytes: mib(chunkBytes), kept: true },
+    { t: t[2], index: 'flatbush over single segments + best-first walk (before: geocode format v2)', build: fBuild, bytes: mib(bytesOf(fbSec)) },
+    { t: t[3], index: 'flatbush (single segments) `neighbors`, k ×4 until exact', build: fBuild, bytes: mib(bytesOf(fbSec)) },
+    { t: t[4], index: 'flatbush (single segments) `search` of the 1.3 km box', build: fBuild, bytes: mib(bytesOf(fbSec)) },
   ]);
 }
 
@@ -505,7 +511,7 @@ const body = [
   '',
   `- **Kept hand-written**: (1) the snapper's best-first walk over its flatbush arrays (the R-tree itself is flatbush, persisted as \`s.rtree\` since before): Flatbush's own \`neighbors\` orders by box distance in degrees; made exact it takes ${fig.snapNeighbors.toFixed(2)}× the walk's time, a \`search\` of the radius' box ${fig.snapSearch.toFixed(0)}×. Its items are chunks of up to ${SNAP_CHUNK} consecutive segments of one edge (snap format v2, issue #26 item 4), the leaves measured segment by segment: the same answers as one item per segment in ${(1 / fig.snapSingle).toFixed(2)}× its time, with ${(fig.snapBytes * 100).toFixed(0)} % of its bytes (it was the largest part of the dataset a dispatch reads). `
   + `(2) Region assignment: it asks which vehicle is nearest by travel time, which the dispatch's matrix answers in a scan; geokdbush answers nearest by distance, ${around ? `${fig.regionsGeo.toFixed(1)}× slower and a different region for ${(fig.regionsDiffer * 100).toFixed(0)} % of the stops` : 'a different question'}.`,
-  `- **Adopted**: kdbush for the geocoder's address points (\`geo.ga.kd\`: ${fig.pointGrid.toFixed(1)}× faster than the grid), flatbush for its street and range segments (\`geo.gs.fb\`, \`geo.gr.fb\`, searched by the walk of \`core/spatial.ts\`: ${fig.streetGrid.toFixed(1)}× faster than the grid; Flatbush's \`neighbors\` made exact takes ${fig.streetNeighbors.toFixed(1)}× the walk's time), `
+  `- **Adopted**: kdbush for the geocoder's address points (\`geo.ga.kd\`: ${fig.pointGrid.toFixed(1)}× faster than the grid), flatbush for its street and range segments (\`geo.gs.fb\`, \`geo.gr.fb\`, searched by the walk of \`core/spatial.ts\`: ${fig.streetGrid.toFixed(1)}× faster than the grid; Flatbush's \`neighbors\` made exact takes ${fig.streetNeighbors.toFixed(1)}× the walk's time; the street index's items are runs of up to ${STREET_CHUNK} segments of a chain since geocode format v3, issue #26 item 4: ${(fig.streetChunkBytes * 100).toFixed(0)} % of the bytes of one item per segment, a query in ${(1 / fig.streetSingle).toFixed(2)}× its time, the same answers), `
   + `Porto's \`reverse()\` end to end ${fig.reverse.toFixed(1)}× faster; the price is memory: the street index takes ${fig.streetBytes.toFixed(1)}× the grid's bytes. `
   + `Flatbush for the map's road index (\`r.rtree\`, persisted: ${fig.map >= 1 ? `${fig.map.toFixed(2)}× faster per view, and ` : ''}no thread builds a ${mib(fig.mapGridBytes)} grid in ${fmtMs(fig.mapGridBuild)} ms on its first map any more). `
   + `geokdbush is adopted nowhere: every distance in the engine is the flat one around the query (its great-circle \`around\` takes ${around ? `${fig.pointGeo.toFixed(1)}×` : 'several times'} kdbush's \`range\` time on the address points: it allocates a queue per query).`,

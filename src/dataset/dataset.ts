@@ -21,9 +21,11 @@ import { CchTopology } from '../ch/cch.js';
 export const DATASET_TAG = 0x53444b44;
 /**
  * v2 (issue #26): the geocoder's spatial indexes are kdbush / flatbush (geocode index format v2),
- * and the map's road index (`r.`) is persisted. v1 files are refused: rebuild them.
+ * and the map's road index (`r.`) is persisted. v3 (issue #26 item 4): the snapping index and the
+ * geocoder's street index hold chunks of segments (snap format v2, geocode index format v3).
+ * Older files are refused when opened: rebuild them.
  */
-export const DATASET_VERSION = 2;
+export const DATASET_VERSION = 3;
 
 export const SECTION = {
   meta: 'meta',

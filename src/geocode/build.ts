@@ -35,7 +35,7 @@ import { StringPoolBuilder, type Sections } from './sections.js';
 import { buildTrigramSections } from './fuzzy.js';
 import { PointIndexBuilder, SegmentIndexBuilder } from './spatial.js';
 import { COUNTRY_ALIAS } from './dict.js';
-import { GeocodeIndex, FORMAT_VERSION, PlaceRank, DIR_CODES, RangeSource } from './geocode-index.js';
+import { GeocodeIndex, FORMAT_VERSION, PlaceRank, DIR_CODES, RangeSource, streetChunkEnd } from './geocode-index.js';
 
 export interface GeocodeBuildOptions extends LongWorkOptions {
   /** Text of a TIGER-style address-range CSV (see tiger.ts). */
@@ -1153,10 +1153,24 @@ function writeSpatialIndexes(m: Sections, geom: StreetGeometry, ad: AddressTable
   for (let k = 0; k < ad.n; k++) ga.add(k, ad.lat[k], ad.lon[k]);
   ga.write(m, 'ga');
   const { ptLat, ptLon, ptNext } = geom;
+  // lone points, and chains in runs of up to STREET_CHUNK segments (streetChunkEnd)
   const gs = new SegmentIndexBuilder();
-  for (let i = 0; i < ptLat.length; i++) {
-    if (!ptNext[i]) { if (i === 0 || !ptNext[i - 1]) gs.addPoint(i, ptLat[i], ptLon[i]); continue; }
-    gs.addBox(i, Math.min(ptLat[i], ptLat[i + 1]), Math.min(ptLon[i], ptLon[i + 1]), Math.max(ptLat[i], ptLat[i + 1]), Math.max(ptLon[i], ptLon[i + 1]));
+  for (let i = 0; i < ptLat.length;) {
+    if (!ptNext[i]) {
+      if (i === 0 || !ptNext[i - 1]) gs.addPoint(i, ptLat[i], ptLon[i]);
+      i++;
+      continue;
+    }
+    const end = streetChunkEnd(ptNext, i);
+    let y0 = Infinity, x0 = Infinity, y1 = -Infinity, x1 = -Infinity;
+    for (let j = i; j <= end; j++) {
+      if (ptLat[j] < y0) y0 = ptLat[j];
+      if (ptLat[j] > y1) y1 = ptLat[j];
+      if (ptLon[j] < x0) x0 = ptLon[j];
+      if (ptLon[j] > x1) x1 = ptLon[j];
+    }
+    gs.addBox(i, y0, x0, y1, x1);
+    i = end;
   }
   gs.write(m, 'gs');
   // range segments (OSM interpolation lines, TIGER) for reverse geocoding with house numbers

@@ -896,7 +896,7 @@ export class Geocoder {
   private reverseOnStreet(lat: number, lon: number, maxDist: number): ReverseResult | null {
     const idx = this.index;
     const cls = idx.ptClass;
-    const s = idx.segIndex.nearest(lat, lon, maxDist + MAX_PENALTY_M, (i) => {
+    const s = idx.nearestStreet(lat, lon, maxDist + MAX_PENALTY_M, (i) => {
       const line: Line = { lat: idx.ptLat, lon: idx.ptLon, start: i, end: idx.ptNext[i] ? i + 2 : i + 1 };
       const d = projectOnLine(line, lat, lon).dist;
       return d > maxDist ? Infinity : d + (cls[i] === 0 ? 0 : classPenalty(cls[i]));

@@ -5,7 +5,7 @@
  *
  * The spatial index is a Flatbush R-tree over every edge's polyline in chunks of up to
  * {@link SNAP_CHUNK} consecutive segments (one item per chunk, each undirected edge once; most
- * edges are one chunk): a quarter of the items of one per segment, for the same answers — the
+ * edges are one chunk): about a third of the items of one per segment, for the same answers — the
  * leaves are measured segment by segment on the Float64 geometry. Its buffer persists as its own
  * section (`s.rtree`), so loading does not rebuild it. The nearest-segment search is a best-first
  * walk over the R-tree's own arrays with exact segment distances at the leaves, kept hand-written:
@@ -110,9 +110,9 @@ const M_PER_DEG = metresPerDegree(0).ky;
 const SNAP_FORMAT = 2;
 
 /**
- * Segments per item of the snapping R-tree, at most. One item per segment took 7.5 MB on Porto
- * (280,000 segments), the largest part of the dataset a dispatch reads; chunks of 8 take 2.6 MB
- * (issue #26 item 4; bench/README.md, "Spatial indexes").
+ * Segments per item of the snapping R-tree, at most. One item per segment took 7.50 MiB on Porto
+ * (292,836 segments), the largest part of the dataset a dispatch reads; chunks of 8 take 2.72 MiB
+ * (92,558 items; issue #26 item 4; bench/README.md, "Spatial indexes").
  */
 export const SNAP_CHUNK = 8;
 
@@ -135,7 +135,11 @@ export class Snapper {
   /** Default radius for {@link snap} when the call gives none. */
   radiusM: number;
 
-  private constructor(readonly graph: RoadGraph, index: Flatbush, chunkEdge: Uint32Array, chunkPoint: Uint32Array, radiusM: number) {
+  /** Segments per item at most ({@link SNAP_CHUNK} unless built otherwise). */
+  readonly chunk: number;
+
+  private constructor(readonly graph: RoadGraph, index: Flatbush, chunkEdge: Uint32Array, chunkPoint: Uint32Array, chunk: number, radiusM: number) {
+    this.chunk = chunk;
     this.index = index;
     this.chunkEdge = chunkEdge;
     this.chunkPoint = chunkPoint;
@@ -158,7 +162,7 @@ export class Snapper {
     const K = opts.chunk ?? SNAP_CHUNK;
     if (!(Number.isInteger(K) && K >= 1)) throw new EngineError('InvalidInput', `The snap index's chunk must be a whole number of segments ≥ 1, got ${K}.`, { path: 'chunk' });
     let C = 0;
-    for (let e = 0; e < E; e++) C += Math.ceil((gs[e + 1] - 1 - gs[e]) / K);
+    for (let e = 0; e < E; e++) C += Math.max(0, Math.ceil((gs[e + 1] - 1 - gs[e]) / K));
     if (C <= 0) throw new EngineError('InvalidInput', 'The road graph has no segments to snap to.');
     const chunkEdge = new Uint32Array(C);
     const chunkPoint = new Uint32Array(C);
@@ -189,14 +193,7 @@ export class Snapper {
       }
     }
     fb.finish();
-    return new Snapper(graph, fb, chunkEdge, chunkPoint, opts.radiusM ?? DEFAULT_SNAP_RADIUS_M).withChunk(K);
-  }
-
-  /** Segments per item at most ({@link SNAP_CHUNK} unless built otherwise). */
-  chunk = SNAP_CHUNK;
-  private withChunk(k: number): this {
-    this.chunk = k;
-    return this;
+    return new Snapper(graph, fb, chunkEdge, chunkPoint, K, opts.radiusM ?? DEFAULT_SNAP_RADIUS_M);
   }
 
   /** The geometry point where item `c`'s last segment ends (its segments start at chunkPoint[c] … end - 1). */
@@ -227,7 +224,7 @@ export class Snapper {
     const gs = graph.edgeGeomStart;
     const E = graph.numEdges;
     let want = 0;
-    for (let e = 0; e < E; e++) want += Math.ceil((gs[e + 1] - 1 - gs[e]) / K);
+    for (let e = 0; e < E; e++) want += Math.max(0, Math.ceil((gs[e + 1] - 1 - gs[e]) / K));
     if (want !== chunkEdge.length) throw bad();
     let prev = -1;
     for (let c = 0; c < chunkEdge.length; c++) {
@@ -235,7 +232,7 @@ export class Snapper {
       if (e >= E || p < gs[e] || p >= gs[e + 1] - 1 || (p - gs[e]) % K !== 0 || p <= prev) throw bad();
       prev = p;
     }
-    return new Snapper(graph, index, chunkEdge, chunkPoint, meta[1]).withChunk(K);
+    return new Snapper(graph, index, chunkEdge, chunkPoint, K, meta[1]);
   }
 
   /** Bounding box of the indexed roads (degrees). */

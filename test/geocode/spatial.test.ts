@@ -11,7 +11,7 @@ import { Rng } from '../../src/core/rng.js';
 import { metresPerDegree } from '../../src/core/geo.js';
 import { OsmPbfFile } from '../../src/osm/pbf.js';
 import { buildGeocodeIndex } from '../../src/geocode/build.js';
-import type { GeocodeIndex } from '../../src/geocode/geocode-index.js';
+import { STREET_CHUNK, type GeocodeIndex } from '../../src/geocode/geocode-index.js';
 import { projectOnLine } from '../../src/geocode/interpolate.js';
 import { fixtureDataset } from '../helpers/datasets.js';
 
@@ -85,13 +85,15 @@ describe.each([['Monaco (reopened from the dataset)', () => monaco], ['API test 
   it('street segments: the nearest by distance plus a class penalty is the brute-force one', () => {
     const ix = get();
     const items = streetItems(ix);
-    expect(ix.segIndex.size).toBe(items.length);
+    // items of up to STREET_CHUNK segments: fewer than the segments, the same answers
+    expect(ix.segIndex.size).toBeLessThan(items.length);
+    expect(ix.segIndex.size).toBeGreaterThanOrEqual(Math.ceil(items.length / STREET_CHUNK));
     const rng = new Rng(42);
     let found = 0;
     for (const { lat, lon } of queries(ix, rng, 300, 400)) {
       const dist = (i: number) => projectOnLine({ lat: ix.ptLat, lon: ix.ptLon, start: i, end: ix.ptNext[i] ? i + 2 : i + 1 }, lat, lon).dist + (ix.ptClass[i] ? 120 : 0);
       for (const r of [30, 1300]) {
-        const got = ix.segIndex.nearest(lat, lon, r, dist);
+        const got = ix.nearestStreet(lat, lon, r, dist);
         expect(got).toEqual(brute(items, r, dist));
         if (got.item >= 0) found++;
       }

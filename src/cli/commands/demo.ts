@@ -36,12 +36,17 @@ function fmtDuration(s: number): string {
 }
 
 /**
- * Why the demo dataset at `path` cannot serve this version (a DatasetFormat message: built by a
- * version that wrote another format), or null when it opens.
+ * Why the demo dataset at `path` cannot serve this version (a DatasetFormat message: written by a
+ * version with another format, or damaged), or null when every part of it opens.
  */
 function unreadable(path: string): string | null {
   try {
-    closeBacking(Dataset.open(path).buffer);
+    const ds = Dataset.open(path);
+    try {
+      ds.openAll();
+    } finally {
+      closeBacking(ds.buffer);
+    }
     return null;
   } catch (e) {
     if (isEngineError(e) && e.code === 'DatasetFormat') return e.message;
@@ -62,7 +67,7 @@ export async function ensureDemoDataset(quiet = false, dataDir = fileURLToPath(n
   const extract = fileURLToPath(new URL('fixtures/monaco-latest.osm.pbf', PACKAGE_ROOT));
   process.stderr.write(stale === 'absent'
     ? `Building the demo dataset from ${extract} (first run only) …\n`
-    : `The demo dataset was written by another version of dispatchkit (${stale}); building it again from ${extract} …\n`);
+    : `The demo dataset cannot be read by this version (${stale}); building it again from ${extract} …\n`);
   const progress = new ProgressPrinter(process.stderr, quiet);
   const pool = new WorkerPool({ threads: 2 });
   try {
