@@ -102,10 +102,10 @@ export class GeocodeIndex {
   readonly nmTypeAt: Uint8Array; readonly nmPre: Uint8Array; readonly nmPost: Uint8Array; readonly nmDigits: Uint32Array; readonly nmWords: Uint32Array;
   readonly nmStreetOff: Uint32Array; readonly nmPhOrder: Uint32Array; readonly nmRaw: Uint32Array;
   // lookup structures (the trigram indexes and `keys` built on first use: FORWARD_ONLY)
-  get nameGrams(): TrigramIndex { return (this.lazy.nameGrams ??= new TrigramIndex(this.reader, 'tn')); }
+  get nameGrams(): TrigramIndex { return (this.lazy.nameGrams ??= this.later('tn', () => new TrigramIndex(this.reader, 'tn'))); }
   /** Trigrams of the whole names (type included). */
-  get fullGrams(): TrigramIndex { return (this.lazy.fullGrams ??= new TrigramIndex(this.reader, 'tf')); }
-  get placeGrams(): TrigramIndex { return (this.lazy.placeGrams ??= new TrigramIndex(this.reader, 'tp')); }
+  get fullGrams(): TrigramIndex { return (this.lazy.fullGrams ??= this.later('tf', () => new TrigramIndex(this.reader, 'tf'))); }
+  get placeGrams(): TrigramIndex { return (this.lazy.placeGrams ??= this.later('tp', () => new TrigramIndex(this.reader, 'tp'))); }
   /** Address points (items: address index). */
   readonly addrIndex: PointIndex;
   /**
@@ -120,7 +120,20 @@ export class GeocodeIndex {
   /** Display strings (street names, house numbers, place names, postcodes). */
   readonly strings: StringPool;
   /** Normalised keys. */
-  get keys(): StringPool { return (this.lazy.keys ??= new StringPool(this.reader, 'key')); }
+  get keys(): StringPool { return (this.lazy.keys ??= this.later('key', () => new StringPool(this.reader, 'key'))); }
+
+  /**
+   * A part built on first use from sections read then: what does not fit together is DatasetFormat
+   * naming the sections (as when the whole index is opened at once), not an internal error.
+   */
+  private later<T>(name: string, make: () => T): T {
+    try {
+      return make();
+    } catch (e) {
+      if (e instanceof EngineError) throw e;
+      throw new EngineError('DatasetFormat', `Geocode index sections "${name}.…" are damaged: ${e instanceof Error ? e.message : String(e)}.`, { cause: e });
+    }
+  }
 
   private readonly sections: Sections;
   private readonly reader: SectionReader;

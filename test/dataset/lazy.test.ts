@@ -9,7 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BinFile } from '../../src/core/binfile.js';
+import { BinFile, type BinWriter, type TypedArray } from '../../src/core/binfile.js';
+import { GeocodeIndex } from '../../src/geocode/geocode-index.js';
 import { Dataset, SECTION } from '../../src/dataset/dataset.js';
 import { Engine } from '../../src/engine.js';
 import { Rng } from '../../src/core/rng.js';
@@ -108,6 +109,17 @@ describe('a dataset read on demand', () => {
     // openAll reads everything, these arrays included
     ds.openAll();
     expect(f.loadedBytes()).toBe(f.names().reduce((a, n) => a + f.sectionBytes(n), 0));
+  });
+
+  it("the geocoder's forward-only parts, built on first use, report sections that do not fit as DatasetFormat", () => {
+    // the index's sections as its writer hands them over, `key.o` left to first use and empty
+    const sections = new Map<string, TypedArray>();
+    whole.geocoder!.index.toSections({ add(name: string, a: TypedArray) { sections.set(name.slice('geo.'.length), a); return this; } } as unknown as BinWriter, 'geo');
+    sections.delete('key.o');
+    const ix = new GeocodeIndex(sections, new Map([['key.o', { read: () => new Uint32Array(0), bytes: 0 }]]));
+    expect(ix.streetCount).toBe(whole.geocoder!.index.streetCount);
+    expect(errorOf(() => ix.keys).code).toBe('DatasetFormat');
+    expect(errorOf(() => ix.keys).message).toMatch(/Geocode index sections "key\.…" are damaged/);
   });
 
   it('worker threads read the parts they use into the shared buffer (a dispatch reverse-geocodes its stops there)', async () => {
