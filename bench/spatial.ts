@@ -28,7 +28,7 @@ import Flatbush from 'flatbush';
 import KDBush from 'kdbush';
 import { Rng } from '../src/core/rng.js';
 import { metresPerDegree, mercatorX, mercatorY } from '../src/core/geo.js';
-import { f32Down, f32Up, indexBytes, NearestWalk } from '../src/core/spatial.js';
+import { f32Down, f32Up, indexBytes, NearestWalk, polylineBox } from '../src/core/spatial.js';
 import { Dataset } from '../src/dataset/dataset.js';
 import { DatasetTravel } from '../src/dataset/travel.js';
 import { STREET_CHUNK, type GeocodeIndex } from '../src/geocode/geocode-index.js';
@@ -182,13 +182,7 @@ function neighborsExact(fb: Flatbush, lat: number, lon: number, maxDist: number,
     }
     return best;
   };
-  const segBox = (c: number): [number, number, number, number] => {
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (let p = sn.chunkPoint[c], end = sn.chunkEnd(c); p <= end; p++) {
-      x0 = Math.min(x0, lo[p]); x1 = Math.max(x1, lo[p]); y0 = Math.min(y0, la[p]); y1 = Math.max(y1, la[p]);
-    }
-    return [x0, y0, x1, y1];
-  };
+  const segBox = (c: number): [number, number, number, number] => polylineBox(la, lo, sn.chunkPoint[c], sn.chunkEnd(c));
   const segments = g.edgeGeomStart[g.numEdges] - g.numEdges;
   // the index as it was before (snap format v1): one item per segment
   const single = Snapper.build(g, { chunk: 1 });

@@ -81,6 +81,22 @@ export function kdbushView(bytes: Uint8Array, what: string): KDBush {
 }
 
 /** Largest float32 value ≤ v (a box corner rounded outwards, so box distances stay lower bounds). */
+/**
+ * The bounding box `[minLon, minLat, maxLon, maxLat]` of points `from … to` (both included) of a
+ * polyline held as latitude and longitude arrays: a chunk of segments indexed as one item.
+ */
+export function polylineBox(lat: ArrayLike<number>, lon: ArrayLike<number>, from: number, to: number): [number, number, number, number] {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (let p = from; p <= to; p++) {
+    const y = lat[p], x = lon[p];
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return [x0, y0, x1, y1];
+}
+
 export function f32Down(v: number): number {
   const f = Math.fround(v);
   return f <= v ? f : nextF32(f, -1);

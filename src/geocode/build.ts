@@ -34,6 +34,7 @@ import { projectOnLine, lineLength, pointAtMeasure, type Line } from './interpol
 import { StringPoolBuilder, type Sections } from './sections.js';
 import { buildTrigramSections } from './fuzzy.js';
 import { PointIndexBuilder, SegmentIndexBuilder } from './spatial.js';
+import { polylineBox } from '../core/spatial.js';
 import { COUNTRY_ALIAS } from './dict.js';
 import { GeocodeIndex, FORMAT_VERSION, PlaceRank, DIR_CODES, RangeSource, streetChunkEnd } from './geocode-index.js';
 
@@ -1162,13 +1163,7 @@ function writeSpatialIndexes(m: Sections, geom: StreetGeometry, ad: AddressTable
       continue;
     }
     const end = streetChunkEnd(ptNext, i);
-    let y0 = Infinity, x0 = Infinity, y1 = -Infinity, x1 = -Infinity;
-    for (let j = i; j <= end; j++) {
-      if (ptLat[j] < y0) y0 = ptLat[j];
-      if (ptLat[j] > y1) y1 = ptLat[j];
-      if (ptLon[j] < x0) x0 = ptLon[j];
-      if (ptLon[j] > x1) x1 = ptLon[j];
-    }
+    const [x0, y0, x1, y1] = polylineBox(ptLat, ptLon, i, end);
     gs.addBox(i, y0, x0, y1, x1);
     i = end;
   }

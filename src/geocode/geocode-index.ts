@@ -73,6 +73,9 @@ const OPTIONAL = new Set(['pt.cls']);
  */
 const FORWARD_ONLY = /^(tn|tf|tp|key)\./;
 
+/** A section left to its first use: how to read it, and its size meanwhile. */
+export interface UnreadSection { read: () => TypedArray; bytes: number }
+
 export class GeocodeIndex {
   // streets
   readonly stName: Uint32Array; readonly stDisp: Uint32Array; readonly stLat: Float64Array; readonly stLon: Float64Array;
@@ -139,13 +142,13 @@ export class GeocodeIndex {
   private readonly reader: SectionReader;
   private readonly lazy: { nameGrams?: TrigramIndex; fullGrams?: TrigramIndex; placeGrams?: TrigramIndex; keys?: StringPool } = {};
   /** Sections not read yet (`unread` of the constructor): name → its reader and byte length. */
-  private readonly unread: Map<string, { read: () => TypedArray; bytes: number }>;
+  private readonly unread: Map<string, UnreadSection>;
 
   /**
    * `unread`: sections to read when first asked for (a dataset read on demand, {@link fromSections});
    * each is kept in `sections` once read.
    */
-  constructor(sections: Sections, unread: Map<string, { read: () => TypedArray; bytes: number }> = new Map()) {
+  constructor(sections: Sections, unread: Map<string, UnreadSection> = new Map()) {
     this.sections = sections;
     this.unread = unread;
     const eager = mapReader(sections);
@@ -247,7 +250,7 @@ export class GeocodeIndex {
   /** Reopens an index written by {@link toSections}: views onto the file's buffer, nothing parsed. */
   static fromSections(f: BinFile, prefix: string): GeocodeIndex {
     const m: Sections = new Map();
-    const unread = new Map<string, { read: () => TypedArray; bytes: number }>();
+    const unread = new Map<string, UnreadSection>();
     for (const [name, ctor] of Object.entries(LAYOUT)) {
       const section = `${prefix}.${name}`;
       if (OPTIONAL.has(name) && !f.has(section)) continue;

@@ -15,7 +15,7 @@
 import Flatbush from 'flatbush';
 import { EngineError } from '../core/errors.js';
 import { haversine, isValidLatLon, latLonProblems, metresPerDegree } from '../core/geo.js';
-import { f32Down, f32Up, flatbushView, heapFill, heapPush, indexBytes, levelEnd } from '../core/spatial.js';
+import { f32Down, f32Up, flatbushView, heapFill, heapPush, indexBytes, levelEnd, polylineBox } from '../core/spatial.js';
 import type { BinFile, BinWriter } from '../core/binfile.js';
 import type { RoadGraph } from './road-graph.js';
 import { EdgeFlag } from '../osm/car-profile.js';
@@ -116,6 +116,13 @@ const SNAP_FORMAT = 2;
  */
 export const SNAP_CHUNK = 8;
 
+/** Items of the snapping index over `E` edges with polylines `gs`, at most `K` segments each. */
+function chunkCount(gs: Uint32Array, E: number, K: number): number {
+  let c = 0;
+  for (let e = 0; e < E; e++) c += Math.max(0, Math.ceil((gs[e + 1] - 1 - gs[e]) / K));
+  return c;
+}
+
 /** A snapped point this close (metres along its edge) to an end of the edge's polyline is the graph node there. */
 export const NODE_TOLERANCE_M = 1e-3;
 
@@ -161,8 +168,7 @@ export class Snapper {
     const gs = graph.edgeGeomStart;
     const K = opts.chunk ?? SNAP_CHUNK;
     if (!(Number.isInteger(K) && K >= 1)) throw new EngineError('InvalidInput', `The snap index's chunk must be a whole number of segments ≥ 1, got ${K}.`, { path: 'chunk' });
-    let C = 0;
-    for (let e = 0; e < E; e++) C += Math.max(0, Math.ceil((gs[e + 1] - 1 - gs[e]) / K));
+    const C = chunkCount(gs, E, K);
     if (C <= 0) throw new EngineError('InvalidInput', 'The road graph has no segments to snap to.');
     const chunkEdge = new Uint32Array(C);
     const chunkPoint = new Uint32Array(C);
@@ -178,15 +184,7 @@ export class Snapper {
     for (let e = 0; e < E; e++) {
       const last = gs[e + 1] - 1;
       for (let p0 = gs[e]; p0 < last; p0 += K) {
-        const p1 = Math.min(p0 + K, last);
-        let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-        for (let p = p0; p <= p1; p++) {
-          const y = la[p], x = lo[p];
-          if (x < x0) x0 = x;
-          if (x > x1) x1 = x;
-          if (y < y0) y0 = y;
-          if (y > y1) y1 = y;
-        }
+        const [x0, y0, x1, y1] = polylineBox(la, lo, p0, Math.min(p0 + K, last));
         fb.add(down(x0), down(y0), up(x1), up(y1));
         chunkEdge[c] = e;
         chunkPoint[c++] = p0;
@@ -223,9 +221,7 @@ export class Snapper {
     // every segment is in exactly one item (a damaged array would send the search out of range)
     const gs = graph.edgeGeomStart;
     const E = graph.numEdges;
-    let want = 0;
-    for (let e = 0; e < E; e++) want += Math.max(0, Math.ceil((gs[e + 1] - 1 - gs[e]) / K));
-    if (want !== chunkEdge.length) throw bad();
+    if (chunkCount(gs, E, K) !== chunkEdge.length) throw bad();
     let prev = -1;
     for (let c = 0; c < chunkEdge.length; c++) {
       const e = chunkEdge[c], p = chunkPoint[c];
